@@ -1,0 +1,49 @@
+"""ast-hybrid: lint MXNet Gluon models for hybridizability and run them under JAX/XLA.
+
+The top-level names are loaded lazily, so that ``import ast_hybrid`` and the
+linter never import jax:
+
+- ``lint(path_or_source, ...)``: static diagnostics (no code is imported or run);
+- ``convert(fn)``, ``jit(fn, **jit_options)``, ``to_source(fn)``,
+  ``do_not_convert``: the transpiler;
+- ``nd``, ``sym``, ``autograd``, ``init``, ``gluon``: the Gluon-compatible front;
+- ``Diagnostic``, ``ConversionError``: what both report.
+"""
+
+from importlib import import_module
+
+from .diagnostics import ConversionError, Diagnostic, Severity  # no jax here
+
+__version__ = "0.1.0"
+
+# name -> (module, attribute or None for the module itself)
+_LAZY = {
+    "lint": ("ast_hybrid.linting", "lint"),
+    "convert": ("ast_hybrid.api", "convert"),
+    "jit": ("ast_hybrid.api", "jit"),
+    "to_source": ("ast_hybrid.api", "to_source"),
+    "do_not_convert": ("ast_hybrid.api", "do_not_convert"),
+    "functional": ("ast_hybrid.gluon.functional", "functional"),
+    "nd": ("ast_hybrid.nd", None),
+    "sym": ("ast_hybrid.sym", None),
+    "autograd": ("ast_hybrid.autograd", None),
+    "init": ("ast_hybrid.init", None),
+    "gluon": ("ast_hybrid.gluon", None),
+}
+
+__all__ = ["Diagnostic", "ConversionError", "Severity", *_LAZY]
+
+
+def __getattr__(name):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'ast_hybrid' has no attribute {name!r}") from None
+    mod = import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
