@@ -1,0 +1,214 @@
+"""The oracle: real MXNet 1.9.1, in its own virtualenv, behind a subprocess.
+
+MXNet 1.9.1 needs ``numpy<1.24``; jax needs numpy 2.  They cannot share an
+environment, so this module creates ``.venv-mxnet`` at the project root
+(``python -m ast_hybrid.oracle setup``) and talks to a long-lived MXNet
+process over a pipe.  Arrays cross as ``.npz`` bytes, a format both numpy
+versions read; everything else crosses as JSON.
+
+    >>> with Oracle() as mx:                                   # doctest: +SKIP
+    ...     out = mx.run("out['y'] = nd.relu(nd.array(inp['x'])).asnumpy()",
+    ...                  x=np.array([-1.0, 2.0], dtype='float32'))
+    ...     out['y']
+    array([0., 2.], dtype=float32)
+
+Inside ``code``: ``mx``, ``nd``, ``sym``, ``gluon``, ``np`` (numpy 1.23),
+``inp`` (the arrays sent, as numpy), ``out`` (a dict to fill with numpy
+arrays) and ``meta`` (a dict to fill with JSON values).  The namespace is fresh
+for every call.
+
+This module is test and benchmark infrastructure: nothing in the runtime
+imports it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["ROOT", "DEFAULT_VENV", "OracleUnavailable", "OracleError", "venv_python",
+           "ensure_venv", "Oracle"]
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_VENV = ROOT / ".venv-mxnet"
+REQUIREMENTS = ("mxnet==1.9.1", "numpy<1.24")
+
+
+class OracleUnavailable(RuntimeError):
+    """The MXNet virtualenv is missing and could not be created."""
+
+
+class OracleError(RuntimeError):
+    """MXNet raised; ``.remote_traceback`` holds its traceback."""
+
+    def __init__(self, message: str, remote_traceback: str = ""):
+        super().__init__(message + ("\n--- in MXNet ---\n" + remote_traceback if remote_traceback else ""))
+        self.remote_traceback = remote_traceback
+
+
+def venv_python(venv_dir: Path | str = DEFAULT_VENV) -> Path:
+    return Path(venv_dir) / "bin" / "python"
+
+
+def _works(python: Path) -> bool:
+    if not python.exists():
+        return False
+    probe = subprocess.run([str(python), "-c", "import mxnet, numpy; assert mxnet.__version__ == '1.9.1'"],
+                           capture_output=True, timeout=300)
+    return probe.returncode == 0
+
+
+def ensure_venv(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> Path:
+    """The oracle's python, creating the virtualenv first if needed."""
+    venv_dir = Path(venv_dir)
+    python = venv_python(venv_dir)
+    if _works(python):
+        return python
+    try:
+        venv.EnvBuilder(with_pip=True, clear=venv_dir.exists()).create(venv_dir)
+        cmd = [str(python), "-m", "pip", "install", "--disable-pip-version-check", *REQUIREMENTS]
+        if quiet:
+            cmd.insert(4, "-q")
+        done = subprocess.run(cmd, capture_output=quiet, text=True, timeout=1800)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise OracleUnavailable(f"could not create the MXNet oracle virtualenv at {venv_dir}: {exc}") from exc
+    if done.returncode != 0 or not _works(python):
+        tail = (done.stderr or "")[-2000:] if quiet else ""
+        raise OracleUnavailable(f"could not install {' '.join(REQUIREMENTS)} into {venv_dir}:\n{tail}")
+    return python
+
+
+# --- wire format: 4-byte length + JSON header, 4-byte length + npz payload ---------
+
+def _pack(header: dict, arrays: dict) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **{k: np.asarray(v) for k, v in arrays.items()})
+    head = json.dumps(header).encode()
+    payload = buf.getvalue()
+    return struct.pack("<I", len(head)) + head + struct.pack("<I", len(payload)) + payload
+
+
+def _read_exact(stream, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = stream.read(n - len(data))
+        if not chunk:
+            raise EOFError("oracle process closed its pipe")
+        data += chunk
+    return data
+
+
+def _unpack(stream) -> tuple[dict, dict]:
+    (n,) = struct.unpack("<I", _read_exact(stream, 4))
+    header = json.loads(_read_exact(stream, n))
+    (n,) = struct.unpack("<I", _read_exact(stream, 4))
+    with np.load(io.BytesIO(_read_exact(stream, n)), allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    return header, arrays
+
+
+# The server runs inside the MXNet venv; it is this same file, run as a script
+# there (only numpy and the stdlib are imported above, both present there).
+_SERVER_MAIN = "serve"
+
+
+def _serve() -> None:  # pragma: no cover - runs in the oracle's process
+    import traceback
+
+    import mxnet as mx  # noqa: F401
+    from mxnet import gluon, nd, sym
+
+    inp_stream, out_stream = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # user prints must not corrupt the pipe
+    while True:
+        try:
+            header, arrays = _unpack(inp_stream)
+        except EOFError:
+            return
+        out, meta = {}, {}
+        ns = {"mx": mx, "nd": nd, "sym": sym, "gluon": gluon, "np": np,
+              "inp": arrays, "out": out, "meta": meta}
+        try:
+            exec(compile(header["code"], "<oracle>", "exec"), ns)
+            reply = {"ok": True, "meta": meta}
+        except BaseException as exc:  # report everything, keep serving
+            reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}",
+                     "traceback": traceback.format_exc()}
+            out = {}
+        out_stream.write(_pack(reply, out))
+        out_stream.flush()
+
+
+class Oracle:
+    """A live MXNet 1.9.1 process.  Use as a context manager, or call ``close()``."""
+
+    def __init__(self, venv_dir: Path | str = DEFAULT_VENV, *, create: bool = True):
+        python = ensure_venv(venv_dir) if create else venv_python(venv_dir)
+        if not python.exists():
+            raise OracleUnavailable(f"no MXNet oracle at {venv_dir}; run `python -m ast_hybrid.oracle setup`")
+        env = dict(os.environ, MXNET_ENGINE_TYPE="NaiveEngine", OMP_NUM_THREADS="1",
+                   PYTHONPATH="")
+        self._proc = subprocess.Popen([str(python), "-u", __file__, _SERVER_MAIN],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      env=env, cwd=str(ROOT))
+
+    def run(self, code: str, **inputs) -> dict:
+        """Run ``code`` in MXNet with ``inp`` = inputs; return ``out`` (numpy arrays).
+
+        ``meta`` values the code set are returned under the key ``"meta"``.
+        """
+        if self._proc.poll() is not None:
+            raise OracleUnavailable("the MXNet oracle process has exited")
+        self._proc.stdin.write(_pack({"code": code}, inputs))
+        self._proc.stdin.flush()
+        header, arrays = _unpack(self._proc.stdout)
+        if not header["ok"]:
+            raise OracleError(header["error"], header.get("traceback", ""))
+        if header.get("meta"):
+            arrays["meta"] = header["meta"]
+        return arrays
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+
+    def __enter__(self) -> "Oracle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == [_SERVER_MAIN]:
+        _serve()
+        return 0
+    if argv[:1] == ["setup"]:
+        target = Path(argv[1]) if len(argv) > 1 else DEFAULT_VENV
+        print(f"setting up the MXNet 1.9.1 oracle in {target} ...", flush=True)
+        try:
+            python = ensure_venv(target, quiet=False)
+        except OracleUnavailable as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"oracle ready: {python}")
+        return 0
+    print("usage: python -m ast_hybrid.oracle setup [VENV_DIR]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
