@@ -1,0 +1,166 @@
+"""MXNet's NDArray binary format (``nd.save`` / ``save_parameters`` / ``export``), without MXNet.
+
+Layout (MXNet 1.9.1, ``src/ndarray/ndarray.cc``, little endian)::
+
+    uint64 0x112 (list magic)   uint64 0 (reserved)
+    uint64 n                    n x NDArray:
+        uint32 0xF993FAC9 (V2 magic)  int32 storage type (0 = dense)
+        uint32 ndim  int64 dims[ndim]          (ndim 0: nothing follows)
+        int32 dev_type  int32 dev_id           (context; 1 0 = cpu)
+        int32 dtype flag                       (0 f32, 1 f64, 2 f16, 3 u8, 4 i32, 5 i8, 6 i64, 7 bool)
+        raw C-order data
+    uint64 m (0 for a list, else n)  m x (uint64 len, utf-8 bytes)
+
+``save`` writes a ``dict`` (names kept) or a ``list``; ``load`` returns the
+same kind, with numpy arrays.
+
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), 'x.params')
+    >>> save(p, {'w': np.arange(6, dtype='float32').reshape(2, 3)})
+    >>> load(p)['w'].tolist()
+    [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+
+import numpy as np
+
+__all__ = ["ParamsFileError", "save", "load", "dumps", "loads"]
+
+LIST_MAGIC = 0x112
+V1_MAGIC = 0xF993FAC8
+V2_MAGIC = 0xF993FAC9
+V3_MAGIC = 0xF993FACA
+_DTYPES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8",
+           6: "int64", 7: "bool"}
+_FLAGS = {np.dtype(v): k for k, v in _DTYPES.items()}
+
+
+class ParamsFileError(ValueError):
+    """A file that is not, or not entirely, an MXNet NDArray file."""
+
+
+def _to_numpy(value) -> np.ndarray:
+    data = getattr(value, "data", None)
+    if data is not None and not isinstance(value, np.ndarray):   # an NDArray wrapper or a Parameter value
+        value = data
+    return np.asarray(value)
+
+
+def dumps(arrays) -> bytes:
+    """The bytes of an MXNet NDArray file holding ``arrays`` (a dict name -> array, or a list)."""
+    if isinstance(arrays, dict):
+        names, values = list(arrays.keys()), list(arrays.values())
+    else:
+        names, values = [], list(arrays)
+    out = [struct.pack("<QQQ", LIST_MAGIC, 0, len(values))]
+    for name, value in zip(names or [None] * len(values), values):
+        arr = np.ascontiguousarray(_to_numpy(value))
+        if arr.dtype not in _FLAGS:
+            raise TypeError(f"cannot save {name or 'array'} of dtype {arr.dtype} in MXNet's format "
+                            f"(supported: {', '.join(_DTYPES.values())})")
+        out.append(struct.pack("<IiI", V2_MAGIC, 0, arr.ndim))
+        out.append(struct.pack(f"<{arr.ndim}q", *arr.shape))
+        if arr.ndim == 0:
+            # MXNet treats ndim 0 as "none"; keep the value by storing it with shape (1,)
+            out[-2] = struct.pack("<IiI", V2_MAGIC, 0, 1)
+            out[-1] = struct.pack("<q", 1)
+        out.append(struct.pack("<iii", 1, 0, _FLAGS[arr.dtype]))
+        out.append(arr.tobytes())
+    out.append(struct.pack("<Q", len(names)))
+    for name in names:
+        raw = str(name).encode("utf-8")
+        out.append(struct.pack("<Q", len(raw)) + raw)
+    return b"".join(out)
+
+
+def save(fname, arrays) -> None:
+    """Write ``arrays`` (dict or list) to ``fname`` in MXNet's format."""
+    with open(os.fspath(fname), "wb") as f:
+        f.write(dumps(arrays))
+
+
+class _Reader:
+    def __init__(self, buf: bytes, where: str):
+        self.buf, self.pos, self.where = buf, 0, where
+
+    def take(self, fmt: str, what: str):
+        size = struct.calcsize(fmt)
+        if self.pos + size > len(self.buf):
+            raise ParamsFileError(f"{self.where}: file is truncated (at byte {self.pos}, reading {what})")
+        vals = struct.unpack_from(fmt, self.buf, self.pos)
+        self.pos += size
+        return vals
+
+    def raw(self, size: int, what: str) -> bytes:
+        if self.pos + size > len(self.buf):
+            raise ParamsFileError(f"{self.where}: file is truncated (at byte {self.pos}, reading {what}: "
+                                  f"{size} bytes needed, {len(self.buf) - self.pos} left)")
+        data = self.buf[self.pos:self.pos + size]
+        self.pos += size
+        return data
+
+
+def _read_array(r: _Reader, index: int) -> np.ndarray | None:
+    what = f"array #{index}"
+    (magic,) = r.take("<I", what + " magic")
+    if magic not in (V2_MAGIC, V3_MAGIC):
+        if magic == V1_MAGIC:
+            raise ParamsFileError(f"{r.where}: {what} uses MXNet's old V1 format, which is not supported")
+        raise ParamsFileError(f"{r.where}: {what} has bad magic 0x{magic:08X} (expected 0x{V2_MAGIC:08X}); "
+                              "not an MXNet NDArray file, or it is corrupt")
+    (stype,) = r.take("<i", what + " storage type")
+    if stype != 0:
+        raise ParamsFileError(f"{r.where}: {what} has sparse storage type {stype}; only dense arrays are supported")
+    (ndim,) = r.take("<I", what + " ndim")
+    if ndim > 32:
+        raise ParamsFileError(f"{r.where}: {what} claims {ndim} dimensions; the file is corrupt")
+    shape = r.take(f"<{ndim}q", what + " shape")
+    if ndim == 0:
+        return None
+    r.take("<ii", what + " context")
+    (flag,) = r.take("<i", what + " dtype")
+    if flag not in _DTYPES:
+        raise ParamsFileError(f"{r.where}: {what} has unsupported dtype flag {flag}")
+    dtype = np.dtype(_DTYPES[flag])
+    count = int(np.prod(shape)) if shape else 1
+    data = r.raw(count * dtype.itemsize, what + " data")
+    return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+
+
+def loads(buf: bytes, where: str = "<bytes>"):
+    """Arrays from the bytes of an MXNet NDArray file: a dict if it has names, else a list."""
+    r = _Reader(buf, where)
+    if len(buf) < 16:
+        raise ParamsFileError(f"{where}: too short to be an MXNet NDArray file ({len(buf)} bytes)")
+    magic, _ = r.take("<QQ", "header")
+    if magic != LIST_MAGIC:
+        raise ParamsFileError(f"{where}: not an MXNet NDArray file (header 0x{magic:X}, expected 0x{LIST_MAGIC:X})")
+    (n,) = r.take("<Q", "array count")
+    if n > len(buf):
+        raise ParamsFileError(f"{where}: claims {n} arrays; the file is corrupt")
+    arrays = [_read_array(r, i) for i in range(n)]
+    (m,) = r.take("<Q", "name count")
+    if m == 0:
+        return arrays
+    if m != n:
+        raise ParamsFileError(f"{where}: {n} arrays but {m} names; the file is corrupt")
+    names = []
+    for i in range(m):
+        (length,) = r.take("<Q", f"name #{i} length")
+        names.append(r.raw(length, f"name #{i}").decode("utf-8", errors="replace"))
+    return dict(zip(names, arrays))
+
+
+def load(fname):
+    """Arrays from the MXNet NDArray file ``fname`` (dict or list of numpy arrays)."""
+    fname = os.fspath(fname)
+    try:
+        with open(fname, "rb") as f:
+            buf = f.read()
+    except OSError as exc:
+        raise ParamsFileError(f"{fname}: cannot read: {exc.strerror}") from None
+    return loads(buf, fname)
