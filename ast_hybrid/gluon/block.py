@@ -1,0 +1,409 @@
+"""``Block`` and ``HybridBlock`` (MXNet 1.x Gluon API) and the hybridize machinery.
+
+Without ``hybridize()`` a ``HybridBlock`` runs ``hybrid_forward(F, x, **params)``
+op by op.  With it, the whole block tree becomes ONE jitted program
+``program(leaves, key, *inputs)``: the parameters are arguments (a tuple of
+leaves flattened once, rebuilt only when a parameter is replaced), the mode
+(train/predict) is static (one jitted function per mode), and writes to
+parameters made during the trace (BatchNorm's running statistics) come back
+as outputs and are written back.  While tracing, each parameter's ``data()``
+returns the tracer bound to it (``_Trace``), so layer code is the same in both
+modes.  ``hybrid_forward`` goes through the transpiler's ``convert`` when it is
+available, so tensor-dependent Python control flow becomes ``lax``.
+
+    >>> from ast_hybrid.gluon import nn
+    >>> net = nn.HybridSequential(prefix='demo_')
+    >>> with net.name_scope():
+    ...     net.add(nn.Dense(3, in_units=2))
+    >>> sorted(net.collect_params().keys())
+    ['demo_dense0_bias', 'demo_dense0_weight']
+    >>> sorted(net._collect_params_with_prefix())
+    ['0.bias', '0.weight']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections import OrderedDict
+
+from ast_hybrid.gluon import _ops
+from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, _assign
+
+__all__ = ["Block", "HybridBlock"]
+
+_GLOBAL_COUNTER: dict = {}     # MXNet's NameManager: top-level block names dense0_, dense1_, ...
+_SCOPE_STACK: list = []        # the blocks whose name_scope() is open
+_TRACE_STACK: list = []        # the hybridized traces in progress (innermost last)
+
+
+class _BlockScope:
+    def __init__(self, block):
+        self._block = block
+        self._counter: dict = {}
+
+    @staticmethod
+    def create(prefix, params, hint):
+        current = _SCOPE_STACK[-1] if _SCOPE_STACK else None
+        if current is None:
+            if prefix is None:
+                n = _GLOBAL_COUNTER.get(hint, 0)
+                _GLOBAL_COUNTER[hint] = n + 1
+                prefix = f"{hint}{n}_"
+            params = ParameterDict(prefix) if params is None else ParameterDict(params.prefix, params)
+            return prefix, params
+        if prefix is None:
+            n = current._counter.get(hint, 0)
+            current._counter[hint] = n + 1
+            prefix = f"{hint}{n}_"
+        if params is None:
+            parent = current._block.params
+            params = ParameterDict(parent.prefix + prefix, parent._shared)
+        else:
+            params = ParameterDict(params.prefix, params)
+        return current._block.prefix + prefix, params
+
+
+def _indent(s, n):
+    lines = s.split("\n")
+    return "\n".join([lines[0]] + [" " * n + line for line in lines[1:]])
+
+
+class Block:
+    """Base class of all layers and models (MXNet's ``gluon.Block``)."""
+
+    def __init__(self, prefix=None, params=None):
+        object.__setattr__(self, "_children", OrderedDict())
+        object.__setattr__(self, "_reg_params", OrderedDict())
+        self._empty_prefix = prefix == ""
+        self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
+        self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
+        self._scope = _BlockScope(self)
+
+    def _alias(self):
+        return type(self).__name__.lower()
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            self._reg_params[name] = value
+        object.__setattr__(self, name, value)
+
+    def __repr__(self):
+        body = "\n".join(f"  ({k}): {_indent(repr(b), 2)}" for k, b in self._children.items())
+        return f"{type(self).__name__}(\n{body}\n)"
+
+    @property
+    def prefix(self):
+        return self._prefix
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def params(self):
+        return self._params
+
+    @contextlib.contextmanager
+    def name_scope(self):
+        _SCOPE_STACK.append(self._scope)
+        try:
+            yield self
+        finally:
+            _SCOPE_STACK.pop()
+
+    def register_child(self, block, name=None):
+        if name is None:
+            name = str(len(self._children))
+        self._children[name] = block
+        self._invalidate()
+
+    def _invalidate(self):
+        return None
+
+    def collect_params(self, select=None):
+        ret = ParameterDict(self._params.prefix)
+        if select is None:
+            ret.update(self.params)
+        else:
+            pattern = re.compile(select)
+            ret.update({k: v for k, v in self.params.items() if pattern.match(k)})
+        for child in self._children.values():
+            ret.update(child.collect_params(select))
+        return ret
+
+    def _collect_params_with_prefix(self, prefix=""):
+        if prefix:
+            prefix += "."
+        ret = OrderedDict((prefix + k, v) for k, v in self._reg_params.items())
+        for name, child in self._children.items():
+            ret.update(child._collect_params_with_prefix(prefix + name))
+        return ret
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False):
+        self.collect_params().initialize(init, ctx, verbose, force_reinit)
+
+    def hybridize(self, active=True, **kwargs):
+        for child in self._children.values():
+            child.hybridize(active, **kwargs)
+
+    def cast(self, dtype):
+        for child in self._children.values():
+            child.cast(dtype)
+        for p in self.params.values():
+            p.cast(dtype)
+
+    def save_parameters(self, filename, deduplicate=False):
+        from ast_hybrid.gluon import params_io
+
+        params = self._collect_params_with_prefix()
+        arrays, seen = OrderedDict(), {}
+        for k, p in params.items():
+            if deduplicate and id(p) in seen:
+                continue
+            seen[id(p)] = k
+            arrays[k] = p.data()
+        params_io.save(filename, arrays)
+
+    def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
+                        cast_dtype=False, dtype_source="current"):
+        from ast_hybrid.gluon import params_io
+
+        loaded = params_io.load(filename)
+        where = os.fspath(filename)
+        if isinstance(loaded, list):
+            raise ValueError(f"{where!r} holds an unnamed list of arrays, not parameters")
+        if loaded and not any("." in k for k in loaded):
+            # a file with full parameter names (export's arg:/aux: or ParameterDict.save)
+            loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
+            params = OrderedDict((p.name, p) for p in self.collect_params().values())
+        else:
+            params = self._collect_params_with_prefix()
+        _assign(params, loaded, where, allow_missing, ignore_extra)
+
+    save_params = save_parameters
+    load_params = load_parameters
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def forward(self, *args):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def _call_imperative(self, *args):
+        return self.forward(*args)
+
+    def summary(self, *inputs):
+        rows = [(k, tuple(p.shape or ())) for k, p in self._collect_params_with_prefix().items()]
+        width = max([len(k) for k, _ in rows] + [9])
+        lines = [f"{'Parameter':<{width}}  Shape"] + [f"{k:<{width}}  {s}" for k, s in rows]
+        total = sum(int(__import__('numpy').prod(s)) for _, s in rows)
+        lines.append(f"Total params: {total}")
+        print("\n".join(lines))
+
+
+class _Trace:
+    """Binds tracers to parameters for the duration of one hybridized trace."""
+
+    def __init__(self, params, leaves, key):
+        self.values = dict(zip(params, leaves))
+        self.params = params
+        self.writes: dict = {}
+        self.key = key
+        self.count = 0
+
+    def read(self, p):
+        if p in self.writes:
+            return self.writes[p]
+        try:
+            return self.values[p]
+        except KeyError:
+            raise RuntimeError(f"Parameter {p.name!r} is used by the hybridized block but is not one of its "
+                               "parameters (collect_params()); register it on a child block") from None
+
+    def write(self, p, value):
+        self.writes[p] = _ops.raw(value)
+
+    def next_key(self):
+        import jax
+
+        self.count += 1
+        return jax.random.fold_in(self.key, self.count)
+
+    @contextlib.contextmanager
+    def bound(self):
+        for p in self.params:
+            p._trace = self
+        _TRACE_STACK.append(self)
+        try:
+            yield self
+        finally:
+            _TRACE_STACK.pop()
+            for p in self.params:
+                p._trace = None
+
+
+@contextlib.contextmanager
+def _mode(training):
+    try:
+        from ast_hybrid import autograd
+    except ImportError:
+        _ops.MODE_STACK.append(training)
+        try:
+            yield
+        finally:
+            _ops.MODE_STACK.pop()
+        return
+    with (autograd.train_mode() if training else autograd.predict_mode()):
+        yield
+
+
+@contextlib.contextmanager
+def _key_scope(key):
+    try:
+        from ast_hybrid import rng
+    except ImportError:
+        yield
+        return
+    with rng.key_scope(key):
+        yield
+
+
+def run_bound(block, params, leaves, key, training, inputs):
+    """Run ``block`` on ``inputs`` with ``leaves`` bound to ``params``: (output, {index: new value})."""
+    trace = _Trace(params, leaves, key)
+    with trace.bound(), _mode(training), _key_scope(key):
+        out = block._call_imperative(*inputs)
+    index = {p: i for i, p in enumerate(params)}
+    writes = {index[p]: v for p, v in trace.writes.items() if p in index}
+    return out, writes
+
+
+class _Compiled:
+    """What a hybridized block caches: its parameters, their leaves and one jitted program per mode."""
+
+    def __init__(self, block, inputs):
+        import jax
+
+        self.params = list(block.collect_params().values())
+        self.leaves = tuple(p._data for p in self.params)
+        self.input_specs = [jax.ShapeDtypeStruct(_ops.raw(x).shape, _ops.raw(x).dtype) for x in inputs]
+        params = self.params
+
+        def predict(leaves, *xs):
+            return run_bound(block, params, leaves, None, False, xs)[0]
+
+        def train(leaves, key, *xs):
+            return run_bound(block, params, leaves, key, True, xs)
+
+        self.predict_raw = predict
+        self.predict = jax.jit(predict)
+        self.train = jax.jit(train)
+
+    def call_train(self, inputs):
+        from ast_hybrid.init import _key
+
+        out, writes = self.train(self.leaves, _key(), *inputs)
+        if writes:
+            for i, v in writes.items():
+                self.params[i]._data = v
+            self.leaves = tuple(p._data for p in self.params)
+        return out
+
+
+class HybridBlock(Block):
+    """A block whose ``hybrid_forward(F, x, *args, **params)`` can be compiled by ``hybridize()``."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix, params)
+        self._active = False
+        self._flags = {}
+        self._compiled = None
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if isinstance(value, Parameter):
+            value._listeners.append(self._invalidate)
+
+    def _invalidate(self):
+        object.__setattr__(self, "_compiled", None)
+
+    def hybridize(self, active=True, **kwargs):
+        self._active = bool(active)
+        self._flags = kwargs
+        self._compiled = None
+        for p in self.collect_params().values():
+            if self._invalidate not in p._listeners:
+                p._listeners.append(self._invalidate)
+        super().hybridize(active, **kwargs)
+
+    def cast(self, dtype):
+        self._compiled = None
+        super().cast(dtype)
+
+    def __call__(self, *args):
+        if self._active and not _TRACE_STACK:
+            c = self._compiled
+            if c is None:
+                c = self._build(args)
+            if _ops.is_training():
+                return c.call_train(args)
+            return c.predict(c.leaves, *args)
+        return self._call_imperative(*args)
+
+    forward = __call__
+
+    def _build(self, args):
+        params = list(self.collect_params().values())
+        if any(p._data is None for p in params):
+            self._call_imperative(*args)          # deferred shape inference, once
+            missing = [p.name for p in params if p._data is None]
+            if missing:
+                raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "
+                                   "initialize() before running the block")
+        c = _Compiled(self, args)
+        object.__setattr__(self, "_compiled", c)
+        return c
+
+    def _call_imperative(self, x, *args):
+        try:
+            params = {k: p.data() for k, p in self._reg_params.items()}
+        except DeferredInitializationError:
+            self.infer_shape(x, *args)
+            for p in self._reg_params.values():
+                p._finish_deferred_init()
+            params = {k: p.data() for k, p in self._reg_params.items()}
+        hf = self._converted() if _TRACE_STACK else self.hybrid_forward
+        return hf(_ops.namespace(), x, *args, **params)
+
+    def _converted(self):
+        fn = self.__dict__.get("_ah_converted")
+        if fn is None:
+            try:
+                from ast_hybrid.api import convert
+            except ImportError:   # the transpiler is not there: trace the forward as written
+                fn = self.hybrid_forward
+            else:
+                fn = convert(self.hybrid_forward)
+            object.__setattr__(self, "_ah_converted", fn)
+        return fn
+
+    def infer_shape(self, *args):
+        """Fill in unknown (0) parameter shapes from the inputs; layers with deferred shapes override it."""
+        unknown = [p.name for p in self._reg_params.values() if p._data is None]
+        raise DeferredInitializationError(
+            f"{type(self).__name__} cannot infer the shapes of {', '.join(unknown)}; give them at construction")
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
+
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Write ``path-symbol.stablehlo`` (the predict program, jax.export), ``path-symbol.json``
+        (its manifest) and ``path-%04d.params`` (``arg:``/``aux:`` names, MXNet's format)."""
+        from ast_hybrid.gluon import export as _export
+
+        return _export.export_block(self, path, epoch)

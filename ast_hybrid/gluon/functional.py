@@ -1,0 +1,50 @@
+"""The functional door to JAX: ``functional(net) -> (apply_fn, params)``.
+
+``params`` is a dict ``{parameter name: jax array}`` (a pytree) and
+``apply_fn(params, *inputs, training=False, key=None)`` is pure: it reads only
+its arguments, so it composes with ``jax.jit``, ``jax.grad``, ``jax.vmap`` and
+optax.  In training mode it returns ``(output, new_aux)`` where ``new_aux``
+holds the updated running statistics (BatchNorm), by name.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from ast_hybrid.gluon import nn
+    >>> net = nn.Dense(2, in_units=3, prefix='f_'); net.initialize()
+    >>> apply_fn, params = functional(net)
+    >>> sorted(params)
+    ['f_bias', 'f_weight']
+    >>> jax.grad(lambda p: apply_fn(p, jnp.ones((1, 3))).sum())(params)['f_bias'].tolist()
+    [1.0, 1.0]
+"""
+
+from __future__ import annotations
+
+__all__ = ["functional"]
+
+
+def functional(net, *example_inputs):
+    """``(apply_fn, params)`` for ``net``; give example inputs if some shapes are still deferred."""
+    from ast_hybrid.gluon._ops import raw
+    from ast_hybrid.gluon.block import run_bound
+
+    plist = list(net.collect_params().values())
+    if any(p._data is None for p in plist):
+        if not example_inputs:
+            missing = [p.name for p in plist if p._data is None]
+            raise ValueError(f"Parameter {missing[0]!r} is not initialized (deferred shape?): call "
+                             "net.initialize() and run the net once, or pass example inputs to functional()")
+        net._call_imperative(*example_inputs) if hasattr(net, "_call_imperative") else net(*example_inputs)
+    names = [p.name for p in plist]
+    params = {p.name: p.data() for p in plist}
+
+    def apply_fn(params, *inputs, training=False, key=None):
+        leaves = tuple(params[n] for n in names)
+        if training and key is None:
+            import jax
+
+            key = jax.random.PRNGKey(0)
+        out, writes = run_bound(net, plist, leaves, key, training, inputs)
+        if training:
+            return out, {names[i]: raw(v) for i, v in writes.items()}
+        return out
+
+    return apply_fn, params

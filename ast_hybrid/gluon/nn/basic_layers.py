@@ -1,0 +1,202 @@
+"""Basic Gluon layers with MXNet 1.9.1's constructor signatures and parameter names.
+
+    >>> from ast_hybrid.gluon import nn
+    >>> nn.Dense(256, activation='relu', in_units=512, prefix='d_')
+    Dense(512 -> 256, Activation(relu))
+"""
+
+from __future__ import annotations
+
+from ast_hybrid.gluon.block import Block, HybridBlock
+
+__all__ = ["Sequential", "HybridSequential", "Dense", "Activation", "Dropout", "Flatten", "Identity",
+           "Lambda", "HybridLambda", "Concurrent", "HybridConcurrent"]
+
+
+class Sequential(Block):
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    def add(self, *blocks):
+        for block in blocks:
+            self.register_child(block)
+
+    def forward(self, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                args, x = tuple(x[1:]), x[0]
+        return (x, *args) if args else x
+
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if isinstance(layers, list):
+            net = type(self)(prefix=self._prefix)
+            with net.name_scope():
+                net.add(*layers)
+            return net
+        return layers
+
+    def __len__(self):
+        return len(self._children)
+
+
+class HybridSequential(HybridBlock):
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    add = Sequential.add
+    __getitem__ = Sequential.__getitem__
+    __len__ = Sequential.__len__
+
+    def hybrid_forward(self, F, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                args, x = tuple(x[1:]), x[0]
+        return (x, *args) if args else x
+
+
+class Dense(HybridBlock):
+    def __init__(self, units, activation=None, use_bias=True, flatten=True, dtype="float32",
+                 weight_initializer=None, bias_initializer="zeros", in_units=0, **kwargs):
+        super().__init__(**kwargs)
+        self._flatten = flatten
+        with self.name_scope():
+            self._units = units
+            self._in_units = in_units
+            self.weight = self.params.get("weight", shape=(units, in_units), init=weight_initializer,
+                                          dtype=dtype, allow_deferred_init=True)
+            if use_bias:
+                self.bias = self.params.get("bias", shape=(units,), init=bias_initializer, dtype=dtype,
+                                            allow_deferred_init=True)
+            else:
+                self.bias = None
+            self.act = Activation(activation, prefix=activation + "_") if activation is not None else None
+
+    def infer_shape(self, x, *args):
+        import numpy as np
+
+        from ast_hybrid.gluon._ops import raw
+
+        shape = raw(x).shape
+        in_units = int(np.prod(shape[1:])) if self._flatten else int(shape[-1])
+        self.weight.shape = (self._units, in_units)
+
+    def hybrid_forward(self, F, x, weight, bias=None):
+        act = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
+                               flatten=self._flatten)
+        if self.act is not None:
+            act = self.act(act)
+        return act
+
+    def __repr__(self):
+        shape = self.weight.shape
+        layout = f"{shape[1] if shape[1] else None} -> {shape[0]}"
+        return f"{type(self).__name__}({layout}, {self.act if self.act else 'linear'})"
+
+
+class Activation(HybridBlock):
+    def __init__(self, activation, **kwargs):
+        self._act_type = activation
+        super().__init__(**kwargs)
+
+    def _alias(self):
+        return self._act_type
+
+    def hybrid_forward(self, F, x):
+        return F.Activation(x, act_type=self._act_type)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._act_type})"
+
+
+class Dropout(HybridBlock):
+    def __init__(self, rate, axes=(), **kwargs):
+        super().__init__(**kwargs)
+        self._rate = rate
+        self._axes = axes
+
+    def hybrid_forward(self, F, x):
+        if self._rate > 0:
+            return F.Dropout(x, p=self._rate, axes=self._axes)
+        return x
+
+    def __repr__(self):
+        return f"{type(self).__name__}(p = {self._rate}, axes={self._axes})"
+
+
+class Flatten(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.Flatten(x)
+
+    def __repr__(self):
+        return type(self).__name__
+
+
+class Identity(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return x
+
+
+class Lambda(Block):
+    def __init__(self, function, prefix=None):
+        super().__init__(prefix=prefix)
+        if isinstance(function, str):
+            from ast_hybrid.gluon._ops import namespace
+
+            function = getattr(namespace(), function)
+        self._func = function
+
+    def forward(self, *args):
+        return self._func(*args)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({getattr(self._func, '__name__', self._func)})"
+
+
+class HybridLambda(HybridBlock):
+    def __init__(self, function, prefix=None):
+        super().__init__(prefix=prefix)
+        if isinstance(function, str):
+            name = function
+            function = lambda F, *args: getattr(F, name)(*args)  # noqa: E731
+            function.__name__ = name
+        self._func = function
+
+    def hybrid_forward(self, F, x, *args):
+        return self._func(F, x, *args)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({getattr(self._func, '__name__', self._func)})"
+
+
+class Concurrent(Sequential):
+    def __init__(self, axis=-1, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self.axis = axis
+
+    def forward(self, x):
+        import jax.numpy as jnp
+
+        from ast_hybrid.gluon._ops import raw
+
+        return jnp.concatenate([raw(b(x)) for b in self._children.values()], axis=self.axis)
+
+
+class HybridConcurrent(HybridSequential):
+    def __init__(self, axis=-1, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self.axis = axis
+
+    def hybrid_forward(self, F, x):
+        outs = [b(x) for b in self._children.values()]
+        if hasattr(F, "concat"):
+            return F.concat(*outs, dim=self.axis)
+        import jax.numpy as jnp
+
+        from ast_hybrid.gluon._ops import raw
+
+        return jnp.concatenate([raw(o) for o in outs], axis=self.axis)

@@ -1,0 +1,323 @@
+"""Gluon's ``Parameter``, ``Constant`` and ``ParameterDict`` (MXNet 1.x semantics).
+
+A ``Parameter`` holds one jax array.  A shape with 0 entries is unknown
+(MXNet's convention): ``initialize`` is then deferred until the owning block
+sees its first input and fills the shape in (``Dense(256)`` learns in_units).
+
+    >>> p = Parameter('dense0_weight', shape=(4, 0), allow_deferred_init=True)
+    >>> p.initialize()
+    >>> p.shape = (4, 3)
+    >>> p._finish_deferred_init(); p.data().shape
+    (4, 3)
+
+Inside a hybridized program the block swaps tracers in for the arrays
+(``_bind``) and collects the writes made during the trace (BatchNorm's running
+statistics) as outputs of the program.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+
+import numpy as np
+
+from ast_hybrid import init as _init
+
+__all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
+
+
+class DeferredInitializationError(RuntimeError):
+    """The parameter's shape is not known yet; its block must see an input first."""
+
+
+def _known(shape) -> bool:
+    return shape is not None and all(int(s) > 0 for s in shape)
+
+
+class Parameter:
+    def __init__(self, name, grad_req="write", shape=None, dtype="float32", lr_mult=1.0, wd_mult=1.0,
+                 init=None, allow_deferred_init=False, differentiable=True, stype="default",
+                 grad_stype="default"):
+        self.name = name
+        self._shape = tuple(shape) if isinstance(shape, (tuple, list)) else ((shape,) if shape else None)
+        self.dtype = np.dtype(dtype).name
+        self.init = init
+        self.lr_mult, self.wd_mult = lr_mult, wd_mult
+        self.allow_deferred_init = allow_deferred_init
+        self.grad_req = grad_req if differentiable else "null"
+        self._data = None
+        self._deferred_init = ()
+        self._listeners = []      # callables run when the array is replaced (hybridize caches)
+        self._trace = None        # the trace the parameter is bound into, during a hybridized trace
+
+    # shape ------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._shape
+
+    @shape.setter
+    def shape(self, new_shape):
+        new_shape = tuple(int(s) for s in new_shape)
+        if self._shape is not None:
+            if len(self._shape) != len(new_shape) or any(
+                    o != 0 and o != n for o, n in zip(self._shape, new_shape)):
+                raise ValueError(f"Expected shape {new_shape} is incompatible with given shape "
+                                 f"{self._shape} for Parameter {self.name!r}")
+        self._shape = new_shape
+
+    def __repr__(self):
+        return f"Parameter {self.name} (shape={self._shape}, dtype={self.dtype})"
+
+    # initialisation ---------------------------------------------------------
+    def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
+        if self._data is not None and not force_reinit:
+            return
+        default_init = _init.create(default_init) if default_init is not None else _init.Uniform()
+        explicit = self.init if self.init is not None else init
+        if not _known(self._shape):
+            if self.allow_deferred_init:
+                self._deferred_init = (explicit, default_init)
+                return
+            raise ValueError(f"Cannot initialize Parameter {self.name!r} because it has invalid shape: "
+                             f"{self._shape}. Please specify in_units, in_channels, etc for `Block`s.")
+        self._deferred_init = (explicit, default_init)
+        self._finish_deferred_init()
+
+    def _finish_deferred_init(self):
+        if not self._deferred_init:
+            return
+        if not _known(self._shape):
+            raise DeferredInitializationError(
+                f"Parameter {self.name!r} has not been initialized yet because initialization was "
+                f"deferred; its shape {self._shape} is still unknown")
+        explicit, default_init = self._deferred_init
+        self._deferred_init = ()
+        if isinstance(explicit, (_init.Initializer, str)):
+            value = default_init(self.name, self._shape, self.dtype, explicit=explicit)
+        else:
+            value = default_init(self.name, self._shape, self.dtype)
+        self._set(value)
+
+    def reset_ctx(self, ctx=None):
+        return None
+
+    # data -------------------------------------------------------------------
+    def data(self, ctx=None):
+        trace = self._trace
+        if trace is not None:
+            return trace.read(self)
+        if self._data is None:
+            if self._deferred_init:
+                raise DeferredInitializationError(
+                    f"Parameter {self.name!r} has not been initialized yet because initialization was "
+                    "deferred. Actual initialization happens during the first forward pass.")
+            raise RuntimeError(f"Parameter {self.name!r} has not been initialized. Note that you should "
+                               "initialize parameters and create Trainer with Block.collect_params() "
+                               "instead of Block.params because the later does not include Parameters "
+                               "of nested child Blocks")
+        return self._data
+
+    def list_data(self):
+        return [self.data()]
+
+    def set_data(self, data):
+        trace = self._trace
+        if trace is not None:
+            trace.write(self, data)
+            return
+        import jax.numpy as jnp
+
+        arr = jnp.asarray(getattr(data, "data", data) if not isinstance(data, np.ndarray) else data,
+                          dtype=self.dtype)
+        if self._shape is not None and _known(self._shape) and tuple(arr.shape) != tuple(self._shape):
+            raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {tuple(arr.shape)}, "
+                             f"expected shape {tuple(self._shape)}")
+        self._deferred_init = ()
+        self._set(arr)
+
+    def _set(self, value):
+        import jax.numpy as jnp
+
+        value = jnp.asarray(value, dtype=self.dtype)
+        self._shape = tuple(value.shape)
+        self._data = value
+        for notify in list(self._listeners):
+            notify()
+
+    def cast(self, dtype):
+        self.dtype = np.dtype(dtype).name
+        if self._data is not None:
+            self._set(self._data.astype(self.dtype))
+
+    def zero_grad(self):
+        return None
+
+    def var(self):
+        from ast_hybrid import sym
+
+        return sym.var(self.name, shape=self._shape, dtype=self.dtype)
+
+
+class Constant(Parameter):
+    """A parameter that is never trained (``grad_req='null'``) with a fixed value."""
+
+    def __init__(self, name, value):
+        value = np.asarray(value)
+        if value.dtype == np.float64:
+            value = value.astype("float32")
+        self.value = value
+        super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
+                         init=_init.Constant(value))
+
+
+class ParameterDict:
+    """An ordered dict of parameters sharing a name prefix (``params.get('weight')``)."""
+
+    def __init__(self, prefix="", shared=None):
+        self._prefix = prefix
+        self._params = OrderedDict()
+        self._shared = shared
+
+    @property
+    def prefix(self):
+        return self._prefix
+
+    def __repr__(self):
+        body = "\n".join(f"  {v!r}" for v in self._params.values())
+        return f"{self._prefix} (\n{body}\n)" if self._prefix else f"(\n{body}\n)"
+
+    def __getitem__(self, key):
+        return self._params[key]
+
+    def __iter__(self):
+        return iter(self._params)
+
+    def __len__(self):
+        return len(self._params)
+
+    def __contains__(self, key):
+        return key in self._params
+
+    def items(self):
+        return self._params.items()
+
+    def keys(self):
+        return self._params.keys()
+
+    def values(self):
+        return self._params.values()
+
+    def _get_impl(self, name):
+        if name in self._params:
+            return self._params[name]
+        if self._shared is not None and name in self._shared._params:
+            self._params[name] = self._shared._params[name]
+            return self._params[name]
+        return None
+
+    def get(self, name, **kwargs):
+        full = self._prefix + name
+        param = self._get_impl(full)
+        if param is None:
+            param = Parameter(full, **kwargs)
+            self._params[full] = param
+        else:
+            for k, v in kwargs.items():
+                if k == "shape" and v is not None:
+                    param.shape = v if isinstance(v, (tuple, list)) else (v,)
+                elif k == "init" and param.init is None:
+                    param.init = v
+        return param
+
+    def get_constant(self, name, value=None):
+        full = self._prefix + name
+        param = self._get_impl(full)
+        if param is None:
+            if value is None:
+                raise KeyError(f"No constant named {full!r}; give a value to create it")
+            param = Constant(full, value)
+            self._params[full] = param
+        return param
+
+    def update(self, other):
+        for k, v in other.items():
+            if k in self._params and self._params[k] is not v:
+                raise ValueError(f"Cannot update self with other because they have different "
+                                 f"Parameters with the same name {k!r}")
+            self._params[k] = v
+
+    def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False):
+        default = _init.create(init) if init is not None else _init.Uniform()
+        for p in self.values():
+            p.initialize(None, ctx, default, force_reinit=force_reinit)
+
+    def zero_grad(self):
+        return None
+
+    def reset_ctx(self, ctx):
+        return None
+
+    def setattr(self, name, value):
+        for p in self.values():
+            setattr(p, name, value)
+
+    def select(self, pattern):
+        out = ParameterDict(self._prefix)
+        regex = re.compile(pattern)
+        for k, v in self.items():
+            if regex.match(k):
+                out._params[k] = v
+        return out
+
+    def save(self, filename, strip_prefix=""):
+        from ast_hybrid.gluon import params_io
+
+        arrays = {}
+        for p in self.values():
+            if strip_prefix and not p.name.startswith(strip_prefix):
+                raise ValueError(f"Prefix {strip_prefix!r} is to be striped before saving, but Parameter's "
+                                 f"name {p.name!r} does not start with it")
+            arrays[p.name[len(strip_prefix):]] = p.data()
+        params_io.save(filename, arrays)
+
+    def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix=""):
+        from ast_hybrid.gluon import params_io
+
+        loaded = params_io.load(filename)
+        loaded = {restore_prefix + k.split(":", 1)[-1] if k.startswith(("arg:", "aux:")) else restore_prefix + k: v
+                  for k, v in loaded.items()}
+        _assign(self._params, loaded, str(filename), allow_missing, ignore_extra)
+
+
+def _assign(params, loaded, where, allow_missing, ignore_extra):
+    """Set ``params`` (name -> Parameter) from ``loaded`` (name -> array), with clear errors."""
+    if not allow_missing:
+        missing = [k for k in params if k not in loaded]
+        if missing:
+            raise ValueError(f"Parameter {missing[0]!r} is missing in file {where!r}, which contains "
+                             f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "
+                             "parameters." + (f" (also missing: {', '.join(missing[1:])})" if missing[1:] else ""))
+    if not ignore_extra:
+        extra = [k for k in loaded if k not in params]
+        if extra:
+            raise ValueError(f"Parameter {extra[0]!r} loaded from file {where!r} is not present in the "
+                             f"block, which contains parameters: {_brief(params)}. Set ignore_extra=True "
+                             "to ignore.")
+    for name, value in loaded.items():
+        p = params.get(name)
+        if p is None:
+            continue
+        if p.shape is not None and len(p.shape) == value.ndim and all(
+                s in (0, v) for s, v in zip(p.shape, value.shape)):
+            p.shape = value.shape
+        elif p.shape is not None and tuple(p.shape) != tuple(value.shape):
+            raise ValueError(f"Parameter {name!r}: shape mismatch loading from {where!r}: expected "
+                             f"{tuple(p.shape)}, found {tuple(value.shape)} in the file")
+        p.set_data(value.astype(p.dtype) if value.dtype != np.dtype(p.dtype) else value)
+
+
+def _brief(names, limit=8):
+    names = list(names)
+    more = f", ... ({len(names) - limit} more)" if len(names) > limit else ""
+    return ", ".join(names[:limit]) + more
