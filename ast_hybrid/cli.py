@@ -125,7 +125,7 @@ def _join(values):
 def _cmd_lint(args) -> int:
     from .config import ConfigError, discover
     from .diagnostics import Severity
-    from .linting import lint_files, lint_source, relpath, resolve_settings
+    from .linting import lint_files, lint_source, resolve_settings
     from .render import render, render_statistics, render_summary
 
     paths = args.paths or ["."]
@@ -141,7 +141,6 @@ def _cmd_lint(args) -> int:
     files, missing = discover(paths, settings)
     for m in missing:
         _err(f"path does not exist: {m}")
-    files = [relpath(f) if os.path.isabs(f) and not os.path.isabs(paths[0]) else f for f in files]
 
     fixed = 0
     diffs = []

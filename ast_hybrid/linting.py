@@ -23,14 +23,13 @@ checker gives a HY999 internal-error diagnostic, never a traceback.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from .config import ConfigError, Settings, discover, find_pyproject, load_settings
 from .diagnostics import Diagnostic
 from .source import SourceError, SourceFile, read_file
 
 __all__ = ["lint", "lint_source", "lint_file", "lint_files", "resolve_settings",
-           "ConfigError", "STRING_PATH"]
+           "missing_path", "ConfigError", "STRING_PATH"]
 
 STRING_PATH = "<string>"
 
@@ -125,8 +124,8 @@ def lint(path_or_source, *, target: str | None = None, select=None, ignore=None,
     path or a :class:`~ast_hybrid.config.Settings`; else the nearest
     ``pyproject.toml`` is used unless ``respect_config=False``.
 
-    Paths that do not exist raise :class:`FileNotFoundError` (the CLI reports
-    them and goes on with the others); a bad configuration raises
+    A path that does not exist gives a positionless HY020 diagnostic and the
+    other paths are still linted; a bad configuration raises
     :class:`~ast_hybrid.config.ConfigError`.
     """
     if target is not None and target not in ("jax", "mxnet"):
@@ -142,9 +141,17 @@ def lint(path_or_source, *, target: str | None = None, select=None, ignore=None,
     settings = resolve_settings(paths, config=config, respect_config=respect_config,
                                 target=target, select=select, ignore=ignore)
     files, missing = discover(paths, settings)
-    if missing:
-        raise FileNotFoundError(f"path does not exist: {', '.join(missing)}")
-    return lint_files(files, settings)
+    return [missing_path(p) for p in missing] + lint_files(files, settings)
+
+
+def missing_path(path: str) -> Diagnostic:
+    return Diagnostic("HY020", "path does not exist", path, None,
+                      help="check the path; the other paths are still linted")
+
+
+def missing_path(path: str) -> Diagnostic:
+    return Diagnostic("HY020", "path does not exist", path, None,
+                      help="check the path; the other paths are still linted")
 
 
 def relpath(path: str) -> str:
