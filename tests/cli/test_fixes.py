@@ -4,7 +4,6 @@ from ast_hybrid.diagnostics import Diagnostic, Edit, Fix
 from ast_hybrid.fixes import apply_fixes, fix_file, fix_text
 from ast_hybrid.source import Span
 
-from .conftest import fake_check
 
 
 def _d(span, content, appl="safe"):
@@ -30,12 +29,13 @@ def test_multiline_edit_and_crlf_columns():
     assert new == "a = 1\r\nb = g(2)\r\n" and n == 1
 
 
-def _lint(text):
+@pytest.fixture
+def _lint(fake_linter):
     from ast_hybrid.source import SourceFile
-    return fake_check(SourceFile.from_text(text, "m.py"))
+    return lambda text: fake_linter(SourceFile.from_text(text, "m.py"))
 
 
-def test_fix_text_until_stable_and_idempotent():
+def test_fix_text_until_stable_and_idempotent(_lint):
     text = "def f(F, x):\n    x += 1\n    x *= alias\n    return x\n"
     res = fix_text(text, "m.py", _lint)
     assert res.fixed == 1 and "x = x + 1" in res.text and "x *= alias" in res.text
@@ -51,24 +51,24 @@ def test_fix_text_until_stable_and_idempotent():
     ("utf-8", "\n", False), ("utf-8", "\r\n", False), ("utf-8-sig", "\n", True),
     ("latin-1", "\r\n", False),
 ])
-def test_fix_file_keeps_encoding_and_newlines(tmp_path, encoding, newline, bom):
+def test_fix_file_keeps_encoding_and_newlines(tmp_path, encoding, newline, bom, fake_linter):
     cookie = "# -*- coding: latin-1 -*-\n" if encoding == "latin-1" else ""
     text = cookie + "def f(F, x):\n    s = 'é'\n    x += 1\n    return x\n"
     data = text.replace("\n", newline).encode(encoding)
     p = tmp_path / "m.py"
     p.write_bytes(data)
-    res = fix_file(str(p), lambda src: fake_check(src), write=True)
+    res = fix_file(str(p), fake_linter, write=True)
     assert res.fixed == 1
     out = p.read_bytes()
     assert out.startswith(b"\xef\xbb\xbf") is bom
     decoded = out.decode(encoding)
     assert decoded == text.replace("x += 1", "x = x + 1").replace("\n", newline)
-    assert fix_file(str(p), lambda src: fake_check(src)).fixed == 0
+    assert fix_file(str(p), fake_linter).fixed == 0
 
 
-def test_diff_writes_nothing(tmp_path):
+def test_diff_writes_nothing(tmp_path, fake_linter):
     p = tmp_path / "m.py"
     p.write_text("x += 1\n")
-    res = fix_file(str(p), fake_check, write=False)
+    res = fix_file(str(p), fake_linter, write=False)
     assert p.read_text() == "x += 1\n"
     assert "-x += 1\n+x = x + 1\n" in res.diff()
