@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--output-format", choices=("text", "json", "sarif", "github"), default=None)
     lint.add_argument("--config", metavar="PYPROJECT",
                       help="read [tool.ast-hybrid] from this file instead of the nearest pyproject.toml")
+    lint.add_argument("--stdin-filename", metavar="PATH",
+                      help="the file name to report when the source is read from stdin (PATH `-`)")
     lint.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     color = lint.add_mutually_exclusive_group()
     color.add_argument("--color", dest="color", action="store_const", const=True, default=None)
@@ -138,6 +140,8 @@ def _cmd_lint(args) -> int:
         _err(str(exc))
         return EXIT_ERROR
     fmt = args.output_format or settings.output_format
+    if paths == ["-"]:
+        return _lint_stdin(args, settings, fmt)
     files, missing = discover(paths, settings)
     for m in missing:
         _err(f"path does not exist: {m}")
@@ -193,6 +197,37 @@ def _cmd_lint(args) -> int:
     if failing and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN
+
+
+def _lint_stdin(args, settings, fmt) -> int:
+    """``ast-hybrid lint -``: lint stdin (editors); with ``--fix`` print the fixed source."""
+    from .diagnostics import Severity
+    from .linting import lint_source
+    from .render import render, render_summary
+    from .source import SourceFile
+
+    name = args.stdin_filename or "-"
+    text = sys.stdin.read()
+    lint_text = lambda t: lint_source(SourceFile.from_text(t, name), settings)  # noqa: E731
+    if args.fix:
+        from .fixes import fix_text
+
+        res = fix_text(text, name, lint_text, unsafe=args.unsafe_fixes)
+        sys.stdout.write(res.text)
+        diagnostics = res.remaining
+        if diagnostics:
+            print(render(diagnostics, "text", unsafe_fixes=args.unsafe_fixes), file=sys.stderr)
+    else:
+        diagnostics = lint_text(text)
+        out = render(diagnostics, fmt, unsafe_fixes=args.unsafe_fixes)
+        if out:
+            print(out)
+        if fmt == "text" and not args.quiet:
+            print(render_summary(diagnostics, unsafe_fixes=args.unsafe_fixes))
+    if any(d.code == "HY999" for d in diagnostics):
+        return EXIT_ERROR
+    failing = any(d.severity != Severity.NOTE for d in diagnostics)
+    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
 
 
 def _cmd_rules(args) -> int:

@@ -147,17 +147,3 @@ def lint(path_or_source, *, target: str | None = None, select=None, ignore=None,
 def missing_path(path: str) -> Diagnostic:
     return Diagnostic("HY020", "path does not exist", path, None,
                       help="check the path; the other paths are still linted")
-
-
-def missing_path(path: str) -> Diagnostic:
-    return Diagnostic("HY020", "path does not exist", path, None,
-                      help="check the path; the other paths are still linted")
-
-
-def relpath(path: str) -> str:
-    """``path`` relative to the working directory when below it (for display)."""
-    try:
-        rel = Path(os.path.abspath(path)).relative_to(Path.cwd())
-        return str(rel)
-    except ValueError:
-        return path

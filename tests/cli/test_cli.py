@@ -142,3 +142,13 @@ def test_subprocess_end_to_end_and_no_jax(tmp_path):
             "sys.exit(rc)" % str(ROOT / "ast_hybrid" / "render.py"))
     done = _run(["-c", code], tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_stdin(fake_linter, monkeypatch, capsys):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO(MODEL))
+    assert main(["lint", "--isolated", "--stdin-filename", "x/m.py", "-"]) == 1
+    assert capsys.readouterr().out.startswith("x/m.py:2:5: HY001 [*]")
+    monkeypatch.setattr("sys.stdin", io.StringIO(MODEL))
+    assert main(["lint", "--isolated", "--fix", "-"]) == 0
+    assert capsys.readouterr().out == MODEL.replace("x += 1", "x = x + 1")

@@ -5,7 +5,6 @@ from ast_hybrid.fixes import apply_fixes, fix_file, fix_text
 from ast_hybrid.source import Span
 
 
-
 def _d(span, content, appl="safe"):
     return Diagnostic("HY001", "m", "m.py", span, fix=Fix("f", (Edit(span, content),), appl))
 
