@@ -78,13 +78,22 @@ _FALLBACK = types.SimpleNamespace(
 MODE_STACK: list = []   # train/predict overrides while ast_hybrid.autograd is absent
 
 
+def _fallback_is_training() -> bool:
+    return MODE_STACK[-1] if MODE_STACK else False
+
+
+_PROBE = []   # the is_training function, resolved at the first call (a failed import per call costs µs)
+
+
 def is_training() -> bool:
-    """``ast_hybrid.autograd.is_training()``, or False while that module is absent."""
-    try:
-        from ast_hybrid.autograd import is_training as probe
-    except ImportError:
-        return MODE_STACK[-1] if MODE_STACK else False
-    return bool(probe())
+    """``ast_hybrid.autograd.is_training()``, or the local mode stack while that module is absent."""
+    if not _PROBE:
+        try:
+            from ast_hybrid.autograd import is_training as probe
+        except ImportError:
+            probe = _fallback_is_training
+        _PROBE.append(probe)
+    return bool(_PROBE[0]())
 
 
 def namespace():

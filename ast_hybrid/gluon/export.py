@@ -36,7 +36,13 @@ def export_block(block, path, epoch=0):
     if c is None:
         raise RuntimeError("Please first call block.hybridize() and then run forward with this block at "
                            "least once before calling export.")
-    fn = jax.jit(c.predict_raw)
+    from ast_hybrid.gluon._ops import raw
+
+    def program(leaves, *xs):   # outputs as plain arrays: the file must not depend on our classes
+        out = c.predict_raw(leaves, *xs)
+        return tuple(raw(o) for o in out) if isinstance(out, (tuple, list)) else raw(out)
+
+    fn = jax.jit(program)
     leaves_spec = tuple(jax.ShapeDtypeStruct(v.shape, v.dtype) for v in c.leaves)
     exported = None
     try:

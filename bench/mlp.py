@@ -1,0 +1,111 @@
+"""The chapter's MLP (512 -> 256 -> 128 -> 2): ours hybridized vs hand-written jax.jit vs MXNet 1.9.1.
+
+    python bench/mlp.py [--calls N] [--no-mxnet]
+
+MXNet runs ``hybridize(static_alloc=True, static_shape=True)`` in the oracle's
+subprocess and is timed inside that process.  Times are medians of 5 repeats,
+in microseconds per call; the ratios are the point (PERF_NOTES: the machine is
+noisy, compare only numbers from one run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import jax
+import numpy as np
+from jax import lax
+
+from ast_hybrid.gluon import nn
+
+BATCHES = (1, 64, 1024)
+
+MX_CODE = """
+import time
+net = gluon.nn.HybridSequential()
+net.add(gluon.nn.Dense(256, activation='relu'), gluon.nn.Dense(128, activation='relu'), gluon.nn.Dense(2))
+net.initialize()
+net.hybridize(static_alloc=True, static_shape=True)
+x = nd.array(inp['x'])
+for _ in range(50): net(x)
+nd.waitall()
+reps = []
+for _ in range(5):
+    t = time.perf_counter()
+    for _ in range(int(inp['n'])): y = net(x)
+    nd.waitall()
+    reps.append((time.perf_counter() - t) / int(inp['n']) * 1e6)
+meta['us'] = sorted(reps)[2]
+"""
+
+
+def _time(f, x, n):
+    for _ in range(50):
+        f(x)
+    jax.block_until_ready(f(x))
+    reps = []
+    for _ in range(5):
+        t = time.perf_counter()
+        for _ in range(n):
+            y = f(x)
+        jax.block_until_ready(y)
+        reps.append((time.perf_counter() - t) / n * 1e6)
+    return statistics.median(reps)
+
+
+def _net():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(2))
+    net.initialize()
+    return net
+
+
+def _hand(net):
+    params = tuple(p.data() for p in net.collect_params().values())
+    dims = (((1,), (1,)), ((), ()))
+
+    @jax.jit
+    def f(p, x):
+        w1, b1, w2, b2, w3, b3 = p
+        h = jax.nn.relu(lax.dot_general(x, w1, dims) + b1)
+        h = jax.nn.relu(lax.dot_general(h, w2, dims) + b2)
+        return lax.dot_general(h, w3, dims) + b3
+
+    return lambda x: f(params, x)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--no-mxnet", action="store_true")
+    args = ap.parse_args(argv)
+    mx = None
+    if not args.no_mxnet:
+        from ast_hybrid.oracle import Oracle, OracleUnavailable
+
+        try:
+            mx = Oracle()
+        except OracleUnavailable as exc:
+            print(f"MXNet oracle unavailable, MXNet column not measured: {exc}")
+    print(f"{'batch':>5} {'ours us':>9} {'jax.jit us':>10} {'mxnet us':>9} {'ours/jit':>8} {'ours/mxnet':>10}")
+    for b in BATCHES:
+        n = max(20, args.calls // (1 if b == 1 else 4 if b == 64 else 20))
+        x = np.random.default_rng(0).standard_normal((b, 512)).astype("float32")
+        net = _net()
+        net(x)
+        hand = _hand(net)
+        net.hybridize()
+        np.testing.assert_allclose(np.asarray(net(x)), np.asarray(hand(x)), rtol=1e-4, atol=1e-5)
+        xj = jax.numpy.asarray(x)
+        ours, jit = _time(net, xj, n), _time(hand, xj, n)
+        theirs = mx.run(MX_CODE, x=x, n=np.array(n))["meta"]["us"] if mx else float("nan")
+        print(f"{b:>5} {ours:>9.1f} {jit:>10.1f} {theirs:>9.1f} {ours / jit:>8.2f} {ours / theirs:>10.2f}")
+    if mx:
+        mx.close()
+
+
+if __name__ == "__main__":
+    main()
