@@ -85,6 +85,19 @@ class Settings:
         best_ign = max((len(p) for p in ignores if _prefix(code, p)), default=-1)
         return best_sel >= 0 and best_sel > best_ign
 
+    def check_selectors(self) -> None:
+        """:class:`ConfigError` for a select/ignore entry that names no rule (a typo)."""
+        from .rules import RULES
+
+        known = (*RULES, "HY999")
+        entries = [*(self.select or ()), *self.extend_select, *self.ignore,
+                   *(c for _, codes in self.per_file_ignores for c in codes)]
+        bad = [e for e in entries
+               if e.strip().upper() != "ALL" and not any(k.startswith(e.strip().upper()) for k in known)]
+        if bad:
+            raise ConfigError(f"unknown rule selector(s): {', '.join(bad)} "
+                              "(`ast-hybrid rules` lists the codes)")
+
     def file_ignores(self, path: str) -> list[str]:
         try:
             rel = Path(os.path.abspath(path)).relative_to(self.root.resolve()).as_posix()

@@ -148,11 +148,16 @@ def fix_file(path: str, lint_source, *, unsafe: bool = False, write: bool = True
     result = fix_text(text, path, run, unsafe=unsafe)
     if write and result.changed:
         tmp = f"{path}.ast-hybrid-tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(result.text.encode(encoding))
         try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        except OSError:
-            pass
-        os.replace(tmp, path)
+            with open(tmp, "wb") as fh:
+                fh.write(result.text.encode(encoding))
+            try:
+                os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+            except OSError:
+                pass
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
     return result

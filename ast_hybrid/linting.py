@@ -54,12 +54,14 @@ def resolve_settings(paths=(), *, config=None, respect_config: bool = True,
         settings = load_settings(find_pyproject(first))
     else:
         settings = Settings()
-    return settings.with_overrides(
+    settings = settings.with_overrides(
         target=target,
         select=_codes(select),
         ignore=_codes(ignore),
         extend_select=_codes(extend_select),
     )
+    settings.check_selectors()
+    return settings
 
 
 def _codes(value):

@@ -124,6 +124,8 @@ def test_rules_and_rule(capsys):
     assert main(["rule", "HY777"]) == 2
     assert "unknown rule code" in capsys.readouterr().err
     assert main(["lint", "--output-format", "xml"]) == 2
+    assert main(["lint", "--select", "HY0,XY9", "."]) == 2
+    assert "unknown rule selector(s): XY9" in capsys.readouterr().err
     assert main([]) == 2
 
 
