@@ -140,7 +140,11 @@ def _excerpt(d, cache: _Lines, color: bool, sev: Severity) -> list[str]:
     texts = {n: cache.get(d, n) for n in shown if n is not None}
     if texts.get(first) is None:
         return []  # the file is gone or changed: no excerpt, never a crash
-    width = len(str(last))
+    after = cache.get(d, last + 1)
+    if after and after.strip():  # one line of context after, as ruff shows
+        shown.append(last + 1)
+        texts[last + 1] = after
+    width = len(str(shown[-1]))
     gutter = " " * width + " |"
     out = [_paint(gutter, _BLUE, color)]
     mark = _SEV_COLOR[sev]
