@@ -146,7 +146,7 @@ def _cmd_lint(args) -> int:
     for m in missing:
         _err(f"path does not exist: {m}")
 
-    fixed = 0
+    fixed = failed_writes = 0
     diffs = []
     if args.fix or args.diff:
         from .fixes import fix_file
@@ -160,6 +160,7 @@ def _cmd_lint(args) -> int:
                 from .linting import lint_file
                 diagnostics.extend(lint_file(f, settings))
                 _err(f"cannot fix {f}: {exc.strerror or exc}")
+                failed_writes += 1
                 continue
             fixed += res.fixed
             if args.diff and res.changed:
@@ -191,7 +192,7 @@ def _cmd_lint(args) -> int:
             out.write(text + "\n")
 
     internal = any(d.code == "HY999" for d in diagnostics)
-    if missing or internal:
+    if missing or internal or failed_writes:
         return EXIT_ERROR
     failing = any(d.severity != Severity.NOTE for d in diagnostics)
     if failing and not args.exit_zero:

@@ -157,7 +157,7 @@ def fix_file(path: str, lint_source, *, unsafe: bool = False, write: bool = True
                 pass
             os.replace(tmp, path)
         except BaseException:
-            if os.path.exists(tmp):
+            if os.path.isfile(tmp):
                 os.remove(tmp)
             raise
     return result

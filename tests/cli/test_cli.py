@@ -154,3 +154,18 @@ def test_stdin(fake_linter, monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(MODEL))
     assert main(["lint", "--isolated", "--fix", "-"]) == 0
     assert capsys.readouterr().out == MODEL.replace("x += 1", "x = x + 1")
+
+
+def test_fix_on_unwritable_folder_exit_2(proj, fake_linter, capsys):
+    if os.geteuid() == 0:
+        # root ignores permissions: make the write fail another way
+        (proj / "m.py.ast-hybrid-tmp").mkdir()
+    else:
+        proj.chmod(0o555)
+    try:
+        assert main(["lint", "--fix", "m.py"]) == 2
+    finally:
+        proj.chmod(0o755)
+    cap = capsys.readouterr()
+    assert "error: cannot fix m.py" in cap.err and "HY001" in cap.out
+    assert (proj / "m.py").read_text() == MODEL
