@@ -80,7 +80,7 @@ def test_gitignore_of_repo_ancestors_applies(tmp_path):
 
 
 def test_gitignore_agrees_with_git(tmp_path):
-    """The matcher against git itself on a small tree (skipped only when git is absent)."""
+    """The walk against git itself on a small tree with nested .gitignore files."""
     git = subprocess.run(["git", "--version"], capture_output=True)
     assert git.returncode == 0, "git is needed for this cross-check"
     _tree(tmp_path, {
@@ -131,3 +131,46 @@ def test_bad_config_is_a_clear_error(tmp_path, body, needle):
     pp.write_text("[tool.ast-hybrid]\n" + body + "\n")
     with pytest.raises(ConfigError, match=needle):
         load_settings(pp)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_gitignore_random_patterns_agree_with_git(tmp_path, seed):
+    """Random patterns (``*``, ``?``, ``**``, classes, anchors, ``/`` suffix, ``!``)
+    over random trees: our matcher, applied down each path as the walk does,
+    says what ``git check-ignore`` says."""
+    import random
+
+    rnd = random.Random(seed)
+    atoms = ["a", "b", "*", "?", "**", "[ab]", "a*", "*.py", "x"]
+    names = ["a", "b", "x", "ab", "a.py", "b.py"]
+    for trial in range(5):
+        root = tmp_path / f"r{trial}"
+        root.mkdir()
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+        pats = []
+        for _ in range(rnd.randint(1, 4)):
+            p = "/".join(rnd.choice(atoms) for _ in range(rnd.randint(1, 3)))
+            p = ("/" if rnd.random() < 0.2 else "") + p + ("/" if rnd.random() < 0.2 else "")
+            pats.append(("!" if rnd.random() < 0.2 else "") + p)
+        (root / ".gitignore").write_text("\n".join(pats) + "\n")
+        files = []
+        wanted = {"/".join(rnd.choice(names) for _ in range(rnd.randint(1, 4))) for _ in range(12)}
+        for rel in sorted(wanted, key=len, reverse=True):
+            full = root / rel
+            try:
+                full.parent.mkdir(parents=True, exist_ok=True)
+                if not full.exists():
+                    full.touch()
+                    files.append(rel)
+            except (NotADirectoryError, FileExistsError):
+                pass
+        out = subprocess.run(["git", "-C", str(root), "check-ignore", "--no-index", *files],
+                             capture_output=True, text=True).stdout.split()
+        m = IgnoreMatcher.from_lines(pats, str(root))
+
+        def ours(rel):
+            parts = rel.split("/")
+            return any(m.ignored(f"{root.as_posix()}/{'/'.join(parts[:i])}", i < len(parts))
+                       for i in range(1, len(parts) + 1))
+        for rel in files:
+            assert ours(rel) is (rel in out), (pats, rel)
