@@ -66,6 +66,12 @@ class Settings:
     output_format: str = "text"
     source: Path | None = None                 # the pyproject.toml read, if any
 
+    def __post_init__(self):
+        if not isinstance(self.root, Path):
+            object.__setattr__(self, "root", Path(self.root))
+        if self.target not in TARGETS:
+            raise ConfigError(f"target must be one of {', '.join(TARGETS)}, not {self.target!r}")
+
     def with_overrides(self, **kw) -> "Settings":
         kw = {k: v for k, v in kw.items() if v is not None}
         return replace(self, **kw)
