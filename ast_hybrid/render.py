@@ -320,6 +320,18 @@ def render_sarif(diagnostics) -> str:
             "message": {"text": d.message + (f" (help: {d.help})" if d.help else "")},
             "locations": [{"physicalLocation": physical}],
         }
+        if d.fix is not None:
+            res["fixes"] = [{
+                "description": {"text": f"{d.fix.message} ({d.fix.applicability})"},
+                "artifactChanges": [{
+                    "artifactLocation": {"uri": _file_uri(d.path)},
+                    "replacements": [{
+                        "deletedRegion": {"startLine": e.span.line, "startColumn": e.span.col,
+                                          "endLine": e.span.end_line, "endColumn": e.span.end_col},
+                        "insertedContent": {"text": e.content},
+                    } for e in d.fix.edits],
+                }],
+            }]
         results.append(res)
     doc = {
         "$schema": SARIF_SCHEMA,

@@ -103,6 +103,8 @@ def test_sarif_required_keys():
         assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["helpUri"]
     res = doc["runs"][0]["results"]
     assert [r["level"] for r in res] == ["error", "note"]
+    rep = res[0]["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert rep["insertedContent"]["text"] == "x = x + 1" and rep["deletedRegion"]["startColumn"] == 5
     for r in res:
         assert driver["rules"][r["ruleIndex"]]["id"] == r["ruleId"]
         loc = r["locations"][0]["physicalLocation"]
