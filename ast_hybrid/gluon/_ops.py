@@ -68,10 +68,92 @@ def _flatten(data):
     return x.reshape(x.shape[0], -1)
 
 
+def _tup(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def _convolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=(), num_filter=None,
+                 num_group=1, no_bias=False, layout=None, **_):
+    from jax import lax
+
+    x, w = raw(data), raw(weight)
+    n = x.ndim - 2
+    spatial = "DHW"[-n:] if n <= 3 else None
+    dn = lax.conv_dimension_numbers(x.shape, w.shape, ("NC" + spatial, "OI" + spatial, "NC" + spatial))
+    pad = _tup(pad or 0, n)
+    out = lax.conv_general_dilated(x, w, _tup(stride or 1, n), [(p, p) for p in pad],
+                                   rhs_dilation=_tup(dilate or 1, n), dimension_numbers=dn,
+                                   feature_group_count=num_group)
+    if not no_bias and bias is not None:
+        out = out + raw(bias).reshape((1, -1) + (1,) * n)
+    return out
+
+
+def _pooling(data, kernel=(), pool_type="max", global_pool=False, stride=(), pad=(),
+             pooling_convention="valid", count_include_pad=True, layout=None, **_):
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = raw(data)
+    n = x.ndim - 2
+    axes = tuple(range(2, x.ndim))
+    if global_pool:
+        return (jnp.max if pool_type == "max" else jnp.mean)(x, axis=axes, keepdims=True)
+    kernel, stride, pad = _tup(kernel, n), _tup(stride or 1, n), _tup(pad or 0, n)
+    pads = []
+    for k, s, p, size in zip(kernel, stride, pad, x.shape[2:]):
+        extra = 0
+        if pooling_convention == "full":
+            out = -(-(size + 2 * p - k) // s) + 1
+            extra = max(0, (out - 1) * s + k - size - 2 * p)
+        pads.append((p, p + extra))
+    window, strides, padding = (1, 1) + kernel, (1, 1) + stride, [(0, 0), (0, 0)] + pads
+    if pool_type == "max":
+        return lax.reduce_window(x, -jnp.inf, lax.max, window, strides, padding)
+    total = lax.reduce_window(x, 0.0, lax.add, window, strides, padding)
+    if count_include_pad:
+        return total / float(jnp.prod(jnp.array(kernel)))
+    ones = jnp.ones(x.shape[2:], x.dtype)[None, None]
+    count = lax.reduce_window(ones, 0.0, lax.add, window, strides, padding)
+    return total / count
+
+
+def _batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+                use_global_stats=False, axis=1, **_):
+    """MXNet's BatchNorm in predict mode (running statistics); see ``batch_norm_train``."""
+    import jax.numpy as jnp
+
+    x = raw(data)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    g = jnp.ones_like(raw(gamma)) if fix_gamma else raw(gamma)
+    scale = g / jnp.sqrt(raw(moving_var) + eps)
+    return x * scale.reshape(shape) + (raw(beta) - raw(moving_mean) * scale).reshape(shape)
+
+
+def batch_norm_train(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+                     axis=1):
+    """Training-mode BatchNorm: (output, new running mean, new running var), MXNet's momentum rule."""
+    import jax.numpy as jnp
+
+    x = raw(data)
+    axes = tuple(i for i in range(x.ndim) if i != axis % x.ndim)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    mean = x.mean(axis=axes)
+    var = ((x - mean.reshape(shape)) ** 2).mean(axis=axes)
+    g = jnp.ones_like(raw(gamma)) if fix_gamma else raw(gamma)
+    out = (x - mean.reshape(shape)) / jnp.sqrt(var.reshape(shape) + eps) * g.reshape(shape) + raw(beta).reshape(shape)
+    new_mean = raw(moving_mean) * momentum + mean * (1 - momentum)
+    new_var = raw(moving_var) * momentum + var * (1 - momentum)
+    return out, new_mean, new_var
+
+
 _FALLBACK = types.SimpleNamespace(
     FullyConnected=_fully_connected, Activation=_activation, Dropout=_dropout, Flatten=_flatten,
     flatten=_flatten, relu=lambda x: _activation(x, "relu"), sigmoid=lambda x: _activation(x, "sigmoid"),
     tanh=lambda x: _activation(x, "tanh"),
+    Convolution=_convolution, Pooling=_pooling, BatchNorm=_batch_norm,
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ast_hybrid.gluon.block import Block, HybridBlock
 
-__all__ = ["Sequential", "HybridSequential", "Dense", "Activation", "Dropout", "Flatten", "Identity",
+__all__ = ["Sequential", "HybridSequential", "Dense", "BatchNorm", "Activation", "Dropout", "Flatten", "Identity",
            "Lambda", "HybridLambda", "Concurrent", "HybridConcurrent"]
 
 
@@ -200,3 +200,59 @@ class HybridConcurrent(HybridSequential):
         from ast_hybrid.gluon._ops import raw
 
         return jnp.concatenate([raw(o) for o in outs], axis=self.axis)
+
+
+class BatchNorm(HybridBlock):
+    """MXNet's BatchNorm layer; in training mode the running statistics follow the momentum rule
+    ``running = running * momentum + batch * (1 - momentum)`` and are written back."""
+
+    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
+                 beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
+                 running_variance_initializer="ones", in_channels=0, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum, "fix_gamma": not scale,
+                        "use_global_stats": use_global_stats}
+        self._axis = axis
+        self.in_channels = in_channels
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(in_channels,),
+                                     init=gamma_initializer, allow_deferred_init=True, differentiable=scale)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(in_channels,),
+                                    init=beta_initializer, allow_deferred_init=True, differentiable=center)
+        self.running_mean = self.params.get("running_mean", grad_req="null", shape=(in_channels,),
+                                            init=running_mean_initializer, allow_deferred_init=True,
+                                            differentiable=False)
+        self.running_var = self.params.get("running_var", grad_req="null", shape=(in_channels,),
+                                           init=running_variance_initializer, allow_deferred_init=True,
+                                           differentiable=False)
+
+    def infer_shape(self, x, *args):
+        from ast_hybrid.gluon._ops import raw
+
+        c = int(raw(x).shape[self._axis])
+        for p in (self.gamma, self.beta, self.running_mean, self.running_var):
+            p.shape = (c,)
+
+    def cast(self, dtype):
+        import numpy as np
+
+        if np.dtype(dtype).name == "float16":
+            dtype = "float32"
+        super().cast(dtype)
+
+    def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
+        from ast_hybrid.gluon import _ops
+
+        if _ops.is_training() and not self._kwargs["use_global_stats"]:
+            k = self._kwargs
+            out, mean, var = _ops.batch_norm_train(x, gamma, beta, running_mean, running_var, eps=k["eps"],
+                                                   momentum=k["momentum"], fix_gamma=k["fix_gamma"],
+                                                   axis=k["axis"])
+            self.running_mean.set_data(mean)
+            self.running_var.set_data(var)
+            return out
+        return F.BatchNorm(x, gamma, beta, running_mean, running_var, **self._kwargs)
+
+    def __repr__(self):
+        in_channels = self.gamma.shape[0]
+        args = ", ".join(f"{k}={v}" for k, v in self._kwargs.items())
+        return f"{type(self).__name__}({args}, in_channels={in_channels if in_channels else None})"
