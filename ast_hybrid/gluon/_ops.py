@@ -8,6 +8,7 @@ operands with ``lax.dot_general``, as PERF_NOTES asks).
 
 from __future__ import annotations
 
+import math
 import types
 
 __all__ = ["namespace", "raw"]
@@ -112,7 +113,7 @@ def _pooling(data, kernel=(), pool_type="max", global_pool=False, stride=(), pad
         return lax.reduce_window(x, -jnp.inf, lax.max, window, strides, padding)
     total = lax.reduce_window(x, 0.0, lax.add, window, strides, padding)
     if count_include_pad:
-        return total / float(jnp.prod(jnp.array(kernel)))
+        return total / float(math.prod(kernel))
     ones = jnp.ones(x.shape[2:], x.dtype)[None, None]
     count = lax.reduce_window(ones, 0.0, lax.add, window, strides, padding)
     return total / count
@@ -149,11 +150,67 @@ def batch_norm_train(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momen
     return out, new_mean, new_var
 
 
+def _leaky_relu(data, gamma=None, act_type="leaky", slope=0.25, **_):
+    import jax
+    import jax.numpy as jnp
+
+    x = raw(data)
+    if act_type == "leaky":
+        return jnp.where(x > 0, x, x * slope)
+    if act_type == "prelu":
+        g = raw(gamma)
+        g = g.reshape((1, -1) + (1,) * (x.ndim - 2)) if x.ndim > 1 and g.size > 1 else g
+        return jnp.where(x > 0, x, x * g)
+    if act_type == "elu":
+        return jnp.where(x > 0, x, slope * jnp.expm1(x))
+    if act_type == "selu":
+        return jax.nn.selu(x)
+    if act_type == "gelu":
+        return jax.nn.gelu(x, approximate=False)
+    raise ValueError(f"LeakyReLU: unknown act_type {act_type!r}")
+
+
+def _layer_norm(data, gamma, beta, axis=-1, eps=1e-5, **_):
+    x = raw(data)
+    mean = x.mean(axis=axis, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axis, keepdims=True)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return (x - mean) / (var + eps) ** 0.5 * raw(gamma).reshape(shape) + raw(beta).reshape(shape)
+
+
+def _instance_norm(data, gamma, beta, eps=1e-3, **_):
+    x = raw(data)
+    axes = tuple(range(2, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return (x - mean) / (var + eps) ** 0.5 * raw(gamma).reshape(shape) + raw(beta).reshape(shape)
+
+
+def _group_norm(data, gamma, beta, num_groups=1, eps=1e-5, **_):
+    x = raw(data)
+    n, c = x.shape[:2]
+    g = x.reshape((n, num_groups, -1))
+    mean = g.mean(axis=2, keepdims=True)
+    var = ((g - mean) ** 2).mean(axis=2, keepdims=True)
+    y = (g - mean) / (var + eps) ** 0.5 * raw(gamma).reshape(1, -1, 1) + raw(beta).reshape(1, -1, 1)
+    return y.reshape(x.shape)
+
+
+def _embedding(data, weight, input_dim=None, output_dim=None, dtype=None, sparse_grad=False, **_):
+    import jax.numpy as jnp
+
+    idx = jnp.clip(raw(data).astype("int32"), 0, raw(weight).shape[0] - 1)
+    return jnp.take(raw(weight), idx, axis=0)
+
+
 _FALLBACK = types.SimpleNamespace(
     FullyConnected=_fully_connected, Activation=_activation, Dropout=_dropout, Flatten=_flatten,
     flatten=_flatten, relu=lambda x: _activation(x, "relu"), sigmoid=lambda x: _activation(x, "sigmoid"),
     tanh=lambda x: _activation(x, "tanh"),
-    Convolution=_convolution, Pooling=_pooling, BatchNorm=_batch_norm,
+    Convolution=_convolution, Pooling=_pooling, BatchNorm=_batch_norm, LeakyReLU=_leaky_relu,
+    LayerNorm=_layer_norm, InstanceNorm=_instance_norm, GroupNorm=_group_norm, Embedding=_embedding,
 )
 
 

@@ -175,14 +175,20 @@ class Block:
 
         loaded = params_io.load(filename)
         where = os.fspath(filename)
+        if isinstance(loaded, list) and not loaded:
+            loaded = {}     # a block without parameters saves an empty file
         if isinstance(loaded, list):
             raise ValueError(f"{where!r} holds an unnamed list of arrays, not parameters")
+        structural = self._collect_params_with_prefix()
+        params = structural
         if loaded and not any("." in k for k in loaded):
-            # a file with full parameter names (export's arg:/aux: or ParameterDict.save)
+            # MXNet's legacy rule: names without '.' are full names (export's arg:/aux:, ParameterDict.save)
+            # or full names less the block's prefix (a single layer's save_parameters); pick what matches
             loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
-            params = OrderedDict((p.name, p) for p in self.collect_params().values())
-        else:
-            params = self._collect_params_with_prefix()
+            full = OrderedDict((p.name, p) for p in self.collect_params().values())
+            candidates = [(structural, loaded), (full, loaded),
+                          (full, {self.prefix + k: v for k, v in loaded.items()})]
+            params, loaded = max(candidates, key=lambda c: len(set(c[0]) & set(c[1])))
         _assign(params, loaded, where, allow_missing, ignore_extra)
 
     save_params = save_parameters

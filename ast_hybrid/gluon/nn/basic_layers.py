@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ast_hybrid.gluon.block import Block, HybridBlock
 
-__all__ = ["Sequential", "HybridSequential", "Dense", "BatchNorm", "Activation", "Dropout", "Flatten", "Identity",
+__all__ = ["Sequential", "HybridSequential", "Dense", "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm",
+           "Embedding", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Activation", "Dropout", "Flatten", "Identity",
            "Lambda", "HybridLambda", "Concurrent", "HybridConcurrent"]
 
 
@@ -256,3 +257,145 @@ class BatchNorm(HybridBlock):
         in_channels = self.gamma.shape[0]
         args = ", ".join(f"{k}={v}" for k, v in self._kwargs.items())
         return f"{type(self).__name__}({args}, in_channels={in_channels if in_channels else None})"
+
+
+class _Norm(HybridBlock):
+    """LayerNorm / InstanceNorm / GroupNorm: ``gamma`` and ``beta`` over the channel axis."""
+
+    _op = ""
+
+    def __init__(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self._axis = axis
+        self._kwargs = {"eps": epsilon}
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(in_channels,),
+                                     init=gamma_initializer, allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(in_channels,),
+                                    init=beta_initializer, allow_deferred_init=True)
+
+    def infer_shape(self, x, *args):
+        from ast_hybrid.gluon._ops import raw
+
+        c = int(raw(x).shape[self._axis])
+        self.gamma.shape = (c,)
+        self.beta.shape = (c,)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(axis={self._axis}, eps={self._kwargs['eps']}, in_channels={self.gamma.shape[0] or None})"
+
+
+class LayerNorm(_Norm):
+    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", in_channels=0, prefix=None, params=None):
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels,
+                         prefix=prefix, params=params)
+
+    def hybrid_forward(self, F, data, gamma, beta):
+        return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._kwargs["eps"])
+
+
+class InstanceNorm(_Norm):
+    def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False, beta_initializer="zeros",
+                 gamma_initializer="ones", in_channels=0, **kwargs):
+        super().__init__(axis, epsilon, center, scale, beta_initializer, gamma_initializer, in_channels,
+                         **kwargs)
+
+    def hybrid_forward(self, F, x, gamma, beta):
+        if self._axis == 1:
+            return F.InstanceNorm(x, gamma, beta, eps=self._kwargs["eps"])
+        x = x.swapaxes(1, self._axis)
+        return F.InstanceNorm(x, gamma, beta, eps=self._kwargs["eps"]).swapaxes(1, self._axis)
+
+
+class GroupNorm(HybridBlock):
+    """MXNet 1.9.1's GroupNorm: ``gamma`` and ``beta`` have one value per GROUP (shape (num_groups,))."""
+
+    def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center, "scale": scale}
+        self._num_groups = num_groups
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null", shape=(num_groups,),
+                                     init=gamma_initializer, allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null", shape=(num_groups,),
+                                    init=beta_initializer, allow_deferred_init=True)
+
+    def hybrid_forward(self, F, data, gamma, beta):
+        return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._kwargs["eps"])
+
+    def __repr__(self):
+        return f"{type(self).__name__}(num_groups={self._num_groups}, eps={self._kwargs['eps']})"
+
+
+class Embedding(HybridBlock):
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, sparse_grad=False,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
+                        "sparse_grad": sparse_grad}
+        self.weight = self.params.get("weight", shape=(input_dim, output_dim), init=weight_initializer,
+                                      dtype=dtype, allow_deferred_init=True)
+
+    def hybrid_forward(self, F, x, weight):
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
+
+    def __repr__(self):
+        k = self._kwargs
+        return f"{type(self).__name__}({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
+
+
+class LeakyReLU(HybridBlock):
+    def __init__(self, alpha, **kwargs):
+        if alpha < 0:
+            raise ValueError("Slope coefficient for LeakyReLU must be no less than 0.")
+        super().__init__(**kwargs)
+        self._alpha = alpha
+
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type="leaky", slope=self._alpha)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._alpha})"
+
+
+class PReLU(HybridBlock):
+    def __init__(self, alpha_initializer=None, in_channels=1, **kwargs):
+        super().__init__(**kwargs)
+        from ast_hybrid import init as _init
+
+        with self.name_scope():
+            self.alpha = self.params.get("alpha", shape=(in_channels,),
+                                         init=alpha_initializer if alpha_initializer is not None
+                                         else _init.Constant(0.25))
+
+    def hybrid_forward(self, F, x, alpha):
+        return F.LeakyReLU(x, gamma=alpha, act_type="prelu")
+
+
+class ELU(HybridBlock):
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self._alpha = alpha
+
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type="elu", slope=self._alpha)
+
+
+class SELU(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type="selu")
+
+
+class GELU(HybridBlock):
+    def hybrid_forward(self, F, x):
+        return F.LeakyReLU(x, act_type="gelu")
+
+
+class Swish(HybridBlock):
+    def __init__(self, beta=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self._beta = beta
+
+    def hybrid_forward(self, F, x):
+        return x * F.sigmoid(self._beta * x)

@@ -1,0 +1,90 @@
+"""Each layer, built with the SAME constructor text in MXNet 1.9.1 and here, with MXNet's random
+parameters loaded, gives MXNet's output (imperative and hybridized)."""
+
+import numpy as np
+import pytest
+
+from ast_hybrid.gluon import nn  # noqa: F401  (used by eval)
+from ast_hybrid.gluon.block import _mode
+
+pytestmark = pytest.mark.oracle
+
+CASES = [
+    ("nn.Dense(7, activation='tanh', flatten=True)", (3, 4, 5)),
+    ("nn.Dense(7, flatten=False, use_bias=False)", (3, 4, 5)),
+    ("nn.Conv2D(4, 3, strides=2, padding=1, groups=2)", (2, 6, 9, 9)),
+    ("nn.Conv1D(3, 2, dilation=2, activation='relu')", (2, 4, 10)),
+    ("nn.Conv3D(2, (1, 2, 2))", (1, 3, 4, 5, 5)),
+    ("nn.MaxPool2D(3, 2, 1)", (2, 3, 9, 9)),
+    ("nn.MaxPool2D(2, ceil_mode=True)", (1, 2, 7, 7)),
+    ("nn.AvgPool2D(3, 2, 1)", (2, 3, 8, 8)),
+    ("nn.AvgPool2D(3, 2, 1, count_include_pad=False)", (2, 3, 8, 8)),
+    ("nn.AvgPool1D(2)", (2, 3, 8)),
+    ("nn.GlobalAvgPool2D()", (2, 3, 5, 5)),
+    ("nn.GlobalMaxPool1D()", (2, 3, 5)),
+    ("nn.BatchNorm()", (4, 3, 5, 5)),
+    ("nn.BatchNorm(axis=-1, scale=False)", (4, 5, 3)),
+    ("nn.LayerNorm()", (3, 6)),
+    ("nn.InstanceNorm()", (2, 3, 6)),
+    ("nn.GroupNorm(num_groups=2)", (2, 4, 3, 3)),
+    ("nn.Embedding(10, 4)", None),
+    ("nn.LeakyReLU(0.1)", (3, 5)),
+    ("nn.PReLU()", (3, 5)),
+    ("nn.ELU(0.7)", (3, 5)),
+    ("nn.SELU()", (3, 5)),
+    ("nn.GELU()", (3, 5)),
+    ("nn.Swish(1.5)", (3, 5)),
+    ("nn.Flatten()", (2, 3, 4)),
+    ("nn.Activation('softrelu')", (3, 5)),
+]
+
+
+def _input(shape):
+    rng = np.random.default_rng(3)
+    if shape is None:
+        return rng.integers(0, 10, (3, 4)).astype("float32")
+    return rng.standard_normal(shape).astype("float32")
+
+
+@pytest.mark.parametrize("ctor,shape", CASES, ids=[c for c, _ in CASES])
+def test_layer_matches_mxnet(oracle, tmp_path, ctor, shape):
+    x = _input(shape)
+    path = str(tmp_path / "l.params")
+    code = f"""
+from mxnet.gluon import nn
+from mxnet import autograd
+layer = {ctor}
+layer.initialize()
+layer(nd.array(inp['x']))
+rs = np.random.RandomState(0)
+for p in layer.collect_params().values():
+    p.set_data(nd.array(rs.uniform(0.5, 1.5, p.shape)))
+layer.save_parameters({path!r})
+out['y'] = layer(nd.array(inp['x'])).asnumpy()
+with autograd.record():
+    t = layer(nd.array(inp['x']))
+out['train'] = t.asnumpy()
+"""
+    ref = oracle.run(code, x=x)
+    for hybridize in (False, True):
+        layer = eval(ctor)
+        layer.initialize()
+        layer(x)
+        layer.load_parameters(path)
+        if hybridize:
+            layer.hybridize()
+        np.testing.assert_allclose(np.asarray(layer(x)), ref["y"], rtol=1e-4, atol=1e-5, err_msg=ctor)
+        with _mode(True):
+            np.testing.assert_allclose(np.asarray(layer(x)), ref["train"], rtol=1e-4, atol=1e-5,
+                                       err_msg=ctor + " (training mode)")
+
+
+def test_dropout_keys_threaded_through_the_program():
+    layer = nn.Dropout(0.5)
+    layer.hybridize()
+    x = np.ones((64, 64), "float32")
+    np.testing.assert_array_equal(np.asarray(layer(x)), x)          # predict mode: identity
+    with _mode(True):
+        a, b = np.asarray(layer(x)), np.asarray(layer(x))
+    assert not np.array_equal(a, b)                                # a fresh key per call
+    assert set(np.unique(a)) <= {0.0, 2.0} and 0.3 < (a == 0).mean() < 0.7
