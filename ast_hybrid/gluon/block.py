@@ -297,7 +297,8 @@ class _Compiled:
 
         self.params = list(block.collect_params().values())
         self.leaves = tuple(p._data for p in self.params)
-        self.input_specs = [jax.ShapeDtypeStruct(_ops.raw(x).shape, _ops.raw(x).dtype) for x in inputs]
+        self.input_specs = [jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), x)
+                            for x in inputs]
         params = self.params
 
         def predict(leaves, *xs):
