@@ -205,12 +205,48 @@ def _embedding(data, weight, input_dim=None, output_dim=None, dtype=None, sparse
     return jnp.take(raw(weight), idx, axis=0)
 
 
+def _deconvolution(data, weight, bias=None, kernel=None, stride=(), dilate=(), pad=(), adj=(),
+                   target_shape=(), num_filter=None, num_group=1, no_bias=False, layout=None, **_):
+    """MXNet's Deconvolution (weight (C_in, C_out / groups, *kernel)) as a dilated convolution."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    x, w = raw(data), raw(weight)
+    n = x.ndim - 2
+    kernel, stride = tuple(w.shape[2:]), _tup(stride or 1, n)
+    dilate, pad, adj = _tup(dilate or 1, n), _tup(pad or 0, n), _tup(adj or 0, n)
+    g = num_group
+    cin, coutg = w.shape[0], w.shape[1]
+    w = jnp.flip(w, axis=tuple(range(2, w.ndim)))
+    w = w.reshape((g, cin // g, coutg) + kernel).swapaxes(1, 2).reshape((g * coutg, cin // g) + kernel)
+    spatial = "DHW"[-n:]
+    dn = lax.conv_dimension_numbers(x.shape, w.shape, ("NC" + spatial, "OI" + spatial, "NC" + spatial))
+    padding = [(d * (k - 1) - p, d * (k - 1) - p + a) for k, d, p, a in zip(kernel, dilate, pad, adj)]
+    out = lax.conv_general_dilated(x, w, (1,) * n, padding, lhs_dilation=stride, rhs_dilation=dilate,
+                                   dimension_numbers=dn, feature_group_count=g)
+    if not no_bias and bias is not None:
+        out = out + raw(bias).reshape((1, -1) + (1,) * n)
+    return out
+
+
+def _pad(data, mode="constant", pad_width=(), constant_value=0.0, **_):
+    import jax.numpy as jnp
+
+    x = raw(data)
+    pw = list(zip(pad_width[::2], pad_width[1::2]))
+    np_mode = {"constant": "constant", "edge": "edge", "reflect": "reflect"}[mode]
+    if np_mode == "constant":
+        return jnp.pad(x, pw, mode="constant", constant_values=constant_value)
+    return jnp.pad(x, pw, mode=np_mode)
+
+
 _FALLBACK = types.SimpleNamespace(
     FullyConnected=_fully_connected, Activation=_activation, Dropout=_dropout, Flatten=_flatten,
     flatten=_flatten, relu=lambda x: _activation(x, "relu"), sigmoid=lambda x: _activation(x, "sigmoid"),
     tanh=lambda x: _activation(x, "tanh"),
     Convolution=_convolution, Pooling=_pooling, BatchNorm=_batch_norm, LeakyReLU=_leaky_relu,
     LayerNorm=_layer_norm, InstanceNorm=_instance_norm, GroupNorm=_group_norm, Embedding=_embedding,
+    Deconvolution=_deconvolution, pad=_pad, Pad=_pad,
 )
 
 

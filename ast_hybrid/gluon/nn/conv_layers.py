@@ -11,7 +11,8 @@ from __future__ import annotations
 from ast_hybrid.gluon.block import HybridBlock
 from ast_hybrid.gluon.nn.basic_layers import Activation
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
+           "ReflectionPad2D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
            "AvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D", "GlobalAvgPool1D",
            "GlobalAvgPool2D", "GlobalAvgPool3D"]
 
@@ -34,7 +35,11 @@ class _Conv(HybridBlock):
                             "pad": _tup(padding, n), "num_filter": channels, "num_group": groups,
                             "no_bias": not use_bias, "layout": layout}
             self._op_name = op_name
-            wshape = (channels, in_channels // groups if in_channels else 0) + tuple(kernel_size)
+            if op_name == "Deconvolution":
+                self._kwargs["adj"] = _tup(adj or 0, n)
+                wshape = (in_channels, channels // groups) + tuple(kernel_size)
+            else:
+                wshape = (channels, in_channels // groups if in_channels else 0) + tuple(kernel_size)
             self.weight = self.params.get("weight", shape=wshape, init=weight_initializer,
                                           allow_deferred_init=True)
             self.bias = self.params.get("bias", shape=(channels,), init=bias_initializer,
@@ -48,7 +53,10 @@ class _Conv(HybridBlock):
         from ast_hybrid.gluon._ops import raw
 
         c = int(raw(x).shape[1])
-        self.weight.shape = (self._channels, c // self._kwargs["num_group"]) + self._kwargs["kernel"]
+        if self._op_name == "Deconvolution":
+            self.weight.shape = (c, self._channels // self._kwargs["num_group"]) + self._kwargs["kernel"]
+        else:
+            self.weight.shape = (self._channels, c // self._kwargs["num_group"]) + self._kwargs["kernel"]
 
     def hybrid_forward(self, F, x, weight, bias=None):
         act = getattr(F, self._op_name)(x, weight, bias, **self._kwargs)
@@ -97,6 +105,35 @@ class Conv3D(_Conv):
                  bias_initializer="zeros", in_channels=0, **kwargs):
         super().__init__(channels, _tup(kernel_size, 3), strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer, bias_initializer, **kwargs)
+
+
+def _transpose_class(name, n, layout0):
+    def __init__(self, channels, kernel_size, strides=(1,) * n, padding=(0,) * n, output_padding=(0,) * n,
+                 dilation=(1,) * n, groups=1, layout=layout0, activation=None, use_bias=True,
+                 weight_initializer=None, bias_initializer="zeros", in_channels=0, **kwargs):
+        _Conv.__init__(self, channels, _tup(kernel_size, n), strides, padding, dilation, groups, layout,
+                       in_channels, activation, use_bias, weight_initializer, bias_initializer,
+                       op_name="Deconvolution", adj=output_padding, **kwargs)
+        self.outpad = _tup(output_padding, n)
+    return type(name, (_Conv,), {"__init__": __init__, "__module__": __name__})
+
+
+Conv1DTranspose = _transpose_class("Conv1DTranspose", 1, "NCW")
+Conv2DTranspose = _transpose_class("Conv2DTranspose", 2, "NCHW")
+Conv3DTranspose = _transpose_class("Conv3DTranspose", 3, "NCDHW")
+
+
+class ReflectionPad2D(HybridBlock):
+    def __init__(self, padding=0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(padding, int):
+            padding = (0, 0, 0, 0, padding, padding, padding, padding)
+        if len(padding) != 8:
+            raise ValueError("ReflectionPad2D: padding must be an int or 8 values (NCHW, before/after each)")
+        self._padding = tuple(padding)
+
+    def hybrid_forward(self, F, x):
+        return F.pad(x, mode="reflect", pad_width=self._padding)
 
 
 class _Pooling(HybridBlock):
