@@ -24,7 +24,6 @@ available, so tensor-dependent Python control flow becomes ``lax``.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 from collections import OrderedDict

@@ -10,7 +10,8 @@ from __future__ import annotations
 from ast_hybrid.gluon.block import Block, HybridBlock
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm",
-           "Embedding", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Activation", "Dropout", "Flatten", "Identity",
+           "Embedding", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Activation", "Dropout", "Flatten",
+           "Identity",
            "Lambda", "HybridLambda", "Concurrent", "HybridConcurrent"]
 
 
@@ -282,7 +283,8 @@ class _Norm(HybridBlock):
         self.beta.shape = (c,)
 
     def __repr__(self):
-        return f"{type(self).__name__}(axis={self._axis}, eps={self._kwargs['eps']}, in_channels={self.gamma.shape[0] or None})"
+        eps, c = self._kwargs["eps"], self.gamma.shape[0] or None
+        return f"{type(self).__name__}(axis={self._axis}, eps={eps}, in_channels={c})"
 
 
 class LayerNorm(_Norm):
@@ -322,7 +324,8 @@ class GroupNorm(HybridBlock):
                                     init=beta_initializer, allow_deferred_init=True)
 
     def hybrid_forward(self, F, data, gamma, beta):
-        return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._kwargs["eps"])
+        return F.GroupNorm(data, gamma=gamma, beta=beta, num_groups=self._num_groups,
+                           eps=self._kwargs["eps"])
 
     def __repr__(self):
         return f"{type(self).__name__}(num_groups={self._num_groups}, eps={self._kwargs['eps']})"

@@ -179,8 +179,15 @@ def _pool_class(name, n, pool_type, default_layout, is_global):
     return type(name, (_Pooling,), {"__init__": __init__, "__module__": __name__})
 
 
-_LAYOUTS = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
-for _n in (1, 2, 3):
-    for _kind, _type, _glob in (("MaxPool", "max", False), ("AvgPool", "avg", False),
-                                ("GlobalMaxPool", "max", True), ("GlobalAvgPool", "avg", True)):
-        globals()[f"{_kind}{_n}D"] = _pool_class(f"{_kind}{_n}D", _n, _type, _LAYOUTS[_n], _glob)
+MaxPool1D = _pool_class("MaxPool1D", 1, "max", "NCW", False)
+AvgPool1D = _pool_class("AvgPool1D", 1, "avg", "NCW", False)
+GlobalMaxPool1D = _pool_class("GlobalMaxPool1D", 1, "max", "NCW", True)
+GlobalAvgPool1D = _pool_class("GlobalAvgPool1D", 1, "avg", "NCW", True)
+MaxPool2D = _pool_class("MaxPool2D", 2, "max", "NCHW", False)
+AvgPool2D = _pool_class("AvgPool2D", 2, "avg", "NCHW", False)
+GlobalMaxPool2D = _pool_class("GlobalMaxPool2D", 2, "max", "NCHW", True)
+GlobalAvgPool2D = _pool_class("GlobalAvgPool2D", 2, "avg", "NCHW", True)
+MaxPool3D = _pool_class("MaxPool3D", 3, "max", "NCDHW", False)
+AvgPool3D = _pool_class("AvgPool3D", 3, "avg", "NCDHW", False)
+GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, "max", "NCDHW", True)
+GlobalAvgPool3D = _pool_class("GlobalAvgPool3D", 3, "avg", "NCDHW", True)
