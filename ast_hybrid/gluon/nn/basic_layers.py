@@ -341,7 +341,7 @@ class Embedding(HybridBlock):
                                       dtype=dtype, allow_deferred_init=True)
 
     def hybrid_forward(self, F, x, weight):
-        return F.Embedding(x, weight, name="fwd", **self._kwargs)
+        return F.Embedding(x, weight, **self._kwargs)
 
     def __repr__(self):
         k = self._kwargs
