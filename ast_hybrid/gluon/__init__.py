@@ -1,9 +1,9 @@
 """The Gluon-compatible front: ``from ast_hybrid.gluon import nn, Block, HybridBlock, SymbolBlock``."""
 
-from ast_hybrid.gluon import nn, rnn
+from ast_hybrid.gluon import loss, nn, rnn
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.gluon.parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from ast_hybrid.gluon.symbol_block import SymbolBlock
 
-__all__ = ["nn", "rnn", "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
+__all__ = ["nn", "rnn", "loss", "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict", "Constant",
            "DeferredInitializationError"]
