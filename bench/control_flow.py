@@ -96,7 +96,7 @@ def long_function_source(lines: int = 100) -> str:
         k = i % 5
         if k == 0:
             out += [f"    if x.sum() > {i}.0:", f"        acc = acc + x * {i % 3 + 1}.0",
-                    "    else:", f"        acc = acc - h * 0.5"]
+                    "    else:", "        acc = acc - h * 0.5"]
         elif k == 1:
             out += ["    for j in range(n):", f"        acc = acc * 0.9 + {i}.0", "        if acc.sum() > 100.0:",
                     "            break"]

@@ -2,8 +2,10 @@
 
 Programs come from ``progen`` (source text written to a real module file, so
 ``inspect.getsource`` works).  Each compiled program is run on several inputs
-to share the compile cost.  Tiers: the default profile (a few hundred
-programs, for local runs) and ``AST_HYBRID_PROPERTY=ci`` (thousands).
+to share the compile cost.  Tiers: ``test_jit_matches_plain_python``
+(profile ``fast``, a few hundred programs; ``AST_HYBRID_PROPERTY=ci`` raises
+it) and the ``slow``-marked ``..._thousands`` (profile ``ci``, always run in CI;
+``-m 'not slow'`` leaves it out locally).
 
 The generator itself is checked against plain Python in every run; the
 transpiler property needs ``ast_hybrid.api`` and is skipped, loudly, while it
@@ -53,18 +55,17 @@ def test_generated_programs_are_well_defined_python(seed):
         assert np.isfinite(out), src
 
 
-@needs_transpiler
-@settings(settings.get_profile(PROFILE))
-@given(seeds)
-def test_jit_matches_plain_python(seed):
+def _check_against_python(seed, make=None):
     import jax.numpy as jnp
 
-    import ast_hybrid
+    if make is None:
+        import ast_hybrid
 
+        make = ast_hybrid.jit
     r = random.Random(seed)
     src = progen.generate(r)
     f = progen.load(src)
-    g = ast_hybrid.jit(f)
+    g = make(f)
     for _ in range(INPUTS_PER_PROGRAM):
         x, y, n = progen.inputs(r)
         want = f(x, y, n)
@@ -72,6 +73,31 @@ def test_jit_matches_plain_python(seed):
         got = np.asarray(got)
         assert got.dtype == np.float32, src
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, err_msg=src)
+
+
+@settings(settings.get_profile(PROFILE))
+@given(seeds)
+def test_harness_eager_jax_matches_numpy(seed):
+    """The harness itself: the unconverted function run eagerly on concrete jax
+    arrays (Python control flow works on concrete values) agrees with numpy, so
+    a mismatch in the jit property is the transpiler's, not the inputs'."""
+    _check_against_python(seed, make=lambda f: f)
+
+
+@needs_transpiler
+@settings(settings.get_profile(PROFILE))
+@given(seeds)
+def test_jit_matches_plain_python(seed):
+    _check_against_python(seed)
+
+
+@needs_transpiler
+@pytest.mark.slow
+@settings(settings.get_profile("ci"))
+@given(seeds)
+def test_jit_matches_plain_python_thousands(seed):
+    """The CI tier: thousands of programs (deselect locally with ``-m 'not slow'``)."""
+    _check_against_python(seed)
 
 
 UNDEFINED_IN_ONE_BRANCH = '''
