@@ -6,7 +6,7 @@ state variables, ``a`` (scalar) and ``b`` (shape (4,)), defined before any
 control flow, so every variable is defined on all paths and keeps its shape
 and dtype across branches and iterations.  It mixes ``if``/``elif``/``else``,
 ``for`` over static ranges, traced ranges (``range(n)``) and arrays (``for v
-in x``), counter-bounded ``while`` (the counter is incremented first, so
+in x``, ``for row in x.reshape(2, 2)``), counter-bounded ``while`` (the counter is incremented first, so
 ``continue`` cannot loop forever), ``break``, ``continue``, early ``return``,
 ternaries and ``and``/``or``/``not``, over traced values (``a > 0``,
 ``x[i] > y``, ``b.sum() > y``) and static module constants (``FLAG``,
@@ -86,7 +86,7 @@ def _stmt(r: random.Random, ind: int, depth: int, loop_var: str | None,
     sp = "    " * ind
     kinds = ["update", "update"]
     if depth < 2:
-        kinds += ["if", "ifelse", "elif", "for_static", "for_traced", "for_array", "while"]
+        kinds += ["if", "ifelse", "elif", "for_static", "for_traced", "for_array", "for_rows", "while"]
     if in_loop:
         kinds += ["break", "continue"]
     if top:
@@ -113,6 +113,10 @@ def _stmt(r: random.Random, ind: int, depth: int, loop_var: str | None,
         return [sp + "for i in range(n):"] + _block(r, ind + 1, depth + 1, "i", True, False)
     if k == "for_array":
         return [sp + "for v in x:"] + _block(r, ind + 1, depth + 1, "v", True, False)
+    if k == "for_rows":
+        return [sp + "for row in x.reshape(2, 2):",
+                sp + "    " + r.choice(["a = a * 0.5 + row.sum()", "b = b * 0.5 + row[0]"])
+                ] + _block(r, ind + 1, depth + 1, None, True, False)
     # while: counter named by depth so nested loops do not share it
     c = f"k{depth}"
     bound = r.choice(["3", "n + 1"])
