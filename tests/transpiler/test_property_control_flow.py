@@ -29,7 +29,7 @@ import progen  # noqa: E402
 
 settings.register_profile("fast", max_examples=200, deadline=None, derandomize=True,
                           database=None, suppress_health_check=list(HealthCheck))
-settings.register_profile("ci", max_examples=2000, deadline=None, derandomize=True,
+settings.register_profile("ci", max_examples=1500, deadline=None, derandomize=True,
                           database=None, suppress_health_check=list(HealthCheck))
 PROFILE = os.environ.get("AST_HYBRID_PROPERTY", "fast")
 INPUTS_PER_PROGRAM = 4
