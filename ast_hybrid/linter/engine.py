@@ -1,0 +1,152 @@
+"""Steps 2-4 of the linter's pipeline (see :mod:`ast_hybrid.linter`).
+
+Finds the entry points, builds one :class:`~ast_hybrid.linter.kinds.Unit`
+per function reached (entries and the same-file helpers they pass ``F``
+to), propagates parameter and return tags between units until they are
+stable, then runs the :class:`~ast_hybrid.linter.checks.Checker` on each.
+No state outlives one call of :func:`analyse`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..diagnostics import Diagnostic
+from .checks import Checker
+from .kinds import EMPTY, Tag, Unit
+from .module import ModuleFacts
+
+__all__ = ["analyse"]
+
+MAX_ROUNDS = 8
+_STATES = re.compile(r"(^|_)states?$")
+
+
+def _entry_tags(unit: Unit, style: str) -> dict:
+    fn = unit.fn
+    names = [p.id for p in unit.params]
+    tags = {}
+    if names:
+        tags[names[0]] = frozenset((Tag.SELF,))
+    rest = names[1:]
+    if style == "F" and rest:
+        tags[rest[0]] = frozenset((Tag.F,))
+        rest = rest[1:]
+    for n in rest:
+        # Gluon's recurrent cells take `states` as a list of tensors
+        tags[n] = frozenset((Tag.U,)) if _STATES.search(n) else frozenset((Tag.T,))
+    for p in fn.args.kwonlyargs:
+        tags[p.id] = frozenset((Tag.T,))
+    if fn.args.vararg is not None:
+        tags[fn.args.vararg.id] = frozenset((Tag.S,))
+    if fn.args.kwarg is not None:
+        tags[fn.args.kwarg.id] = frozenset((Tag.D,))
+    return tags
+
+
+class _Session:
+    def __init__(self, src, tree, target):
+        self.src = src
+        self.target = target
+        self.facts = ModuleFacts(tree)
+        self.units: dict = {}        # key -> Unit
+        self.pinned: dict = {}       # key -> entry tags (never widened by call sites)
+        self.errors: list[Diagnostic] = []
+
+    def unit(self, key):
+        if key in self.units:
+            return self.units[key]
+        cls_name, fname = key
+        if cls_name is None:
+            fn, cls = self.facts.functions.get(fname), None
+        else:
+            cls = self.facts.classes.get(cls_name)
+            fn = cls.methods.get(fname) if cls else None
+        if fn is None:
+            return None
+        u = Unit(fn, self.facts, cls, "F", is_method=cls is not None)
+        u.unit_lookup = self.units.get
+        if cls is not None and u.is_method and u.params:
+            u.param_tags[u.params[0].id] = frozenset((Tag.SELF,))
+        self.units[key] = u
+        return u
+
+    def run(self) -> list[Diagnostic]:
+        for cls, fn, style in self.facts.entries():
+            key = (cls.name, fn.name)
+            if key in self.units:
+                continue
+            try:
+                u = Unit(fn, self.facts, cls, style, is_method=True)
+            except RecursionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - reported as HY999
+                self._internal(fn, exc)
+                continue
+            u.unit_lookup = self.units.get
+            u.param_tags = _entry_tags(u, style)
+            self.units[key] = u
+            self.pinned[key] = u.param_tags
+        self._propagate()
+        out = []
+        for key, u in list(self.units.items()):
+            try:
+                for f in Checker(u, self.src, self.target).run():
+                    out.append(Diagnostic(f.code, f.message, self.src.path, self.src.span(f.node),
+                                          help=f.help, fix=f.fix))
+            except RecursionError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - reported as HY999
+                self._internal(u.fn, exc)
+        return out + self.errors
+
+    def _propagate(self):
+        for _ in range(MAX_ROUNDS):
+            changed = False
+            for key, u in list(self.units.items()):
+                u.reset()
+                try:
+                    self._evaluate(u)
+                except RecursionError:
+                    raise
+                except Exception as exc:  # noqa: BLE001
+                    self._internal(u.fn, exc)
+                    self.units.pop(key, None)
+                    continue
+                rets = u.nested_returns(u.fn)
+                if rets != u.returns:
+                    u.returns = rets
+                    changed = True
+                for call, target, skip_first in u.helper_calls:
+                    callee = self.unit(target)
+                    if callee is None or target in self.pinned:
+                        continue
+                    bound = u.bind_args(call, callee.params, skip_first and callee.is_method)
+                    for name, tags in bound.items():
+                        old = callee.param_tags.get(name, EMPTY)
+                        if not tags <= old:
+                            callee.param_tags[name] = old | tags
+                            changed = True
+            if not changed:
+                break
+        for u in self.units.values():
+            u.reset()
+
+    @staticmethod
+    def _evaluate(u: Unit):
+        import gast
+        for node in gast.walk(u.fn):
+            if isinstance(node, gast.Call):
+                u.kind(node)
+
+    def _internal(self, fn, exc):
+        self.errors.append(Diagnostic(
+            "HY999", f"internal error while linting `{getattr(fn, 'name', '?')}`: "
+                     f"{type(exc).__name__}: {exc}",
+            self.src.path, self.src.span(fn),
+            help="this is a bug in ast-hybrid; please report it with the file. "
+                 "The other functions were linted"))
+
+
+def analyse(src, tree, target) -> list[Diagnostic]:
+    return _Session(src, tree, target).run()

@@ -1,0 +1,573 @@
+"""What kind of value an expression holds inside a forward: tensor or Python value.
+
+One :class:`Unit` is one function of the file (a ``hybrid_forward``, a
+``forward``, or a helper it passes ``F`` to), converted to :mod:`gast` on its
+own and given to **beniget**, whose def-use chains tell, for every use of a
+name, which definitions may reach it.  :meth:`Unit.kind` then gives a
+frozenset of *tags* for any expression; a name's tags are the union over the
+definitions that reach it (a name is a tensor if *any* reaching definition
+makes it one).
+
+Tags (:class:`Tag`):
+
+- ``T``: a tensor.  Parameters after ``F`` (``**kwargs`` hold the block's
+  parameters: tensors too), results of ``F.op(...)``/``F.ns.op(...)``,
+  arithmetic, comparisons (elementwise), indexing and fluent methods of
+  tensors (``x.reshape(...)``, ``x.T``), ops of ``mx.nd``/``mx.sym``/``mx.np``.
+- ``U``: tensor-like but perhaps a tuple of them: what a child block returns
+  (``self.body(x)``), multi-output ops (``F.split``, ``F.RNN``,
+  ``F.contrib.foreach``).  Rules that need *certainty* (iteration, ``len``,
+  integer indexing) ignore it.
+- ``S`` / ``D``: a tuple or list / a dict of tensors (``*args``, ``**kwargs``).
+- ``F``, ``FOP``: the op namespace and anything reached from it
+  (``F.contrib``, ``getattr(F, name)``).
+- ``SELF``, ``CHILD``: the block, and its (non-method) attributes.
+- ``TMETH``: a bound method of a tensor (``x.reshape`` before the call).
+- ``INT``: a Python int (literals, ``range`` loop variables, ``x.shape[i]``).
+
+Not tensors: literals, ``self`` attributes that are not called, ``x is None``
+and ``in`` tests, ``F`` itself, ``isinstance``/``len``/``autograd.is_training()``
+and every call we cannot follow.
+
+Precision limits (documented, deliberate):
+
+- Calls are followed only into functions of the *same file*: nested
+  functions (always, their arguments bound at every call site), module
+  functions and methods of the class (when ``F`` is passed),
+  ``super().hybrid_forward(F, ...)`` and ``Parent.hybrid_forward(self, F, ...)``;
+  anything else returns "not a tensor", which errs toward silence.
+- Parameters of helpers get the union of what their call sites pass; one
+  context per function, not one per call site.
+- Containers other than literal tuples/lists/dicts are not tracked
+  (``xs.append(t)`` does not make ``xs`` a list of tensors).
+- A child block's output is ``U``: a block returning a tuple cannot be told
+  from one returning a tensor without reading the child's class.
+- Attributes of ``self`` are never tensors (MXNet 1.x passes parameters as
+  arguments); ``self.weight.data()`` is ``U``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import beniget
+import gast
+
+from .module import ClassFacts, ModuleFacts, dotted_name
+
+__all__ = ["Tag", "Unit", "is_op", "tensorish", "definitely_tensor", "EMPTY"]
+
+
+class Tag(str, Enum):
+    """What a value may be (see the module docstring)."""
+
+    T = "tensor"
+    U = "tensor-or-tuple"
+    S = "sequence-of-tensors"
+    D = "dict-of-tensors"
+    F = "op-namespace"
+    FOP = "op"
+    FMULTI = "multi-output-op"
+    SELF = "self"
+    CHILD = "self-attribute"
+    TMETH = "tensor-method"
+    INT = "python-int"
+
+
+EMPTY: frozenset = frozenset()
+_T = frozenset((Tag.T,))
+_U = frozenset((Tag.U,))
+_S = frozenset((Tag.S,))
+_D = frozenset((Tag.D,))
+_INT = frozenset((Tag.INT,))
+
+#: Ops whose result is several outputs (a list for NDArray, a grouped Symbol).
+MULTI_OUTPUT = frozenset({"split", "SliceChannel", "split_v2", "foreach", "while_loop",
+                          "cond", "RNN", "array_split", "hsplit", "vsplit", "dsplit",
+                          "topk", "unravel_index", "meshgrid"})
+#: Tensor methods that return a host value (numpy array or Python scalar).
+HOST_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist"})
+#: Tensor attributes that are not tensors.
+META_ATTRS = frozenset({"shape", "ndim", "size", "context", "ctx", "dtype", "stype",
+                        "grad", "handle", "name", "writable"})
+_BUILTIN_SAME = frozenset({"abs"})
+_BUILTIN_SEQ = frozenset({"tuple", "list", "sorted", "reversed"})
+_BINDINGS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.alias)
+
+
+def is_op(kinds) -> bool:
+    """``F`` itself or an op/namespace reached from it."""
+    return Tag.F in kinds or Tag.FOP in kinds or Tag.FMULTI in kinds
+
+
+def tensorish(kinds) -> bool:
+    return Tag.T in kinds or Tag.U in kinds
+
+
+def definitely_tensor(kinds) -> bool:
+    return Tag.T in kinds and not (Tag.U in kinds or Tag.S in kinds or Tag.D in kinds)
+
+
+def _elements(kinds) -> frozenset:
+    """Tags of the items obtained by iterating a value of ``kinds``."""
+    out = set()
+    if Tag.T in kinds or Tag.S in kinds:
+        out.add(Tag.T)
+    if Tag.U in kinds:
+        out.add(Tag.U)
+    if Tag.CHILD in kinds:
+        out.add(Tag.CHILD)
+    return frozenset(out)
+
+
+class _Chains(beniget.DefUseChains):
+    """beniget, silent: unbound names are module globals we resolve ourselves."""
+
+    def warn(self, msg, node):  # noqa: D102
+        pass
+
+
+def module_of(facts: ModuleFacts, dotted: str | None) -> str | None:
+    """Absolute dotted path of a global ``a.b.c`` through the file's imports."""
+    if not dotted:
+        return None
+    head, _, rest = dotted.partition(".")
+    mod = facts.imports.get(head)
+    if mod is None:
+        return None
+    if mod.startswith("."):
+        mod = "mxnet." + mod.lstrip(".")
+    full = f"{mod}.{rest}" if rest else mod
+    for old, new in (("mxnet.ndarray", "mxnet.nd"), ("mxnet.symbol", "mxnet.sym"),
+                     ("mxnet.numpy_extension", "mxnet.npx"), ("mxnet.numpy", "mxnet.np")):
+        if full == old or full.startswith(old + "."):
+            full = new + full[len(old):]
+    return full
+
+
+def module_family(full: str | None) -> str | None:
+    """``nd``, ``sym``, ``numpy`` or ``mxnp`` for an op path, else None."""
+    if not full:
+        return None
+    for prefix, fam in (("mxnet.nd.", "nd"), ("mxnet.sym.", "sym"), ("numpy.", "numpy"),
+                        ("mxnet.np.", "mxnp"), ("mxnet.npx.", "mxnp")):
+        if full.startswith(prefix):
+            return fam
+    return None
+
+
+class Unit:
+    """One function of the file, with its def-use chains and tensor kinds."""
+
+    def __init__(self, fn_ast, facts: ModuleFacts, cls: ClassFacts | None, style: str,
+                 is_method: bool):
+        self.facts = facts
+        self.cls = cls
+        self.style = style  # "F" (hybrid_forward and helpers given F) or "forward"
+        self.fn = gast.ast_to_gast(fn_ast)
+        self.name = fn_ast.name
+        chains = _Chains()
+        chains.visit(gast.Module(body=[self.fn], type_ignores=[]))
+        self.parents: dict = {}
+        for node in gast.walk(self.fn):
+            for child in gast.iter_child_nodes(node):
+                self.parents[child] = node
+        self.reaching: dict = {}
+        self.users: dict = {}
+        for node, d in chains.chains.items():
+            # beniget chains every expression to its parent; keep real bindings
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    continue
+            elif not isinstance(node, _BINDINGS):
+                continue
+            us = [u.node for u in d.users() if isinstance(u.node, gast.Name)]
+            self.users[node] = us
+            for u in us:
+                self.reaching.setdefault(u, []).append(node)
+        self.params = self._params(self.fn)
+        self.is_method = is_method and not any(
+            dotted_name(d) == "staticmethod" for d in fn_ast.decorator_list)
+        #: tags of each parameter of the unit itself (by position name)
+        self.param_tags: dict[str, frozenset] = {}
+        self.returns: frozenset = EMPTY
+        self.reset()
+
+    @staticmethod
+    def _params(fn) -> list:
+        a = fn.args
+        return [*a.posonlyargs, *a.args]
+
+    def reset(self):
+        """Forget computed kinds (the parameters' tags changed)."""
+        self._memo: dict = {}
+        self._def_memo: dict = {}
+        self.helper_calls: list = []  # (call node, target unit key, bound tags)
+
+    # -- names -------------------------------------------------------------
+    def f_names(self) -> list[str]:
+        return [p.id for p in self.params if Tag.F in self.param_tags.get(p.id, EMPTY)]
+
+    def defs_of(self, name_node) -> list:
+        return self.reaching.get(name_node, [])
+
+    def is_global(self, name_node) -> bool:
+        return not self.defs_of(name_node)
+
+    def global_path(self, node) -> str | None:
+        """Absolute module path of an attribute chain rooted at an imported global."""
+        dotted = dotted_name(node)
+        if not dotted:
+            return None
+        root = node
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        defs = self.defs_of(root)
+        if defs and not all(isinstance(d, gast.alias) for d in defs):
+            return None
+        return module_of(self.facts, dotted)
+
+    # -- kinds -------------------------------------------------------------
+    def kind(self, node) -> frozenset:
+        key = node
+        memo = self._memo
+        if key in memo:
+            return memo[key]
+        memo[key] = EMPTY  # cycles resolve to "not a tensor" while in progress
+        res = self._kind(node)
+        memo[key] = res
+        return res
+
+    def _kind(self, node) -> frozenset:
+        t = type(node)
+        if t is gast.Name:
+            out = set()
+            for d in self.defs_of(node):
+                out |= self.def_kind(d)
+            return frozenset(out)
+        if t is gast.Constant:
+            v = node.value
+            return _INT if isinstance(v, int) and not isinstance(v, bool) else EMPTY
+        if t is gast.BinOp:
+            lk, rk = self.kind(node.left), self.kind(node.right)
+            both = lk | rk
+            if tensorish(both):
+                return _T
+            if Tag.S in both and isinstance(node.op, (gast.Add, gast.Mult)):
+                return _S
+            if Tag.INT in lk and Tag.INT in rk:
+                return _INT
+            return EMPTY
+        if t is gast.UnaryOp:
+            k = self.kind(node.operand)
+            if isinstance(node.op, gast.Not):
+                return EMPTY
+            if tensorish(k):
+                return _T
+            return _INT if Tag.INT in k else EMPTY
+        if t is gast.Compare:
+            kinds = [self.kind(node.left)] + [self.kind(c) for c in node.comparators]
+            if any(isinstance(op, (gast.Is, gast.IsNot, gast.In, gast.NotIn)) for op in node.ops):
+                return EMPTY
+            return _T if any(tensorish(k) for k in kinds) else EMPTY
+        if t is gast.BoolOp:
+            out = set()
+            for v in node.values:
+                out |= self.kind(v)
+            return frozenset(out)
+        if t is gast.IfExp:
+            return self.kind(node.body) | self.kind(node.orelse)
+        if t is gast.NamedExpr:
+            return self.kind(node.value)
+        if t is gast.Starred:
+            return self.kind(node.value)
+        if t is gast.Call:
+            return self._call_kind(node)
+        if t is gast.Attribute:
+            return self._attr_kind(node)
+        if t is gast.Subscript:
+            return self._subscript_kind(node)
+        if t in (gast.Tuple, gast.List):
+            out = EMPTY
+            for e in node.elts:
+                k = self.kind(e)
+                if tensorish(k) or Tag.S in k:
+                    out = _S
+            return out
+        if t in (gast.ListComp, gast.GeneratorExp, gast.SetComp):
+            return _S if tensorish(self.kind(node.elt)) else EMPTY
+        if t is gast.Dict:
+            return _D if any(v is not None and tensorish(self.kind(v)) for v in node.values) else EMPTY
+        return EMPTY
+
+    def _attr_kind(self, node) -> frozenset:
+        vk = self.kind(node.value)
+        out = set()
+        if is_op(vk):
+            out.add(Tag.FMULTI if node.attr in MULTI_OUTPUT else Tag.FOP)
+        if Tag.SELF in vk:
+            if not (self.cls is not None and self.facts.has_method(self.cls, node.attr)):
+                out.add(Tag.CHILD)
+        if Tag.CHILD in vk:
+            out.add(Tag.CHILD)
+        if tensorish(vk):
+            if node.attr == "T":
+                out.add(Tag.T)
+            elif node.attr not in META_ATTRS:
+                out.add(Tag.TMETH)
+        if Tag.D in vk and node.attr in ("get", "values", "items", "pop"):
+            out.add(Tag.TMETH)
+        return frozenset(out)
+
+    def _subscript_kind(self, node) -> frozenset:
+        vk = self.kind(node.value)
+        out = set()
+        if Tag.T in vk:
+            out.add(Tag.T)
+        if Tag.U in vk:
+            out.add(Tag.U)
+        if Tag.S in vk:
+            out.add(Tag.S if isinstance(node.slice, gast.Slice) else Tag.T)
+        if Tag.D in vk:
+            out.add(Tag.T)
+        if Tag.CHILD in vk:
+            out.add(Tag.CHILD)
+        if isinstance(node.value, gast.Attribute) and node.value.attr == "shape":
+            out.add(Tag.INT)
+        return frozenset(out)
+
+    # -- calls -------------------------------------------------------------
+    def _call_kind(self, node) -> frozenset:
+        func = node.func
+        fk = self.kind(func)
+        # helpers (same file) first: their result is what they return
+        target = self.resolve_helper(node)
+        if target is not None:
+            return self._bind_helper(node, *target)
+        if Tag.FMULTI in fk:
+            return _U
+        if is_op(fk):
+            return _T
+        if Tag.TMETH in fk:
+            name = func.attr
+            if name in HOST_METHODS or name in ("wait_to_read", "asnumpy"):
+                return EMPTY
+            if name in ("split", "split_v2"):
+                return _U
+            vk = self.kind(func.value)
+            if Tag.D in vk and name in ("values", "items"):
+                return _S if name == "values" else EMPTY
+            return _T if Tag.T in vk or Tag.D in vk else _U
+        if Tag.CHILD in fk or Tag.U in fk:
+            return _U
+        if isinstance(func, gast.Attribute):
+            fam = module_family(self.global_path(func))
+            if fam in ("nd", "sym", "mxnp"):
+                name = func.attr
+                if name in ("waitall",):
+                    return EMPTY
+                return _U if name in MULTI_OUTPUT else _T
+            return EMPTY
+        if isinstance(func, gast.Name) and self.is_global(func):
+            name = func.id
+            if name == "getattr" and node.args and is_op(self.kind(node.args[0])):
+                return frozenset((Tag.FOP,))
+            if name in _BUILTIN_SAME and node.args:
+                return _T if tensorish(self.kind(node.args[0])) else EMPTY
+            if name in _BUILTIN_SEQ and node.args:
+                return _elements(self.kind(node.args[0])) and _S
+        return EMPTY
+
+    def resolve_helper(self, node):
+        """``(kind, target, skip_first)`` when ``node`` calls a function of this file we follow.
+
+        kind is "nested" (target: the gast FunctionDef) or "unit" (target: a
+        key ``(class name or None, function name)`` of another unit).
+        """
+        func = node.func
+        passes_f = any(Tag.F in self.kind(a.value if isinstance(a, gast.Starred) else a)
+                       for a in [*node.args, *(k.value for k in node.keywords)])
+        if isinstance(func, gast.Name):
+            defs = self.defs_of(func)
+            nested = [d for d in defs if isinstance(d, gast.FunctionDef)]
+            if nested:
+                return ("nested", nested[0], False)
+            if not defs and passes_f and func.id in self.facts.functions:
+                return ("unit", (None, func.id), False)
+            return None
+        if not isinstance(func, gast.Attribute) or not passes_f:
+            return None
+        owner = func.value
+        if isinstance(owner, gast.Name) and Tag.SELF in self.kind(owner) and self.cls is not None:
+            found = self.facts.find_method(self.cls, func.attr)
+            if found is not None:
+                return ("unit", (found[0].name, func.attr), True)
+            return None
+        if (isinstance(owner, gast.Call) and isinstance(owner.func, gast.Name)
+                and owner.func.id == "super" and self.cls is not None):
+            found = self.facts.find_method(self.cls, func.attr, skip_self=True)
+            if found is not None:
+                return ("unit", (found[0].name, func.attr), True)
+            return None
+        if isinstance(owner, gast.Name) and self.is_global(owner) and owner.id in self.facts.classes:
+            cls = self.facts.classes[owner.id]
+            found = self.facts.find_method(cls, func.attr)
+            if found is not None:
+                return ("unit", (found[0].name, func.attr), False)
+        return None
+
+    def _bind_helper(self, call, kind, target, skip_first) -> frozenset:
+        if kind == "nested":
+            return self.nested_returns(target)
+        self.helper_calls.append((call, target, skip_first))
+        return self.unit_returns(target)
+
+    #: set by the checker: key -> Unit for other units (their current return tags)
+    unit_lookup = None
+
+    def unit_returns(self, key) -> frozenset:
+        unit = self.unit_lookup(key) if self.unit_lookup else None
+        return unit.returns if unit is not None else EMPTY
+
+    def bind_args(self, call, params, skip_first: bool) -> dict:
+        """Tags each parameter (by name) receives from ``call``."""
+        names = [p.id for p in params]
+        if skip_first:
+            names = names[1:]
+        out: dict[str, frozenset] = {}
+        for i, a in enumerate(call.args):
+            if isinstance(a, gast.Starred):
+                el = _elements(self.kind(a.value)) | (self.kind(a.value) & {Tag.F})
+                for n in names[i:]:
+                    out[n] = out.get(n, EMPTY) | el
+                break
+            if i < len(names):
+                out[names[i]] = out.get(names[i], EMPTY) | self.kind(a)
+        for kw in call.keywords:
+            if kw.arg is not None and kw.arg in names:
+                out[kw.arg] = out.get(kw.arg, EMPTY) | self.kind(kw.value)
+        return out
+
+    def nested_returns(self, fndef) -> frozenset:
+        out = set()
+        for node in _own_nodes(fndef):
+            if isinstance(node, gast.Return) and node.value is not None:
+                out |= self.kind(node.value)
+        return frozenset(out)
+
+    # -- definitions -------------------------------------------------------
+    def def_kind(self, d) -> frozenset:
+        memo = self._def_memo
+        if d in memo:
+            return memo[d]
+        memo[d] = EMPTY
+        res = self._def_kind(d)
+        memo[d] = res
+        return res
+
+    def _def_kind(self, d) -> frozenset:
+        if not isinstance(d, gast.Name):
+            return EMPTY
+        path = []
+        node, parent = d, self.parents.get(d)
+        while isinstance(parent, (gast.Tuple, gast.List, gast.Starred)):
+            if isinstance(parent, gast.Starred):
+                path.append("*")
+            else:
+                path.append(parent.elts.index(node))
+            node, parent = parent, self.parents.get(parent)
+        path.reverse()
+        if isinstance(parent, gast.arguments):
+            return self._param_kind(d, parent)
+        if isinstance(parent, gast.Assign):
+            return self._destructure(parent.value, path)
+        if isinstance(parent, gast.AnnAssign):
+            return self.kind(parent.value) if parent.value is not None else EMPTY
+        if isinstance(parent, gast.AugAssign):
+            prior = set()
+            for p in self.defs_of(d):
+                prior |= self.def_kind(p)
+            if tensorish(prior) or tensorish(self.kind(parent.value)):
+                return _T
+            return frozenset(prior) & _INT
+        if isinstance(parent, (gast.For, gast.AsyncFor, gast.comprehension)) and node is parent.target:
+            return self._iter_elem(parent.iter, path)
+        if isinstance(parent, gast.NamedExpr):
+            return self.kind(parent.value)
+        return EMPTY
+
+    def _param_kind(self, d, args) -> frozenset:
+        fn = self.parents.get(args)
+        if fn is self.fn:
+            return self.param_tags.get(d.id, EMPTY)
+        if not isinstance(fn, gast.FunctionDef):
+            return EMPTY
+        # a nested function: what its call sites pass
+        out = set()
+        params = self._params(fn)
+        for use in self.users.get(fn, ()):
+            parent = self.parents.get(use)
+            if isinstance(parent, gast.Call) and parent.func is use:
+                out |= self.bind_args(parent, params, False).get(d.id, EMPTY)
+            elif isinstance(parent, gast.Call) and use in parent.args:
+                # F.contrib.foreach(body, data, states) / while_loop(cond, func, vars)
+                fk = self.kind(parent.func)
+                if is_op(fk):
+                    out |= _U if d in params else EMPTY
+        if args.vararg is d:
+            return _S if tensorish(out) else frozenset(out)
+        return frozenset(out)
+
+    def _destructure(self, value, path) -> frozenset:
+        if not path:
+            return self.kind(value)
+        i, rest = path[0], path[1:]
+        if (isinstance(value, (gast.Tuple, gast.List)) and isinstance(i, int)
+                and not any(isinstance(e, gast.Starred) for e in value.elts)
+                and i < len(value.elts)):
+            return self._destructure(value.elts[i], rest)
+        k = _elements(self.kind(value))
+        if i == "*":
+            k = _S if tensorish(k) else EMPTY
+        for _ in rest:
+            k = _elements(k)
+        return k
+
+    def _iter_elem(self, it, path) -> frozenset:
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and self.is_global(it.func):
+            name = it.func.id
+            if name == "range":
+                return _INT
+            if name == "enumerate" and it.args:
+                if not path:
+                    return EMPTY
+                if path[0] == 0:
+                    return _INT
+                return self._iter_elem(it.args[0], path[1:])
+            if name == "zip" and path and isinstance(path[0], int) and path[0] < len(it.args):
+                return self._iter_elem(it.args[path[0]], path[1:])
+            if name in ("reversed", "sorted", "list", "tuple") and it.args:
+                return self._iter_elem(it.args[0], path)
+        if (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute)
+                and Tag.D in self.kind(it.func.value)):
+            if it.func.attr == "values":
+                return _T
+            if it.func.attr == "items":
+                return _T if path and path[0] == 1 else EMPTY
+            return EMPTY
+        k = _elements(self.kind(it))
+        for _ in path:
+            k = _elements(k)
+        return k
+
+
+def _own_nodes(fndef):
+    """Nodes of ``fndef``'s body, not descending into nested functions/lambdas/classes."""
+    todo = list(fndef.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in gast.iter_child_nodes(node):
+            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                                      gast.ClassDef)):
+                todo.append(child)

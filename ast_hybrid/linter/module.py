@@ -1,0 +1,146 @@
+"""What a module defines, as far as the linter needs it (stdlib :mod:`ast`, no execution).
+
+:class:`ModuleFacts` answers, for one parsed file:
+
+- which names the module imports, and as what (``nd`` -> ``mxnet.nd``,
+  ``np`` -> ``numpy``), from every ``import`` anywhere in the file;
+- its module-level functions and its classes (with their methods), so a call
+  ``helper(F, x)`` or ``self.helper(F, x)`` can be followed into the callee;
+- which classes are hybridized: a class defining ``hybrid_forward`` (that
+  method only exists on ``HybridBlock``), or one whose bases are named
+  ``HybridBlock`` / ``gluon.HybridBlock`` / ``nn.HybridBlock`` (any dotted
+  name ending in ``HybridBlock``), or a class of this file that derives,
+  transitively, from such a class.  A plain ``Block``'s ``forward`` is not
+  hybridized and not linted;
+- the entry points: every ``hybrid_forward`` (MXNet 1.x style, an ``F``
+  argument) and the ``forward`` of hybridized classes (MXNet 2 style, no
+  ``F``).
+
+>>> import ast
+>>> facts = ModuleFacts(ast.parse('''
+... from mxnet import gluon, nd
+... class A(gluon.HybridBlock):
+...     def forward(self, x): return x
+... class B(A):
+...     def forward(self, x): return x
+... class C(gluon.Block):
+...     def forward(self, x): return x
+... '''))
+>>> [(c.name, f.name, style) for c, f, style in facts.entries()]
+[('A', 'forward', 'forward'), ('B', 'forward', 'forward')]
+>>> facts.imports["nd"]
+'mxnet.nd'
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = ["ModuleFacts", "ClassFacts", "dotted_name"]
+
+
+def dotted_name(node) -> str | None:
+    """``a.b.c`` for a chain of Name/Attribute nodes (stdlib or gast), else None."""
+    parts = []
+    while type(node).__name__ == "Attribute":
+        parts.append(node.attr)
+        node = node.value
+    if type(node).__name__ != "Name":
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class ClassFacts:
+    """One class statement: its name, base names and methods (by name)."""
+
+    def __init__(self, node: ast.ClassDef):
+        self.node = node
+        self.name = node.name
+        self.bases = [dotted_name(b) or "" for b in node.bases]
+        self.methods: dict[str, ast.FunctionDef] = {}
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.methods[stmt.name] = stmt
+
+
+class ModuleFacts:
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.imports: dict[str, str] = {}
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.classes: dict[str, ClassFacts] = {}
+        self.class_list: list[ClassFacts] = []
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[stmt.name] = stmt
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.imports[a.asname] = a.name
+                    else:
+                        top = a.name.split(".")[0]
+                        self.imports[top] = top
+            elif isinstance(node, ast.ImportFrom):
+                mod = ("." * node.level) + (node.module or "")
+                for a in node.names:
+                    self.imports[a.asname or a.name] = f"{mod}.{a.name}" if mod else a.name
+            elif isinstance(node, ast.ClassDef):
+                facts = ClassFacts(node)
+                self.class_list.append(facts)
+                self.classes.setdefault(node.name, facts)
+        self._hybrid: dict[str, bool] = {}
+
+    # -- classes -----------------------------------------------------------
+    def is_hybrid(self, cls: ClassFacts, _seen=None) -> bool:
+        """Whether instances of ``cls`` are hybridized blocks (see the module docstring)."""
+        if "hybrid_forward" in cls.methods:
+            return True
+        seen = _seen or set()
+        if cls.name in seen:
+            return False
+        seen.add(cls.name)
+        for base in cls.bases:
+            last = base.rsplit(".", 1)[-1]
+            if last == "HybridBlock" or last == "SymbolBlock":
+                return True
+            parent = self.classes.get(last) if base == last else None
+            if parent is not None and parent is not cls and self.is_hybrid(parent, seen):
+                return True
+        return False
+
+    def parent_classes(self, cls: ClassFacts) -> list[ClassFacts]:
+        """The in-file base classes of ``cls``, nearest first (method resolution, simplified)."""
+        out, todo, seen = [], list(cls.bases), {cls.name}
+        while todo:
+            base = todo.pop(0)
+            parent = self.classes.get(base) if "." not in base else None
+            if parent is None or parent.name in seen:
+                continue
+            seen.add(parent.name)
+            out.append(parent)
+            todo.extend(parent.bases)
+        return out
+
+    def find_method(self, cls: ClassFacts, name: str, *, skip_self: bool = False):
+        """``(class, FunctionDef)`` defining ``name`` for ``cls`` in this file, else None."""
+        chain = ([] if skip_self else [cls]) + self.parent_classes(cls)
+        for c in chain:
+            if name in c.methods:
+                return c, c.methods[name]
+        return None
+
+    def has_method(self, cls: ClassFacts, name: str) -> bool:
+        return self.find_method(cls, name) is not None
+
+    # -- entry points ------------------------------------------------------
+    def entries(self):
+        """``(class, method, style)`` for every forward to lint; style is "F" or "forward"."""
+        for cls in self.class_list:
+            hf = cls.methods.get("hybrid_forward")
+            if hf is not None:
+                yield cls, hf, "F"
+            fw = cls.methods.get("forward")
+            if fw is not None and hf is None and self.is_hybrid(cls):
+                yield cls, fw, "forward"
