@@ -42,11 +42,12 @@ class Finding:
     fix: Fix | None = None
 
 
-def _describe(node) -> str:
+def _describe(node, src=None) -> str:
     if isinstance(node, gast.Name):
         return f"`{node.id}`"
-    if isinstance(node, gast.Attribute):
-        return f"`.{node.attr}`"
+    text = autofix.segment(src, node) if src is not None else None
+    if text and "\n" not in text and len(text) <= 40:
+        return f"`{text}`"
     return "a tensor"
 
 
@@ -166,7 +167,7 @@ class Checker:
             self.check_truth(test.operand)
             return
         if tensorish(self.kind(test)):
-            self.add("HY010", test, f"Python truth test of a tensor ({_describe(test)})",
+            self.add("HY010", test, f"Python truth test of a tensor ({_describe(test, self.src)})",
                      "use `F.where`/`F.contrib.cond` (mxnet) or let ast-hybrid convert it "
                      "to `lax.cond`/`while_loop` (jax)")
 
@@ -201,7 +202,7 @@ class Checker:
         if self.guard or self.u.style != "F":
             return
         if definitely_tensor(self.kind(it)):
-            self.add("HY011", it, f"iteration over a tensor ({_describe(it)})",
+            self.add("HY011", it, f"iteration over a tensor ({_describe(it, self.src)})",
                      "a hybridized MXNet Symbol iterates as one element; use `F.split(x, "
                      "num_outputs=n, axis=0, squeeze_axis=True)`, `F.contrib.foreach`, or an index loop")
 
@@ -217,11 +218,11 @@ class Checker:
         if not definitely_tensor(vk):
             return
         if self._is_int(node.slice):
-            self.add("HY011", node, f"integer indexing of a tensor ({_describe(node.value)}[...])",
+            self.add("HY011", node, f"integer indexing of a tensor ({_describe(node.value, self.src)}[...])",
                      "a Symbol's `[i]` selects its i-th *output*, silently; use "
                      "`F.slice_axis(x, axis=0, begin=i, end=i + 1).squeeze(axis=0)` or `F.take`")
         elif self.target == "mxnet":
-            self.add("HY009", node, f"slicing a tensor with `[]` ({_describe(node.value)}[...])",
+            self.add("HY009", node, f"slicing a tensor with `[]` ({_describe(node.value, self.src)}[...])",
                      "MXNet 1.x Symbols cannot be sliced with `[]`; use `F.slice`, `F.slice_axis` "
                      "or `F.slice_like`")
 
@@ -267,8 +268,8 @@ class Checker:
             base = tgt.value
             while isinstance(base, gast.Subscript):
                 base = base.value
-            if tensorish(self.kind(base)):
-                self.add("HY002", tgt, f"item or slice assignment into a tensor ({_describe(base)})",
+            if definitely_tensor(self.kind(base)):
+                self.add("HY002", tgt, f"item or slice assignment into a tensor ({_describe(base, self.src)})",
                          "build a new tensor instead: `F.where(mask, value, x)`, `F.concat`, "
                          "or `F.slice_assign`/`F.scatter_nd`")
 
@@ -278,7 +279,8 @@ class Checker:
             prior = set()
             for d in self.u.defs_of(tgt):
                 prior |= self.u.def_kind(d)
-            if tensorish(prior):
+            # a possible tuple/list (U, S) may be a Python list being extended: stay quiet
+            if Tag.T in prior and Tag.S not in prior:
                 op = autofix.OPS.get(type(node.op), "?")
                 fix = autofix.augassign_fix(self.u, self.src, node)
                 self.add("HY001", node, f"in-place `{op}=` on tensor `{tgt.id}`",
