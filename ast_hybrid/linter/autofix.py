@@ -103,7 +103,7 @@ def _fresh(unit, d) -> bool:
                                              gast.BoolOp, gast.IfExp, gast.NamedExpr,
                                              gast.Starred))
     if isinstance(parent, gast.AugAssign):
-        return all(_fresh(unit, p) for p in unit.defs_of(d))
+        return True  # its prior definitions are checked by _may_alias itself
     if isinstance(parent, gast.AnnAssign):
         return parent.value is not None and not isinstance(parent.value, (gast.Name, gast.Attribute,
                                                                           gast.Subscript))

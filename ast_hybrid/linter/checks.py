@@ -214,15 +214,18 @@ class Checker:
     def visit_Subscript(self, node):
         if not isinstance(node.ctx, gast.Load) or self.guard or self.u.style != "F":
             return
+        parent = self.u.parents.get(node)
+        if isinstance(parent, gast.Subscript) and not isinstance(parent.ctx, gast.Load):
+            return  # `x[0][1] = v`: HY002 already says it
         vk = self.kind(node.value)
         if not definitely_tensor(vk):
             return
         if self._is_int(node.slice):
-            self.add("HY011", node, f"integer indexing of a tensor ({_describe(node.value, self.src)}[...])",
+            self.add("HY011", node, f"integer indexing of a tensor ({_describe(node, self.src)})",
                      "a Symbol's `[i]` selects its i-th *output*, silently; use "
                      "`F.slice_axis(x, axis=0, begin=i, end=i + 1).squeeze(axis=0)` or `F.take`")
         elif self.target == "mxnet":
-            self.add("HY009", node, f"slicing a tensor with `[]` ({_describe(node.value, self.src)}[...])",
+            self.add("HY009", node, f"slicing a tensor with `[]` ({_describe(node, self.src)})",
                      "MXNet 1.x Symbols cannot be sliced with `[]`; use `F.slice`, `F.slice_axis` "
                      "or `F.slice_like`")
 
@@ -359,6 +362,7 @@ class Checker:
         # HY007: nd / sym ops instead of F
         if fam in ("nd", "sym") and isinstance(func, gast.Attribute):
             ns = "mx.nd" if fam == "nd" else "mx.sym"
+            name = path.split(".", 2)[2] if path and path.count(".") >= 2 else name
             fix = autofix.use_f_fix(u, self.src, func) if u.style == "F" else None
             self.add("HY007", node, f"operator `{name}` called through `{ns}` instead of `F`",
                      f"call `F.{name}(...)`: `{ns}` ops fail on "

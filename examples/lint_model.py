@@ -1,0 +1,44 @@
+"""A Gluon model with every problem `ast-hybrid lint` knows about (one or more per rule).
+
+Read by the linter, never imported by the tests (it needs MXNet).  Try::
+
+    ast-hybrid lint examples/lint_model.py                  # target jax (default)
+    ast-hybrid lint --target mxnet examples/lint_model.py   # what breaks MXNet 1.x hybridize()
+
+Its fixed twin is ``examples/lint_model_fixed.py``.
+"""
+
+from mxnet import nd
+from mxnet.gluon import HybridBlock, nn
+
+
+def scale_rows(F, x, factor):
+    """A helper given F: linted as part of the forward that calls it."""
+    x *= factor                      # HY001 (x is the caller's array: unsafe fix)
+    return x
+
+
+class Net(HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dense = nn.Dense(4)
+        self.calls = 0
+
+    def hybrid_forward(self, F, x, y, weight=None):
+        h = F.relu(x)
+        h += y                       # HY001 (safe fix: h = h + y)
+        h[:, 0] = 0                  # HY002
+        F.relu(y, out=h)             # HY003
+        peak = h.max().asscalar()    # HY004
+        h.wait_to_read()             # HY005
+        print("hidden", h)           # HY006
+        noise = nd.random.uniform(shape=(2, 4))  # HY007 (unsafe fix: F.random.uniform)
+        n = x.shape[0]               # HY008 (target mxnet)
+        head = h[:, :2]              # HY009 (target mxnet)
+        if h.sum() > 0:              # HY010
+            h = h * 2
+        first = h[0]                 # HY011
+        rows = [F.sigmoid(r) for r in h]   # HY011
+        self.calls = self.calls + 1  # HY012
+        h = scale_rows(F, h, 0.5)
+        return self.dense(h) + noise + first + head.sum() + n + peak + len(rows)
