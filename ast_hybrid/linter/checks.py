@@ -282,8 +282,11 @@ class Checker:
             prior = set()
             for d in self.u.defs_of(tgt):
                 prior |= self.u.def_kind(d)
-            # a possible tuple/list (U, S) may be a Python list being extended: stay quiet
-            if Tag.T in prior and Tag.S not in prior:
+            # a list or tuple being extended (`outs += [y]`, `states += (h,)`) is fine
+            vk = self.kind(node.value)
+            extends = Tag.S in prior or Tag.S in vk or isinstance(
+                node.value, (gast.Tuple, gast.List, gast.ListComp))
+            if tensorish(prior) and not extends:
                 op = autofix.OPS.get(type(node.op), "?")
                 fix = autofix.augassign_fix(self.u, self.src, node)
                 self.add("HY001", node, f"in-place `{op}=` on tensor `{tgt.id}`",
