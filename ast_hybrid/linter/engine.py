@@ -134,10 +134,8 @@ class _Session:
 
     @staticmethod
     def _evaluate(u: Unit):
-        import gast
-        for node in gast.walk(u.fn):
-            if isinstance(node, gast.Call):
-                u.kind(node)
+        for node in u.calls:
+            u.kind(node)
 
     def _internal(self, fn, exc):
         self.errors.append(Diagnostic(

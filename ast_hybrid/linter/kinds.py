@@ -169,9 +169,13 @@ class Unit:
         chains = _Chains()
         chains.visit(gast.Module(body=[self.fn], type_ignores=[]))
         self.parents: dict = {}
+        self.calls: list = []
         for node in gast.walk(self.fn):
+            if type(node) is gast.Call:
+                self.calls.append(node)
             for child in gast.iter_child_nodes(node):
                 self.parents[child] = node
+        self._own_returns = None
         self.reaching: dict = {}
         self.users: dict = {}
         for node, d in chains.chains.items():
@@ -449,9 +453,15 @@ class Unit:
         return out
 
     def nested_returns(self, fndef) -> frozenset:
+        if fndef is self.fn:
+            if self._own_returns is None:
+                self._own_returns = [n for n in _own_nodes(fndef) if isinstance(n, gast.Return)]
+            returns = self._own_returns
+        else:
+            returns = [n for n in _own_nodes(fndef) if isinstance(n, gast.Return)]
         out = set()
-        for node in _own_nodes(fndef):
-            if isinstance(node, gast.Return) and node.value is not None:
+        for node in returns:
+            if node.value is not None:
                 out |= self.kind(node.value)
         return frozenset(out)
 

@@ -74,7 +74,7 @@ class ModuleFacts:
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[stmt.name] = stmt
-        for node in ast.walk(tree):
+        for node in _statements(tree.body):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -144,3 +144,18 @@ class ModuleFacts:
             fw = cls.methods.get("forward")
             if fw is not None and hf is None and self.is_hybrid(cls):
                 yield cls, fw, "forward"
+
+
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def _statements(body):
+    """Every statement, nested in any block (expressions are not walked: fast)."""
+    todo = list(reversed(body))
+    while todo:
+        stmt = todo.pop()
+        yield stmt
+        for field in reversed(_BLOCKS):  # source order
+            inner = getattr(stmt, field, None)
+            if inner:
+                todo.extend(reversed(inner))

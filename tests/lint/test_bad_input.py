@@ -104,3 +104,20 @@ def test_lint_path_does_not_import_jax():
             "print('jax' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_internal_error_in_one_function_is_hy999_and_others_still_checked(monkeypatch):
+    from ast_hybrid.linter import checks
+
+    real = checks.Checker.visit_Assert
+
+    def boom(self, node):
+        raise KeyError("simulated bug")
+
+    monkeypatch.setattr(checks.Checker, "visit_Assert", boom)
+    text = ("class A(HybridBlock):\n    def hybrid_forward(self, F, x):\n        assert x\n        return x\n"
+            "class B(HybridBlock):\n    def hybrid_forward(self, F, x):\n        x += 1\n        return x\n")
+    found = check_source(SourceFile.from_text(text, "m.py"))
+    assert [(d.code, d.span.line) for d in found] == [("HY999", 2), ("HY001", 7)]
+    assert "simulated bug" in found[0].message
+    monkeypatch.setattr(checks.Checker, "visit_Assert", real)
