@@ -25,7 +25,7 @@ import gast
 
 from ..diagnostics import Fix
 from . import autofix
-from .kinds import is_op, EMPTY, Tag, Unit, definitely_tensor, module_family, tensorish
+from .kinds import is_op, Tag, Unit, definitely_tensor, module_family, tensorish
 
 __all__ = ["Finding", "Checker"]
 

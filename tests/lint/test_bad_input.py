@@ -62,12 +62,15 @@ def test_deep_nesting_is_not_a_traceback():
 
 @pytest.mark.parametrize("snippet", [
     "async def forward(self, x):\n    return x",
-    "class A:\n    class B(HybridBlock):\n        def hybrid_forward(self, F, x):\n            return [y async for y in x]",
+    "class A:\n    class B(HybridBlock):\n        def hybrid_forward(self, F, x):\n"
+    "            return [y async for y in x]",
     "forward = lambda self, x: x",
     "def hybrid_forward(F, x):\n    return x",     # a module-level function, not a method
     "class N(HybridBlock):\n    def hybrid_forward():\n        return 1",
-    "class N(HybridBlock):\n    def hybrid_forward(self, F, *, x):\n        global g\n        g += x\n        return x",
-    "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        nonlocal_ = [x for x in x if (y := x)]\n        return x",
+    "class N(HybridBlock):\n    def hybrid_forward(self, F, *, x):\n"
+    "        global g\n        g += x\n        return x",
+    "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+    "        nonlocal_ = [x for x in x if (y := x)]\n        return x",
     "class N(N):\n    def forward(self, x):\n        return super(N, self).forward(x)",
     "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self.hybrid_forward(F, x)",
     "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        try:\n            pass\n"
