@@ -75,7 +75,8 @@ def test_deep_nesting_is_not_a_traceback():
     "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return self.hybrid_forward(F, x)",
     "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        try:\n            pass\n"
     "        except* ValueError as e:\n            pass\n        return x",
-    "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        with F.foo() as (a, b):\n            del a\n        return x",
+    "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+    "        with F.foo() as (a, b):\n            del a\n        return x",
 ])
 def test_weird_valid_syntax_never_raises(snippet):
     for target in ("jax", "mxnet"):
