@@ -1,0 +1,319 @@
+"""Activity, liveness and definite assignment of a function, built on beniget.
+
+The control-flow pass needs, for every ``if``/``while``/``for``: which
+variables its parts *modify*, which are *live* (read before being written)
+at the entry of each branch or loop body, which are live *after* it, and which
+are *definitely assigned* before it.  :class:`FunctionAnalysis` computes all of
+that in one backward sweep (liveness, with a fixed point for loops) and one
+forward sweep (definite assignment) over the function's structured statements.
+
+beniget's def-use chains give the scoping: which names are locals of the
+function, and which names used inside nested scopes (the lambdas made by the
+logical pass, user closures, comprehensions) refer to the function's locals;
+such a nested scope counts as reading those variables where it is defined.
+
+The analysis is cached by the pipeline and invalidated after each pass that
+changes the tree (:meth:`ast_hybrid.pipeline.Context.analysis`).  It expects
+no ``break``/``continue`` and no early ``return`` (the passes before it remove
+them), so control flow is structured.
+
+>>> import gast
+>>> fn = gast.parse('''
+... def f(x, c):
+...     if c:
+...         y = x + 1
+...     else:
+...         z = 2
+...     return y
+... ''').body[0]
+>>> a = FunctionAnalysis(fn)
+>>> if_ = fn.body[0]
+>>> sorted(a.modified(if_.body + if_.orelse)), sorted(a.live_after(if_))
+(['y', 'z'], ['y'])
+>>> sorted(a.defined_before(if_)), a.is_maybe_undefined(fn.body[1].value)
+(['c', 'x'], True)
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import beniget
+import gast
+
+__all__ = ["Anno", "anno_get", "anno_set", "FunctionAnalysis", "SCOPES"]
+
+
+class Anno(str, Enum):
+    """Notes the passes leave on nodes (keys of :func:`anno_set`)."""
+
+    EXTRA_TEST = ("extra loop test of a `for`: a gast expression over the break/return flags, "
+                  "checked before each iteration (set by the break and return passes)")
+    FLAG_GUARD = "this `if` was made by a pass to skip the rest of a block after a flag was set"
+
+
+def anno_set(node, key: Anno, value):
+    node.__dict__.setdefault("_ah_anno", {})[key] = value
+
+
+def anno_get(node, key: Anno, default=None):
+    return node.__dict__.get("_ah_anno", {}).get(key, default)
+
+
+#: Nodes that open a new scope.
+SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+          gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+_EMPTY = frozenset()
+
+
+class _QuietChains(beniget.DefUseChains):
+    """beniget prints warnings for names it cannot resolve (globals of the real module)."""
+
+    def warn(self, msg, node):  # noqa: D401 - silence
+        pass
+
+
+class FunctionAnalysis:
+    """Activity/liveness/definite assignment of one ``FunctionDef`` (its own scope only)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        chains = _QuietChains()
+        chains.visit(gast.Module(body=[fn], type_ignores=[]))
+        local_defs = chains.locals[fn]
+        self.locals = frozenset(d.name() for d in local_defs)
+        # Name nodes (anywhere, nested scopes included) that refer to this function's locals.
+        self._refs: dict[int, str] = {}
+        for d in local_defs:
+            for user in d.users():
+                if isinstance(user.node, gast.Name):
+                    self._refs[id(user.node)] = user.node.id
+        self._reads: dict[int, frozenset] = {}
+        self._writes: dict[int, frozenset] = {}
+        self._live_after: dict[int, frozenset] = {}
+        self._live_in: dict[int, tuple] = {}
+        self._defined: dict[int, frozenset] = {}
+        self._maybe_undef: set[int] = set()
+        self._live_block(fn.body, _EMPTY)
+        params = {a.id for a in _params(fn.args)}
+        self._da_block(fn.body, frozenset(params))
+
+    # -- activity -----------------------------------------------------------
+    def reads(self, node) -> frozenset:
+        """Locals read by an expression or a simple statement's own expressions."""
+        key = id(node)
+        got = self._reads.get(key)
+        if got is None:
+            got = self._reads[key] = frozenset(self._iter_reads(node))
+        return got
+
+    def _iter_reads(self, node):
+        if node is None:
+            return
+        if isinstance(node, list):
+            for n in node:
+                yield from self._iter_reads(n)
+            return
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load) and node.id in self.locals:
+                yield node.id
+            return
+        if isinstance(node, SCOPES):
+            if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+                yield from self._iter_reads(node.decorator_list)
+                if not isinstance(node, gast.ClassDef):
+                    yield from self._iter_reads(node.args.defaults)
+                    yield from self._iter_reads([d for d in node.args.kw_defaults if d])
+            elif isinstance(node, gast.Lambda):
+                yield from self._iter_reads(node.args.defaults)
+            for sub in gast.walk(node):
+                if isinstance(sub, gast.Name) and id(sub) in self._refs and isinstance(sub.ctx, gast.Load):
+                    yield sub.id
+            return
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+            if node.target.id in self.locals:
+                yield node.target.id
+        for child in gast.iter_child_nodes(node):
+            yield from self._iter_reads(child)
+
+    def writes(self, node) -> frozenset:
+        """Locals a statement (or list of statements) may assign, nested blocks included."""
+        if isinstance(node, list):
+            out = set()
+            for n in node:
+                out |= self.writes(n)
+            return frozenset(out)
+        key = id(node)
+        got = self._writes.get(key)
+        if got is None:
+            got = self._writes[key] = frozenset(self._iter_writes(node))
+        return got
+
+    def _iter_writes(self, node):
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, (gast.Store, gast.Del)) and node.id in self.locals:
+                yield node.id
+            return
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            if node.name in self.locals:
+                yield node.name
+            return
+        if isinstance(node, SCOPES):
+            return
+        if isinstance(node, (gast.Import, gast.ImportFrom)):
+            for alias in node.names:
+                n = (alias.asname or alias.name).split(".")[0]
+                if n in self.locals:
+                    yield n
+            return
+        if isinstance(node, gast.ExceptHandler) and node.name is not None:
+            yield from self._iter_writes(node.name)
+        for child in gast.iter_child_nodes(node):
+            yield from self._iter_writes(child)
+
+    modified = writes
+
+    # -- liveness (backward) --------------------------------------------------
+    def live_after(self, stmt) -> frozenset:
+        """Locals read after ``stmt`` before being written again."""
+        return self._live_after.get(id(stmt), _EMPTY)
+
+    def live_in(self, stmt) -> tuple:
+        """Live at the entry of each body: ``(body, orelse)`` of an ``if``, ``(body,)`` of a loop."""
+        return self._live_in.get(id(stmt), (_EMPTY, _EMPTY))
+
+    def _live_block(self, stmts, live):
+        for s in reversed(stmts):
+            live = self._live_stmt(s, live)
+        return live
+
+    def _live_stmt(self, s, out):
+        t = type(s)
+        if t is gast.If:
+            lt, lf = self._live_block(s.body, out), self._live_block(s.orelse, out)
+            self._live_after[id(s)], self._live_in[id(s)] = out, (lt, lf)
+            return self.reads(s.test) | lt | lf
+        if t is gast.While:
+            exit_ = self._live_block(s.orelse, out)
+            head = exit_ | self.reads(s.test)
+            while True:
+                body_in = self._live_block(s.body, head)
+                new = head | body_in
+                if new == head:
+                    break
+                head = new
+            self._live_after[id(s)], self._live_in[id(s)] = out, (body_in,)
+            return head
+        if t in (gast.For, gast.AsyncFor):
+            exit_ = self._live_block(s.orelse, out)
+            extra = anno_get(s, Anno.EXTRA_TEST)
+            head = exit_ | (self.reads(extra) if extra is not None else _EMPTY)
+            tw = self.writes(s.target)
+            while True:
+                body_in = self._live_block(s.body, head)
+                new = head | (body_in - tw) | self.reads(s.target)
+                if new == head:
+                    break
+                head = new
+            self._live_after[id(s)], self._live_in[id(s)] = out, (body_in,)
+            return head | self.reads(s.iter)
+        if t in (gast.Return,):
+            return self.reads(s.value) if s.value is not None else _EMPTY
+        if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            return (out - self.writes(s)) | self.reads(s)
+        if t in (gast.With, gast.AsyncWith):
+            body_in = self._live_block(s.body, out)
+            items = [i.context_expr for i in s.items]
+            targets = self.writes([gast.Expr(value=i.optional_vars) for i in s.items if i.optional_vars])
+            return (body_in - targets) | self.reads(items)
+        if t is gast.Try:
+            fin = self._live_block(s.finalbody, out)
+            after = self._live_block(s.orelse, fin) | fin
+            handlers = _EMPTY
+            for h in s.handlers:
+                handlers |= self._live_block(h.body, fin) | self.reads(h.type)
+            body_in = self._live_block(s.body, after | handlers)
+            # any statement of the body may raise: everything live in a handler is live on entry
+            return body_in | handlers | fin
+        return (out - self.writes(s)) | self.reads(s)
+
+    # -- definite assignment (forward) -------------------------------------------
+    def defined_before(self, stmt) -> frozenset:
+        """Locals assigned on every path reaching ``stmt`` (parameters included)."""
+        return self._defined.get(id(stmt), _EMPTY)
+
+    def is_maybe_undefined(self, name_node) -> bool:
+        """Whether this Name load may run before its variable is assigned."""
+        return id(name_node) in self._maybe_undef
+
+    def _mark(self, expr, da):
+        if expr is None:
+            return
+        for sub in _walk_scope(expr):
+            if (isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load)
+                    and sub.id in self.locals and sub.id not in da):
+                self._maybe_undef.add(id(sub))
+
+    def _da_block(self, stmts, da):
+        for s in stmts:
+            da = self._da_stmt(s, da)
+        return da
+
+    def _da_stmt(self, s, da):
+        self._defined[id(s)] = da
+        t = type(s)
+        if t is gast.If:
+            self._mark(s.test, da)
+            return self._da_block(s.body, da) & self._da_block(s.orelse, da)
+        if t is gast.While:
+            self._mark(s.test, da)
+            self._da_block(s.body, da)
+            self._da_block(s.orelse, da)
+            return da
+        if t in (gast.For, gast.AsyncFor):
+            self._mark(s.iter, da)
+            extra = anno_get(s, Anno.EXTRA_TEST)
+            if extra is not None:
+                self._mark(extra, da)
+            self._da_block(s.body, da | self.writes(s.target))
+            self._da_block(s.orelse, da)
+            return da
+        if t in (gast.With, gast.AsyncWith):
+            for item in s.items:
+                self._mark(item.context_expr, da)
+                if item.optional_vars is not None:
+                    da = da | self.writes(gast.Expr(value=item.optional_vars))
+            return self._da_block(s.body, da)
+        if t is gast.Try:
+            self._da_block(s.body, da)
+            for h in s.handlers:
+                self._da_block(h.body, da | (self.writes(h.name) if h.name else _EMPTY))
+            self._da_block(s.orelse, da)
+            return self._da_block(s.finalbody, da)
+        if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef):
+            return da | self.writes(s)
+        if t is gast.Delete:
+            return da - self.writes(s)
+        self._mark(s, da)
+        return da | self.writes(s)
+
+
+def _params(args):
+    out = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+    if args.vararg:
+        out.append(args.vararg)
+    if args.kwarg:
+        out.append(args.kwarg)
+    return [a for a in out if isinstance(a, gast.Name)]
+
+
+def _walk_scope(node):
+    """Walk ``node`` without entering nested scopes."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, SCOPES):
+            continue
+        todo.extend(gast.iter_child_nodes(n))

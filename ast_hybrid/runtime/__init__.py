@@ -1,0 +1,203 @@
+"""The runtime behind the one reserved name ``ah__`` in converted code.
+
+Each conversion binds ``ah__`` to its own :class:`Runtime` (its options, and
+the sites of its statements for diagnostics): no state is shared between
+conversions.  Every operation mirrors Python exactly for Python values and
+switches to ``lax`` only when a condition, bound or iterable is a traced array:
+
+- ``if_stmt(cond, if_true, if_false, args, names)``: ``if``; traced: ``lax.cond``;
+- ``while_stmt(test, body, args, names)``: ``while``; traced: ``lax.while_loop``
+  (or a ``scan`` of ``max_iterations`` steps);
+- ``for_stmt(iterable, extra_test, body, args, names)``: Python iteration;
+  a traced ``range`` (from ``range_``): ``fori_loop``/``while_loop``; a traced
+  array: ``lax.scan`` over its leading axis;
+- ``and_(a, b)``/``or_(a, b)`` (thunks, evaluated lazily), ``not_(x)``,
+  ``ifexp(cond, a, b)``: Python's operators, or ``logical_*``/``lax.cond``;
+- ``print_``, ``converted_call``, ``range_``, ``Undefined``, ``UndefinedReturn``,
+  ``ld``, ``retval``.
+
+``args`` are the current values of the state variables; each branch/body
+function takes them as parameters and returns the ``names`` variables.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import jax.numpy as jnp
+
+from ..diagnostics import ConversionError, Diagnostic
+from ..source import Span
+from . import calls, conditionals, loops
+from .values import Tracer, Undefined, UndefinedReturn, as_pred, ld, retval
+
+__all__ = ["Runtime"]
+
+
+class Runtime:
+    """``ah__`` for one conversion."""
+
+    Undefined = Undefined
+    UndefinedReturn = UndefinedReturn
+    ld = staticmethod(ld)
+    retval = staticmethod(retval)
+    print_ = staticmethod(calls.print_)
+
+    def __init__(self, options=None, source=None, sites=None, name="<function>", converter=None):
+        self.options = dict(options or {})
+        self.max_iterations = self.options.get("max_iterations")
+        self.source = source
+        self.sites = sites or {}
+        self.name = name
+        self._converter = converter
+
+    # -- conditionals ------------------------------------------------------------
+    def if_stmt(self, cond, if_true, if_false, args, names):
+        traced, pred = as_pred(cond)
+        if not traced:
+            return if_true(*args) if pred else if_false(*args)
+        line = sys._getframe(1).f_lineno
+        self._check_supported(line)
+        return conditionals.traced_cond(self, pred, if_true, if_false, args, names, line)
+
+    def ifexp(self, cond, if_true, if_false):
+        traced, pred = as_pred(cond)
+        if not traced:
+            return if_true() if pred else if_false()
+        line = sys._getframe(1).f_lineno
+        (out,) = conditionals.traced_cond(self, pred, lambda: (if_true(),), lambda: (if_false(),),
+                                          (), ("<expression>",), line, kind="ifexp")
+        return out
+
+    def and_(self, a, b):
+        va = a()
+        traced, pa = as_pred(va)
+        if not traced:
+            return b() if pa else va
+        tb, pb = as_pred(b())
+        return jnp.logical_and(pa, pb)
+
+    def or_(self, a, b):
+        va = a()
+        traced, pa = as_pred(va)
+        if not traced:
+            return va if pa else b()
+        tb, pb = as_pred(b())
+        return jnp.logical_or(pa, pb)
+
+    def not_(self, x):
+        traced, p = as_pred(x)
+        return jnp.logical_not(p) if traced else not p
+
+    # -- loops ---------------------------------------------------------------------
+    def while_stmt(self, test, body, args, names):
+        state = args
+        while True:
+            traced, pred = as_pred(test(*state))
+            if traced:
+                line = sys._getframe(1).f_lineno
+                self._check_supported(line)
+                return loops.traced_while(self, test, body, state, names, line, self.max_iterations)
+            if not pred:
+                return state
+            state = body(*state)
+
+    def for_stmt(self, iterable, extra_test, body, args, names):
+        if isinstance(iterable, loops.TracedRange):
+            line = sys._getframe(1).f_lineno
+            self._check_supported(line)
+            return loops.traced_range_for(self, iterable, extra_test, body, args, names, line,
+                                          self.max_iterations)
+        if isinstance(iterable, Tracer):
+            line = sys._getframe(1).f_lineno
+            self._check_supported(line)
+            return loops.traced_scan_for(self, iterable, extra_test, body, args, names, line)
+        state = args
+        for item in iterable:
+            if extra_test is not None:
+                traced, pred = as_pred(extra_test(*state))
+                if traced:   # a traced break/return flag: guard the rest of the iterations
+                    line = sys._getframe(1).f_lineno
+                    state = conditionals.traced_cond(
+                        self, pred, lambda *s, _x=item: body(_x, *s), lambda *s: s, state, names, line)
+                    continue
+                if not pred:
+                    break
+            state = body(item, *state)
+        return state
+
+    @staticmethod
+    def range_(*args):
+        if any(isinstance(a, Tracer) for a in args):
+            if len(args) == 1:
+                return loops.TracedRange(0, args[0], 1)
+            if len(args) == 2:
+                return loops.TracedRange(args[0], args[1], 1)
+            return loops.TracedRange(*args)
+        return range(*args)
+
+    # -- calls -----------------------------------------------------------------------
+    def converted_call(self, f, args, kwargs):
+        return calls.converted_call(self, f, args, kwargs)
+
+    def convert_callee(self, fn):
+        if self._converter is None:
+            return fn
+        return self._converter(fn, self.options)
+
+    # -- diagnostics -------------------------------------------------------------------
+    def _site(self, line):
+        return self.sites.get(line)
+
+    def _check_supported(self, line):
+        site = self._site(line)
+        if site is None or not site.unsupported:
+            return
+        self.fail([self._diag(
+            "HY032", f"`{what}` cannot live inside {site.kind_text()} on a traced value", span,
+            help="move it out of the tensor-dependent branch or loop, or make the condition a Python value",
+            related=((site.span, f"the traced `{site.kind}`"),))
+            for what, span in site.unsupported])
+
+    def _diag(self, code, message, span, help=None, related=()):
+        path = self.source.path if self.source is not None else "<unknown>"
+        lines = None
+        if self.source is not None:
+            wanted = {span.line} | {s.line for s, _ in related}
+            lines = {n: self.source.line(n) for n in wanted}
+        return Diagnostic(code, message, path, span, help=help, related=tuple(related),
+                          source_lines=lines)
+
+    def _span(self, line):
+        site = self._site(line)
+        return site.span if site is not None else Span.point(line, 1)
+
+    def hy030(self, name, line, where, other):
+        site = self._site(line)
+        related = []
+        if site is not None:
+            related = [(s, f"`{name}` assigned here ({label})") for s, label in site.assigns.get(name, ())]
+            if name in site.used_after:
+                related.append((site.used_after[name], f"`{name}` used here after the `if`"))
+        return self._diag(
+            "HY030", f"`{name}` is assigned in the `{where}` branch of an `if` on a traced value "
+            f"but not in the `{other}` branch, and it is used after the `if`", self._span(line),
+            help=f"assign `{name}` before the `if` or in both branches", related=related)
+
+    def hy031(self, name, line, before, after):
+        return self._diag(
+            "HY031", f"loop variable `{name}` changes from {before} to {after} across iterations "
+            "of a loop on a traced value", self._span(line),
+            help=f"give `{name}` its final shape and dtype before the loop "
+                 "(pad, or cast with .astype)")
+
+    def hy033(self, name, line, a, b, kind="if"):
+        what = "branches of an `if`" if kind == "if" else "the two values of a conditional expression"
+        label = f"`{name}` is" if kind == "if" else "they are"
+        return self._diag(
+            "HY033", f"the {what} on a traced value give different structures: {label} "
+            f"{a} in one and {b} in the other", self._span(line),
+            help="make both branches produce the same kind of value (same structure, shape and dtype)")
+
+    def fail(self, diagnostics):
+        raise ConversionError(diagnostics)

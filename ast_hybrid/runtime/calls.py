@@ -1,0 +1,97 @@
+"""Calls from converted code: recursive conversion and the run-time ``print``.
+
+``converted_call(f, args, kwargs)`` converts user functions and methods on
+first use (through the same per-function cache as ``ast_hybrid.convert``) and
+calls everything else directly: builtins, classes, C functions, jax, numpy,
+the standard library, anything installed under site-packages, ast_hybrid
+itself (the Gluon front's ``F`` ops and blocks), functions already converted,
+and those marked with ``ast_hybrid.do_not_convert``.  A function that cannot
+be converted (no source, a generator) is called as it is.
+
+``print_`` is ``print`` for Python values and ``jax.debug.print`` (ordered)
+when an argument is traced, so a ``print`` in a jitted function prints real
+values on every call.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import sysconfig
+import types
+
+import jax
+
+from .values import Tracer
+
+__all__ = ["converted_call", "print_", "should_convert"]
+
+_DIRECT_TYPES = (types.BuiltinFunctionType, types.BuiltinMethodType, type,
+                 types.MethodWrapperType, types.WrapperDescriptorType, functools.partial)
+_SKIP_ROOTS = frozenset({"jax", "jaxlib", "numpy", "ast_hybrid", "builtins", "functools",
+                         "collections", "math", "operator", "itertools", "typing", "abc",
+                         "scipy", "optax", "flax", "gast", "beniget", "inspect", "passes"})
+_LIB_DIRS = tuple({os.path.realpath(p) + os.sep for p in
+                   (sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib"),
+                    sysconfig.get_paths().get("stdlib")) if p})
+
+
+def should_convert(fn) -> bool:
+    """Whether a plain Python function is user code worth converting."""
+    if getattr(fn, "__ah_converted__", False) or getattr(fn, "__ah_do_not_convert__", False):
+        return False
+    module = getattr(fn, "__module__", None) or ""
+    if module.split(".")[0] in _SKIP_ROOTS:
+        return False
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE
+                                        | inspect.CO_ASYNC_GENERATOR):
+        return False
+    filename = code.co_filename
+    if filename.startswith("<") or os.path.realpath(filename).startswith(_LIB_DIRS):
+        return False
+    return True
+
+
+def converted_call(rt, f, args, kwargs):
+    target = _resolve(rt, f)
+    if kwargs:
+        return target(*args, **kwargs)
+    return target(*args)
+
+
+def _resolve(rt, f):
+    if isinstance(f, _DIRECT_TYPES):
+        return f
+    if isinstance(f, types.FunctionType):
+        return rt.convert_callee(f) if should_convert(f) else f
+    if isinstance(f, types.MethodType):
+        func = f.__func__
+        if isinstance(func, types.FunctionType) and should_convert(func):
+            return types.MethodType(rt.convert_callee(func), f.__self__)
+        return f
+    call = getattr(type(f), "__call__", None)
+    if isinstance(call, types.FunctionType) and should_convert(call):
+        return types.MethodType(rt.convert_callee(call), f)
+    return f
+
+
+def print_(*args, sep=" ", end="\n", file=None, flush=False):
+    leaves = jax.tree_util.tree_leaves(args)
+    if not any(isinstance(leaf, Tracer) for leaf in leaves):
+        print(*args, sep=sep, end=end, file=file, flush=flush)
+        return
+    parts, values = [], []
+    for a in args:
+        if any(isinstance(leaf, Tracer) for leaf in jax.tree_util.tree_leaves(a)):
+            parts.append("{}")
+            values.append(a)
+        else:
+            parts.append(str(a).replace("{", "{{").replace("}", "}}"))
+    tail = end[:-1] if end.endswith("\n") else end
+    fmt = sep.replace("{", "{{").replace("}", "}}").join(parts) + tail.replace("{", "{{").replace("}", "}}")
+    jax.debug.print(fmt, *values, ordered=True)
+    if file not in (None, sys.stdout):
+        pass  # jax.debug.print always writes to stdout

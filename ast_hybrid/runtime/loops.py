@@ -1,0 +1,224 @@
+"""Traced loops: ``while`` -> ``lax.while_loop``; ``for`` over a traced range ->
+``fori_loop``/``while_loop``; ``for`` over a traced array -> ``lax.scan``.
+
+The loop state (the variables the body modifies that are live around the
+loop) is carried as the dynamic leaves of a :class:`Carry`.  Variables that
+are undefined when the loop starts but defined by its body (the return value
+of an early ``return``, a variable first assigned inside) get a placeholder of
+the type the body gives them, found by tracing the body once with
+``jax.eval_shape`` (the placeholder is never read: a flag guards it).  The body's
+outputs are checked against the carry: a change of structure, shape or dtype
+is HY031, except a Python number promoted by the body (``k = 0`` then
+``k = k + 0.5``), which restarts the loop with the promoted type as Python would.
+
+With ``max_iterations=N`` (``ast_hybrid.jit(fn, max_iterations=N)``) a traced
+``while`` (and a traced range with a ``break``) becomes a ``scan`` of N steps
+whose body runs under ``lax.cond(test, ...)``: reverse-differentiable, and exact
+as long as the loop ends within N iterations.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .values import Layout, Undefined, as_pred, describe
+
+__all__ = ["Carry", "traced_while", "traced_range_for", "traced_scan_for", "TracedRange"]
+
+
+class TracedRange:
+    """``range(start, stop, step)`` with a traced bound."""
+
+    __slots__ = ("start", "stop", "step")
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def trip_count(self):
+        start, stop, step = (jnp.asarray(v, jnp.int32) for v in (self.start, self.stop, self.step))
+        pos = (stop - start + step - 1) // jnp.where(step == 0, 1, step)
+        neg = (start - stop - step - 1) // jnp.where(step == 0, 1, -step)
+        return jnp.maximum(jnp.where(step > 0, pos, neg), 0)
+
+    def __repr__(self):
+        return f"TracedRange({self.start}, {self.stop}, {self.step})"
+
+
+class _Promote(Exception):
+    def __init__(self, index, dtype):
+        self.index, self.dtype = index, dtype
+
+
+class Carry:
+    """The state a traced loop carries, and the checks on what its body returns."""
+
+    def __init__(self, rt, values, names, line, probe):
+        self.rt, self.names, self.line = rt, names, line
+        if any(isinstance(v, Undefined) for v in values):
+            values = self._placeholders(values, probe)
+        self.layout = Layout(values)
+        self.init = [jnp.asarray(v) for v in self.layout.dyn]
+        self._owner = []
+        for i, slot in enumerate(self.layout.slots):
+            if slot is not None:
+                self._owner += [i] * (slot[3] - slot[2])
+
+    def _placeholders(self, values, probe):
+        rec = {}
+
+        def run():
+            lay = Layout(probe(values))
+            rec["lay"] = lay
+            return lay.dyn
+
+        shapes = jax.eval_shape(run)
+        lay = rec["lay"]
+        out = list(values)
+        for i, v in enumerate(values):
+            if isinstance(v, Undefined) and lay.slots[i] is not None:
+                treedef, statics, start, stop = lay.slots[i]
+                leaves, k = [], start
+                for j in range(treedef.num_leaves):
+                    if j in statics:
+                        leaves.append(statics[j])
+                    else:
+                        leaves.append(jnp.zeros(shapes[k].shape, shapes[k].dtype))
+                        k += 1
+                out[i] = jax.tree_util.tree_unflatten(treedef, leaves)
+        return tuple(out)
+
+    def promote(self, index, dtype):
+        self.init[index] = jnp.asarray(self.init[index], dtype)
+
+    def unpack(self, dyn):
+        return self.layout.rebuild(dyn)
+
+    def pack(self, outs):
+        """Body outputs -> dynamic leaves of the carry's exact types (or HY031)."""
+        lay = Layout(outs)
+        diags = []
+        for i, name in enumerate(self.names):
+            if not self.layout.same_static(lay, i):
+                if self.layout.slots[i] is None:   # still undefined: never assigned by the body
+                    continue
+                before = describe(self.layout.rebuild(self.init)[i])
+                after = describe(lay.rebuild(lay.dyn)[i])
+                diags.append(self.rt.hy031(name, self.line, before, after))
+        if diags:
+            self.rt.fail(diags)
+        out = []
+        for k, (init, leaf) in enumerate(zip(self.init, lay.dyn)):
+            shape, dtype = np.shape(leaf), jnp.result_type(leaf)
+            if shape != init.shape:
+                self.rt.fail([self.rt.hy031(self.names[self._owner[k]], self.line,
+                                            describe(init), describe(leaf))])
+            if dtype != init.dtype:
+                if jnp.result_type(init, leaf) != init.dtype:
+                    if getattr(init, "weak_type", False):
+                        raise _Promote(k, jnp.result_type(init, leaf))
+                    self.rt.fail([self.rt.hy031(self.names[self._owner[k]], self.line,
+                                                describe(init), describe(leaf))])
+            out.append(lax.convert_element_type(leaf, init.dtype)
+                       if (dtype != init.dtype or _weak(leaf) != _weak(init)) else leaf)
+        return out
+
+
+def _weak(x) -> bool:
+    return isinstance(x, (bool, int, float, complex)) or bool(getattr(x, "weak_type", False))
+
+
+def _retrying(build):
+    """Run ``build()``; on a promoted Python number, promote and run again."""
+    for _ in range(64):
+        try:
+            return build()
+        except _Promote as p:
+            build.carry.promote(p.index, p.dtype)
+    raise RuntimeError("ast_hybrid: loop state types did not settle")  # pragma: no cover
+
+
+def _check_pred(traced, p):
+    return p if traced else jnp.asarray(p)
+
+
+def traced_while(rt, test, body, state, names, line, max_iterations=None):
+    carry = Carry(rt, state, names, line, lambda vals: body(*vals))
+
+    def cond_fun(dyn):
+        return _check_pred(*as_pred(test(*carry.unpack(dyn))))
+
+    def body_fun(dyn):
+        return carry.pack(body(*carry.unpack(dyn)))
+
+    def build():
+        if max_iterations is None:
+            return lax.while_loop(cond_fun, body_fun, list(carry.init))
+
+        def step(dyn, _):
+            return lax.cond(cond_fun(dyn), body_fun, lambda d: list(d), dyn), None
+        return lax.scan(step, list(carry.init), None, length=max_iterations)[0]
+
+    build.carry = carry
+    return carry.unpack(_retrying(build))
+
+
+def traced_range_for(rt, rng, extra_test, body, state, names, line, max_iterations=None):
+    start, step = rng.start, rng.step
+    n = rng.trip_count()
+    carry = Carry(rt, state, names, line, lambda vals: body(jnp.asarray(start), *vals))
+
+    def index(k):
+        return start + k * step
+
+    def body_k(k, dyn):
+        return carry.pack(body(index(k), *carry.unpack(dyn)))
+
+    def build():
+        init = list(carry.init)
+        if extra_test is None and max_iterations is None:
+            return lax.fori_loop(0, n, body_k, init)
+
+        def cond_kd(kd):
+            k, dyn = kd
+            ok = k < n
+            if extra_test is not None:
+                traced, p = as_pred(extra_test(*carry.unpack(dyn)))
+                ok = jnp.logical_and(ok, p)
+            return ok
+
+        def body_kd(kd):
+            k, dyn = kd
+            return k + 1, body_k(k, dyn)
+
+        k0 = jnp.asarray(0, jnp.int32)
+        if max_iterations is None:
+            return lax.while_loop(cond_kd, body_kd, (k0, init))[1]
+
+        def step(kd, _):
+            return lax.cond(cond_kd(kd), body_kd, lambda c: (c[0], list(c[1])), kd), None
+        return lax.scan(step, (k0, init), None, length=max_iterations)[0][1]
+
+    build.carry = carry
+    return carry.unpack(_retrying(build))
+
+
+def traced_scan_for(rt, xs, extra_test, body, state, names, line):
+    carry = Carry(rt, state, names, line, lambda vals: body(xs[0], *vals))
+
+    def step(dyn, x):
+        if extra_test is None:
+            return carry.pack(body(x, *carry.unpack(dyn))), None
+        traced, p = as_pred(extra_test(*carry.unpack(dyn)))
+        run = lambda d: carry.pack(body(x, *carry.unpack(d)))  # noqa: E731
+        if not traced:
+            return (run(dyn) if p else list(dyn)), None
+        return lax.cond(p, run, lambda d: list(d), dyn), None
+
+    def build():
+        return lax.scan(step, list(carry.init), xs)[0]
+
+    build.carry = carry
+    return carry.unpack(_retrying(build))

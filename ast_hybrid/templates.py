@@ -1,0 +1,177 @@
+"""Code from templates: Python text with named placeholders, as in tangent/AutoGraph.
+
+A template is ordinary Python.  Every identifier that is a keyword argument of
+:func:`replace` is a placeholder and gets substituted:
+
+- a ``str`` becomes a name (or a function's or an argument's name);
+- a gast expression node is inserted as is (copied if used twice);
+- a list of statements replaces a placeholder used as a statement (``body``);
+- a list of names/expressions replaces a placeholder standing alone in an
+  argument list, a tuple or a function's parameters.
+
+Load/Store/Param contexts are fixed afterwards from each node's position, so a
+name can be put on either side of ``=``.  A replacement that the template does
+not use is an error: misspelt placeholders fail loudly instead of leaving a
+stray name in generated code.
+
+>>> import gast
+>>> stmts = replace("target = ah__.not_(flag)", target="ah__brk_0", flag="ah__brk_0")
+>>> print(gast.unparse(stmts[0]).strip())
+ah__brk_0 = ah__.not_(ah__brk_0)
+>>> type(stmts[0].targets[0].ctx).__name__, type(stmts[0].value.args[0].ctx).__name__
+('Store', 'Load')
+>>> replace("x = 1", y="z")
+Traceback (most recent call last):
+...
+ValueError: template placeholders not found: y (template: 'x = 1')
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+
+import gast
+
+__all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx"]
+
+
+@lru_cache(maxsize=256)
+def _parsed(template: str):
+    return gast.parse(template)
+
+
+def replace(template: str, **replacements) -> list:
+    """The statements of ``template`` with placeholders substituted (fresh nodes)."""
+    tree = copy.deepcopy(_parsed(template))
+    sub = _Substitute(replacements)
+    tree = sub.visit(tree)
+    missing = set(replacements) - sub.used
+    if missing:
+        raise ValueError(f"template placeholders not found: {', '.join(sorted(missing))} "
+                         f"(template: {template!r})")
+    for stmt in tree.body:
+        fix_ctx(stmt)
+    return tree.body
+
+
+def replace_expr(template: str, **replacements):
+    """Like :func:`replace` for a template that is one expression; returns the expression."""
+    (stmt,) = replace(template, **replacements)
+    if not isinstance(stmt, gast.Expr):
+        raise ValueError(f"template is not an expression: {template!r}")
+    return stmt.value
+
+
+def name(identifier: str, ctx=None):
+    """A gast Name (Load unless ``ctx`` is given)."""
+    return gast.Name(id=identifier, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def tuple_of(identifiers, ctx=None):
+    """A tuple of names, e.g. the state of a loop (``()`` when empty)."""
+    return gast.Tuple(elts=[name(i, ctx) for i in identifiers], ctx=ctx or gast.Load())
+
+
+def _as_node(value):
+    if isinstance(value, str):
+        return name(value)
+    if isinstance(value, gast.AST):
+        return value
+    raise TypeError(f"cannot put a {type(value).__name__} where an expression goes")
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, replacements):
+        self.replacements = replacements
+        self.used: set[str] = set()
+
+    def _take(self, key):
+        value = self.replacements[key]
+        if key in self.used:
+            value = copy.deepcopy(value)
+        self.used.add(key)
+        return value
+
+    def _splice(self, items):
+        """Expand list-valued placeholders inside a list of nodes (args, elts, body)."""
+        out = []
+        for item in items:
+            key = None
+            if isinstance(item, gast.Name) and item.id in self.replacements:
+                key = item.id
+            elif (isinstance(item, gast.Expr) and isinstance(item.value, gast.Name)
+                  and item.value.id in self.replacements):
+                key = item.value.id
+            if key is not None and isinstance(self.replacements[key], (list, tuple)):
+                value = self._take(key)
+                if isinstance(item, gast.Name) and item.ctx.__class__ is gast.Param:
+                    out.extend(name(v, gast.Param()) if isinstance(v, str) else v for v in value)
+                elif isinstance(item, gast.Expr):
+                    out.extend(value)
+                else:
+                    out.extend(_as_node(v) for v in value)
+                continue
+            out.append(self.visit(item))
+        return out
+
+    def generic_visit(self, node):
+        for field, old in gast.iter_fields(node):
+            if isinstance(old, list):
+                setattr(node, field, self._splice(old))
+            elif isinstance(old, gast.AST):
+                setattr(node, field, self.visit(old))
+        return node
+
+    def visit_Name(self, node):
+        if node.id in self.replacements:
+            value = self._take(node.id)
+            if isinstance(value, str):
+                return gast.Name(id=value, ctx=node.ctx, annotation=None, type_comment=None)
+            return _as_node(value)
+        return node
+
+    def visit_FunctionDef(self, node):
+        if node.name in self.replacements:
+            node.name = self._take(node.name)
+        return self.generic_visit(node)
+
+
+_STORE_FIELDS = {
+    gast.Assign: ("targets",), gast.AugAssign: ("target",), gast.AnnAssign: ("target",),
+    gast.For: ("target",), gast.AsyncFor: ("target",), gast.comprehension: ("target",),
+    gast.withitem: ("optional_vars",), gast.NamedExpr: ("target",),
+}
+
+
+def fix_ctx(node, ctx=None):
+    """Set Load/Store contexts from position (targets Store, everything else Load)."""
+    if isinstance(node, (gast.Name, gast.Tuple, gast.List, gast.Starred)):
+        if ctx is not None and not isinstance(node.ctx, (gast.Param, gast.Del)):
+            node.ctx = ctx
+        elif ctx is None and isinstance(node.ctx, gast.Store):
+            node.ctx = gast.Load()
+        if isinstance(node, (gast.Tuple, gast.List)):
+            for e in node.elts:
+                fix_ctx(e, ctx)
+        elif isinstance(node, gast.Starred):
+            fix_ctx(node.value, ctx)
+        return
+    if isinstance(node, (gast.Attribute, gast.Subscript)):
+        if ctx is not None:
+            node.ctx = ctx
+        elif isinstance(node.ctx, gast.Store):
+            node.ctx = gast.Load()
+        fix_ctx(node.value)
+        if isinstance(node, gast.Subscript):
+            fix_ctx(node.slice)
+        return
+    stores = _STORE_FIELDS.get(type(node), ())
+    for field, value in gast.iter_fields(node):
+        target_ctx = gast.Store() if field in stores else None
+        if isinstance(value, list):
+            for v in value:
+                if isinstance(v, gast.AST):
+                    fix_ctx(v, target_ctx)
+        elif isinstance(value, gast.AST):
+            fix_ctx(value, target_ctx)
