@@ -174,6 +174,30 @@ class FunctionAnalysis:
 
     modified = writes
 
+    # -- state of converted statements ------------------------------------------------
+    def state(self, stmt) -> tuple:
+        """What a converted ``if``/``while``/``for`` carries, sorted: the variables it may
+        modify (a ``for``'s target included) that are live around it (after it, at the entry
+        of a branch or of the body, in a loop's test)."""
+        t = type(stmt)
+        if t is gast.If:
+            lt, lf = self.live_in(stmt)
+            modified = self.writes(stmt.body + stmt.orelse)
+            live = self.live_after(stmt) | lt | lf
+        elif t is gast.While:
+            modified = self.writes(stmt.body)
+            live = self.live_after(stmt) | self.live_in(stmt)[0] | self.reads(stmt.test)
+        elif t in (gast.For, gast.AsyncFor):
+            tw = self.writes(stmt.target)
+            modified = self.writes(stmt.body) | tw
+            extra = anno_get(stmt, Anno.EXTRA_TEST)
+            live = self.live_after(stmt) | (self.live_in(stmt)[0] - tw)
+            if extra is not None:
+                live = live | self.reads(extra)
+        else:
+            raise TypeError(f"not a control-flow statement: {type(stmt).__name__}")
+        return tuple(sorted(modified & live))
+
     # -- liveness (backward) --------------------------------------------------
     def live_after(self, stmt) -> frozenset:
         """Locals read after ``stmt`` before being written again."""

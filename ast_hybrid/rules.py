@@ -172,6 +172,16 @@ _RULES = [
          what="Reported by conversion: `return`/`yield`/`global`/`try` and similar inside a converted branch or loop.",
          why="The body becomes a function traced by `lax`; such statements have no meaning there.",
          instead="move the construct out of the tensor-dependent branch or loop"),
+    Rule("HY034", "unconvertible-function",
+         "A function that cannot be converted at all", origin="convert",
+         what="Reported by `ast_hybrid.convert`/`jit` for a function with no Python source (defined at an "
+              "interactive prompt or by `exec`, a builtin or C function), a generator, an `async` function, "
+              "a class, or a lambda whose source cannot be isolated.",
+         why="Conversion rewrites the function's source; without it, or for code that does not return a "
+             "value when called, there is nothing to rewrite into one compiled program.",
+         example="gen = ast_hybrid.jit(lambda_from_repl)   # or a function that uses `yield`",
+         instead="define the function with `def` in a .py file; return a list or a stacked array instead of "
+                 "yielding; or mark it `@ast_hybrid.do_not_convert` so it is called as it is"),
     Rule("HY033", "branch-structure-mismatch",
          "Branches of a traced `if` produce different structures", origin="convert",
          what="Reported by conversion: the two branches give values of different pytree structure, "

@@ -1,6 +1,6 @@
 """What the runtime needs to know about each converted statement, to explain failures.
 
-The control-flow pass records one :class:`Site` per converted ``if``/``while``/
+The control-flow passes record one :class:`Site` per converted ``if``/``while``/
 ``for`` (keyed by the user's line, which is also the line the converted code
 runs at, since it is compiled with the user's line numbers).  When the runtime
 finds at trace time that a traced branch leaves a variable undefined (HY030),
@@ -14,18 +14,77 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import gast
+
+from .analysis import SCOPES
 from .source import Span
 
-__all__ = ["Site"]
+__all__ = ["Site", "build_site"]
+
+_KIND_TEXT = {"if": "an `if` on a traced value", "while": "a `while` loop on a traced value",
+              "for": "a `for` loop over a traced value"}
 
 
 @dataclass
 class Site:
-    kind: str                      # "if", "while", "for", "ifexp"
-    span: Span                     # the statement (its first line, for loops)
+    kind: str                      # "if", "while", "for"
+    span: Span                     # the statement's header (`if test`, `while test`, `for t in it`)
     #: name -> [(span, label)] of assignments, label "`if` branch"/"`else` branch"/"loop body"
     assigns: dict = field(default_factory=dict)
     #: name -> span of its first read after the statement (for HY030)
     used_after: dict = field(default_factory=dict)
     #: (what, span) of statements that cannot live inside traced control flow (HY032)
     unsupported: list = field(default_factory=list)
+
+    def kind_text(self) -> str:
+        return _KIND_TEXT.get(self.kind, f"a traced `{self.kind}`")
+
+
+def _walk(stmts):
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, SCOPES):
+            todo.extend(gast.iter_child_nodes(n))
+
+
+def _pos(node):
+    return (node.lineno, node.col_offset)
+
+
+def _end(node):
+    return (getattr(node, "end_lineno", None) or node.lineno, getattr(node, "end_col_offset", None) or 0)
+
+
+def build_site(kind, stmt, header, blocks, state, fn, source, declared) -> Site:
+    """The site of ``stmt``: ``header`` is its test/iterable, ``blocks`` ``[(label, stmts)]``."""
+    start, end = source.span(stmt), source.span(header)
+    site = Site(kind, Span(start.line, start.col, end.end_line, end.end_col))
+    wanted = set(state)
+    names = {n for names in declared.values() for n in names}
+    for label, stmts in blocks:
+        for n in _walk(stmts):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                if n.id in wanted and getattr(n, "lineno", None):
+                    site.assigns.setdefault(n.id, []).append((source.span(n), label))
+                if n.id in names:
+                    site.unsupported.append((f"assignment to global/nonlocal `{n.id}`", source.span(n)))
+            what = _UNSUPPORTED.get(type(n))
+            if what is not None:
+                site.unsupported.append((what, source.span(n)))
+    after = _end(stmt)
+    for n in gast.walk(fn):
+        if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in wanted
+                and getattr(n, "lineno", None) and _pos(n) >= after):
+            if n.id not in site.used_after or _pos(n) < site.used_after[n.id][0]:
+                site.used_after[n.id] = (_pos(n), n)
+    site.used_after = {k: source.span(n) for k, (_, n) in site.used_after.items()}
+    for spans in site.assigns.values():
+        spans.sort()
+    site.unsupported.sort(key=lambda u: u[1])
+    return site
+
+
+_UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with", gast.Delete: "del",
+                gast.Raise: "raise", gast.Yield: "yield", gast.YieldFrom: "yield from"}

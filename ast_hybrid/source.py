@@ -137,6 +137,25 @@ class SourceFile:
         return cls(text=dedented, path=path, first_line=max(first, 1),
                    indent=indent, file_lines=file_lines)
 
+    @classmethod
+    def from_code(cls, code) -> "SourceFile":
+        """The source of the ``def`` (or the line of the ``lambda``) that compiled to ``code``.
+
+        Unlike :meth:`from_function` this never follows ``__wrapped__``: a
+        decorator's wrapper is its own function, with its own source.
+        """
+        path = code.co_filename
+        try:
+            lines, first = inspect.getsourcelines(code)
+        except (OSError, TypeError, IndexError) as exc:
+            raise SourceError(f"no source is available for {code.co_qualname}: {exc}", path,
+                              kind="nosource") from None
+        text = "".join(lines)
+        dedented = textwrap.dedent(text)
+        file_lines = [ln.rstrip("\r\n") for ln in linecache.getlines(path)] or None
+        return cls(text=dedented, path=path, first_line=max(first, 1),
+                   indent=_removed_indent(text, dedented), file_lines=file_lines)
+
     # -- parsing ------------------------------------------------------------
     def parse(self):
         """The gast tree of ``text`` (cached); :class:`SourceError` if it is not Python."""

@@ -33,7 +33,7 @@ from functools import lru_cache
 
 import gast
 
-__all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx"]
+__all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function"]
 
 
 @lru_cache(maxsize=256)
@@ -175,3 +175,13 @@ def fix_ctx(node, ctx=None):
                     fix_ctx(v, target_ctx)
         elif isinstance(value, gast.AST):
             fix_ctx(value, target_ctx)
+
+
+def make_function(fname: str, params, body, declared=None):
+    """``def fname(*params): body``, redeclaring ``declared`` (``{"global": [...], "nonlocal": [...]}``)."""
+    decls = []
+    for kind, names in (declared or {}).items():
+        if names:
+            decls.append(gast.Global(names=list(names)) if kind == "global" else gast.Nonlocal(names=list(names)))
+    (fn,) = replace("def fname(params):\n    body", fname=fname, params=list(params), body=decls + list(body))
+    return fn

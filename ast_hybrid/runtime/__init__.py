@@ -13,8 +13,8 @@ switches to ``lax`` only when a condition, bound or iterable is a traced array:
   array: ``lax.scan`` over its leading axis;
 - ``and_(a, b)``/``or_(a, b)`` (thunks, evaluated lazily), ``not_(x)``,
   ``ifexp(cond, a, b)``: Python's operators, or ``logical_*``/``lax.cond``;
-- ``print_``, ``converted_call``, ``range_``, ``Undefined``, ``UndefinedReturn``,
-  ``ld``, ``retval``.
+- ``assert_``, ``print_``, ``converted_call``, ``range_``, ``Undefined``,
+  ``UndefinedReturn``, ``ld``, ``retval``.
 
 ``args`` are the current values of the state variables; each branch/body
 function takes them as parameters and returns the ``names`` variables.
@@ -29,7 +29,7 @@ import jax.numpy as jnp
 from ..diagnostics import ConversionError, Diagnostic
 from ..source import Span
 from . import calls, conditionals, loops
-from .values import Tracer, Undefined, UndefinedReturn, as_pred, ld, retval
+from .values import Undefined, UndefinedReturn, as_pred, is_traced, ld, retval, unwrap
 
 __all__ = ["Runtime"]
 
@@ -89,6 +89,16 @@ class Runtime:
         traced, p = as_pred(x)
         return jnp.logical_not(p) if traced else not p
 
+    def assert_(self, test, msg):
+        """``assert test, msg()``; a traced test is checked on every run of the compiled program."""
+        traced, pred = as_pred(test)
+        if not traced:
+            if not pred:
+                raise AssertionError(msg()) if msg is not None else AssertionError()
+            return
+        text = str(msg()) if msg is not None else "assertion failed"
+        calls.run_time_assert(pred, text)
+
     # -- loops ---------------------------------------------------------------------
     def while_stmt(self, test, body, args, names):
         state = args
@@ -108,7 +118,7 @@ class Runtime:
             self._check_supported(line)
             return loops.traced_range_for(self, iterable, extra_test, body, args, names, line,
                                           self.max_iterations)
-        if isinstance(iterable, Tracer):
+        if is_traced(iterable):
             line = sys._getframe(1).f_lineno
             self._check_supported(line)
             return loops.traced_scan_for(self, iterable, extra_test, body, args, names, line)
@@ -128,7 +138,9 @@ class Runtime:
 
     @staticmethod
     def range_(*args):
-        if any(isinstance(a, Tracer) for a in args):
+        """``range``, or a :class:`~.loops.TracedRange` when a bound is traced."""
+        if any(is_traced(a) for a in args):
+            args = tuple(unwrap(a) for a in args)
             if len(args) == 1:
                 return loops.TracedRange(0, args[0], 1)
             if len(args) == 2:

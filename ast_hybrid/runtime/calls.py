@@ -26,7 +26,7 @@ import jax
 
 from .values import Tracer
 
-__all__ = ["converted_call", "print_", "should_convert"]
+__all__ = ["converted_call", "print_", "should_convert", "run_time_assert"]
 
 _DIRECT_TYPES = (types.BuiltinFunctionType, types.BuiltinMethodType, type,
                  types.MethodWrapperType, types.WrapperDescriptorType, functools.partial)
@@ -56,6 +56,10 @@ def should_convert(fn) -> bool:
 
 
 def converted_call(rt, f, args, kwargs):
+    if f is print:
+        f = print_
+    elif f is range:
+        f = rt.range_
     target = _resolve(rt, f)
     if kwargs:
         return target(*args, **kwargs)
@@ -95,3 +99,11 @@ def print_(*args, sep=" ", end="\n", file=None, flush=False):
     jax.debug.print(fmt, *values, ordered=True)
     if file not in (None, sys.stdout):
         pass  # jax.debug.print always writes to stdout
+
+
+def run_time_assert(pred, text):
+    """Check a traced assertion on every run: ``AssertionError(text)`` when ``pred`` is false."""
+    def check(ok):
+        if not bool(ok):
+            raise AssertionError(text)
+    jax.debug.callback(check, pred, ordered=True)

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.core import Tracer
 
-__all__ = ["Undefined", "UndefinedReturn", "ld", "retval", "is_traced", "as_pred", "Layout",
+__all__ = ["Undefined", "UndefinedReturn", "ld", "retval", "is_traced", "unwrap", "as_pred", "Layout",
            "describe"]
 
 
@@ -68,8 +68,15 @@ def retval(value):
     return None if isinstance(value, UndefinedReturn) else value
 
 
+def unwrap(value):
+    """The array inside a wrapper that offers ``__ah_pred__`` (the Gluon front's NDArray), else ``value``."""
+    get = getattr(type(value), "__ah_pred__", None)
+    return value if get is None else get(value)
+
+
 def is_traced(value) -> bool:
-    return isinstance(value, Tracer)
+    """A tracer, or a wrapper around one."""
+    return isinstance(value, Tracer) or isinstance(unwrap(value), Tracer)
 
 
 def as_pred(cond):

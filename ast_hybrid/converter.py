@@ -1,0 +1,206 @@
+"""Converting one Python function: source -> checks -> pipeline -> code -> a new function.
+
+:func:`convert_function` is the whole path for a plain function:
+
+1. read its source through :mod:`ast_hybrid.source` (the code object's own
+   ``def``, not what ``__wrapped__`` points to) and parse it with gast;
+2. refuse what cannot be converted, with diagnostics pointing at the user's
+   file: no source, generators, async functions (HY034); in-place ops and host
+   syncs found by the linter's HY001-HY004 in the function;
+3. run :func:`ast_hybrid.pipeline.transform`;
+4. wrap the result in a factory ``def ah__factory(ah__, <free variables>)``,
+   move every location to the user's file (:func:`~ast_hybrid.origin.to_user_lines`)
+   and compile it under the user's file name, so tracebacks and the runtime's
+   diagnostics show the user's lines;
+5. build the new function from the compiled code with the original's globals,
+   defaults and closure cells (closures stay live), plus one new cell: ``ah__``,
+   a :class:`~ast_hybrid.runtime.Runtime` of its own.
+
+Steps 1-4 depend only on the code object and are cached by it
+(:class:`Converted`); step 5 is cheap and is done per function object.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+import weakref
+
+import gast
+
+from .diagnostics import ConversionError, Diagnostic
+from .naming import RUNTIME, Namer
+from .origin import to_user_lines
+from .source import SourceError, SourceFile, Span
+
+__all__ = ["Converted", "converted_code", "convert_function", "cannot_convert", "PRECHECK_CODES"]
+
+#: Linter findings that make conversion refuse a function (in-place ops, host syncs).
+PRECHECK_CODES = frozenset({"HY001", "HY002", "HY003", "HY004"})
+
+_FACTORY = "ah__factory"
+_GENERATORS = inspect.CO_GENERATOR | inspect.CO_ASYNC_GENERATOR
+_ASYNC = inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE
+
+
+class Converted:
+    """The conversion of one code object: compiled code, generated tree, and what the runtime reports from."""
+
+    __slots__ = ("code", "tree", "source", "sites", "__weakref__")
+
+    def __init__(self, code, tree, source, sites):
+        self.code, self.tree, self.source, self.sites = code, tree, source, sites
+
+    def to_source(self) -> str:
+        return gast.unparse(self.tree).strip() + "\n"
+
+
+_BY_CODE: "weakref.WeakKeyDictionary[types.CodeType, Converted]" = weakref.WeakKeyDictionary()
+
+
+def cannot_convert(fn, why: str, source: SourceFile | None = None, node=None, help=None) -> ConversionError:
+    """HY034: ``fn`` cannot be converted at all; the diagnostic says why."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "co_qualname", None) or repr(fn)
+    code = getattr(fn, "__code__", fn if isinstance(fn, types.CodeType) else None)
+    path = code.co_filename if code is not None else "<unknown>"
+    span, lines = None, None
+    if source is not None:
+        path = source.path
+        span = source.span(node) if node is not None else Span.point(source.first_line, 1 + source.indent)
+        lines = {span.line: source.line(span.line)}
+    elif code is not None:
+        span = Span.point(code.co_firstlineno, 1)
+    return ConversionError([Diagnostic(
+        "HY034", f"cannot convert `{name}`: {why}", path, span,
+        help=help or "call it as it is (it is not converted), or mark it `@ast_hybrid.do_not_convert`",
+        source_lines=lines)])
+
+
+def converted_code(code) -> Converted:
+    """The (cached) conversion of ``code``."""
+    got = _BY_CODE.get(code)
+    if got is None:
+        got = _convert_code(code)
+        _BY_CODE[code] = got
+    return got
+
+
+def _convert_code(code) -> Converted:
+    if code.co_flags & _GENERATORS:
+        raise cannot_convert(code, "it is a generator (`yield`): its values are produced lazily, outside "
+                                   "any compiled program", help="return a list or a stacked array instead")
+    if code.co_flags & _ASYNC:
+        raise cannot_convert(code, "it is an `async` function", help="make it a plain `def`")
+    try:
+        source = SourceFile.from_code(code)
+        module = source.parse()
+    except SourceError as err:
+        if err.kind == "nosource":
+            raise cannot_convert(code, "Python kept no source for it (defined at an interactive prompt, "
+                                       "by `exec`, or in a compiled module)",
+                                 help="define it in a .py file, or mark it `@ast_hybrid.do_not_convert`") from None
+        raise cannot_convert(code, f"its source could not be parsed: {err.message}") from None
+    fn = _find(module, code, source)
+    _precheck(fn, source)
+    from .pipeline import Context, transform
+
+    taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | set(code.co_freevars)
+    ctx = Context(source, Namer(taken), class_name=_class_name(code))
+    name = fn.name
+    fn = transform(fn, ctx)
+    factory = gast.FunctionDef(
+        name=_FACTORY, args=_arguments([RUNTIME, *code.co_freevars]),
+        body=[fn, gast.Return(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None))],
+        decorator_list=[], returns=None, type_comment=None, type_params=[])
+    tree = gast.Module(body=[factory], type_ignores=[])
+    to_user_lines(tree, source)
+    compiled = compile(gast.gast_to_ast(tree), source.path, "exec", dont_inherit=True)
+    (factory_code,) = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
+    (inner,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == name]
+    return Converted(inner, fn, source, ctx.sites)
+
+
+def _arguments(names):
+    params = [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None) for n in names]
+    return gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                          kwarg=None, defaults=[])
+
+
+def _class_name(code):
+    parts = code.co_qualname.split(".")
+    if len(parts) >= 2 and parts[-2] != "<locals>":
+        return parts[-2]
+    return None
+
+
+def _find(module, code, source):
+    """The ``FunctionDef`` of ``code`` in its parsed source (a ``lambda`` becomes one)."""
+    if code.co_name == "<lambda>":
+        return _find_lambda(module, code, source)
+    for node in module.body:
+        if isinstance(node, gast.FunctionDef) and node.name == code.co_name:
+            node.decorator_list = []   # the function object we were given is already decorated
+            node.returns = None
+            for a in gast.walk(node.args):
+                if isinstance(a, gast.Name):
+                    a.annotation = None
+            return node
+        if isinstance(node, gast.AsyncFunctionDef):
+            raise cannot_convert(code, "it is an `async` function", source, node, help="make it a plain `def`")
+    raise cannot_convert(code, "its `def` was not found where Python says it starts", source)
+
+
+def _find_lambda(module, code, source):
+    argnames = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    line = code.co_firstlineno - source.first_line + 1
+    found = [n for n in gast.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line
+             and tuple(a.id for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == argnames]
+    if len(found) != 1:
+        why = ("several lambdas with the same parameters are on its line" if found
+               else "its source could not be isolated")
+        raise cannot_convert(code, why, source, help="write it as a `def`")
+    lam = found[0]
+    body = [gast.Return(value=lam.body)]
+    for n in body:
+        gast.copy_location(n, lam.body)
+    fn = gast.FunctionDef(name="ah__lambda", args=lam.args, body=body, decorator_list=[], returns=None,
+                          type_comment=None, type_params=[])
+    return gast.copy_location(fn, lam)
+
+
+@functools.lru_cache(maxsize=32)
+def _file_findings(path: str, text: str) -> tuple:
+    from .linter import check_source
+
+    return tuple(d for d in check_source(SourceFile.from_text(text, path), target="jax")
+                 if d.code in PRECHECK_CODES and d.severity.value == "error")
+
+
+def _precheck(fn, source):
+    """The linter's in-place/host-sync errors inside this function refuse its conversion."""
+    if source.file_lines is None:
+        return
+    span = source.span(fn)
+    found = [d for d in _file_findings(source.path, "\n".join(source.file_lines) + "\n")
+             if d.span is not None and span.line <= d.span.line <= span.end_line]
+    if found:
+        raise ConversionError(found)
+
+
+def convert_function(fn, options: dict, converter):
+    """A new function: ``fn``'s converted code with ``fn``'s globals, defaults and closure."""
+    conv = converted_code(fn.__code__)
+    from .runtime import Runtime
+
+    rt = Runtime(options, conv.source, conv.sites, fn.__qualname__, converter)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells[RUNTIME] = types.CellType(rt)
+    closure = tuple(cells[n] for n in conv.code.co_freevars)
+    new = types.FunctionType(conv.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__dict__.update(fn.__dict__)
+    new.__qualname__, new.__module__, new.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+    new.__annotations__ = dict(getattr(fn, "__annotations__", {}) or {})
+    new.__ah_converted__ = True
+    return new

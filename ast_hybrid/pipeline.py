@@ -1,0 +1,89 @@
+"""The transpiler's pipeline: one function, one list of passes, in order.
+
+:func:`transform` takes the gast ``FunctionDef`` of one user function (parsed
+by :mod:`ast_hybrid.source`) and returns the converted ``FunctionDef``; the
+:class:`Context` carries what the passes share for this one conversion (the
+source, fresh names, the sites the runtime reports from, diagnostics, and the
+cached analysis).  Nothing outlives a conversion.
+
+After the whole pipeline:
+
+- no ``break``, ``continue``, early ``return``, ``and``/``or``/``not``,
+  conditional expression or ``assert`` remains (they are flags and runtime calls);
+- every ``if``/``while``/``for`` is a call of ``ah__.if_stmt``/``while_stmt``/
+  ``for_stmt`` with explicit state;
+- every call goes through ``ah__.converted_call``;
+- every node carries a location in the user's source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from passes import (asserts, break_statements, call_trees, class_scope, continue_statements,
+                    control_flow, logical, return_statements, variables)
+
+from .analysis import FunctionAnalysis
+from .naming import Namer
+from .source import SourceFile
+
+__all__ = ["Context", "transform", "PASSES"]
+
+
+@dataclass
+class Context:
+    """What the passes of one conversion share."""
+
+    source: SourceFile
+    namer: Namer
+    #: the class a method is defined in (for ``super()`` and ``__private`` names), or None
+    class_name: str | None = None
+    #: user line -> :class:`~ast_hybrid.sites.Site`, for the runtime's diagnostics
+    sites: dict = field(default_factory=dict)
+    #: names the function declares ``global``/``nonlocal`` (generated functions redeclare them)
+    declared: dict = field(default_factory=dict)
+    _analysis: tuple | None = None
+
+    def analysis(self, fn) -> FunctionAnalysis:
+        """Activity/liveness of ``fn`` as it is now (cached until :meth:`invalidate`)."""
+        if self._analysis is None or self._analysis[0] is not fn:
+            self._analysis = (fn, FunctionAnalysis(fn))
+        return self._analysis[1]
+
+    def invalidate(self):
+        self._analysis = None
+
+
+#: The passes, in order.  Each is a module with ``transform(fn, ctx) -> fn``.
+PASSES = (
+    # What a method's body means only inside its class: super() and __private names.
+    # First, while the tree is still exactly the user's.
+    class_scope,
+    # assert -> ah__.assert_ (a traced test is checked at run time).
+    asserts,
+    # Canonicalisation: and/or/not, `a if c else b`, chained comparisons -> lazy runtime calls.
+    logical,
+    # Every call -> ah__.converted_call (recursive conversion, print, range).  Before the
+    # passes below, so that the runtime calls they create are not wrapped.
+    call_trees,
+    # Jumps become flags.  continue before break (a loop's continue flag is reset in its
+    # body, its break flag tested before each iteration), return last (it guards loops
+    # that the break pass may already have rewritten).
+    continue_statements,
+    break_statements,
+    return_statements,
+    # From here control flow is structured: the analysis (liveness, definite assignment) holds.
+    # Reads of variables that may be undefined are checked; global/nonlocal hoisted.
+    variables,
+    # if/while/for -> ah__.if_stmt/while_stmt/for_stmt, top-down, one scope at a time
+    # (each generated function is analysed on its own).  Last: it moves code into new scopes.
+    control_flow,
+)
+
+
+def transform(fn, ctx: Context):
+    """Run every pass over ``fn`` (a gast FunctionDef); return the converted FunctionDef."""
+    for p in PASSES:
+        fn = p.transform(fn, ctx)
+        ctx.invalidate()
+    return fn

@@ -1,0 +1,42 @@
+"""``assert`` becomes a runtime call, so a traced test is checked when the program runs.
+
+``assert test, msg`` -> ``ah__.assert_(test, lambda: msg)`` (the message stays
+lazy, as in Python).  For a Python value the runtime does exactly what
+``assert`` does; for a traced test it checks the value on every call of the
+compiled program and raises ``AssertionError`` with the message there.
+
+After this pass no ``assert`` statement remains.
+
+>>> from ast_hybrid.passdoc import show
+>>> show(transform, '''
+... def f(x):
+...     assert x.sum() > 0, "x must be positive"
+...     return x
+... ''')
+def f(x):
+    ah__.assert_(x.sum() > 0, lambda: 'x must be positive')
+    return x
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ast_hybrid.origin import copy_origin
+from ast_hybrid.templates import replace
+
+__all__ = ["transform"]
+
+
+class _Asserts(gast.NodeTransformer):
+    def visit_Assert(self, node):
+        if node.msg is None:
+            new = replace("ah__.assert_(test, None)", test=node.test)
+        else:
+            new = replace("ah__.assert_(test, lambda: msg)", test=node.test, msg=node.msg)
+        return copy_origin(node, new)
+
+
+def transform(fn, ctx):
+    fn.body = [_Asserts().visit(s) for s in fn.body]
+    return fn

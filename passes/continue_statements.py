@@ -1,0 +1,70 @@
+"""``continue`` becomes a flag that skips the rest of the loop body.
+
+For each loop whose body continues (nested loops handle their own), a fresh
+flag is cleared at the top of the body; ``continue`` sets it, and the
+statements after anything that may set it are guarded by ``if not flag``.
+
+After this pass no ``continue`` remains.
+
+>>> from ast_hybrid.passdoc import show
+>>> show(transform, '''
+... def f(x):
+...     for v in x:
+...         if v < 0:
+...             continue
+...         x = x + v
+...     return x
+... ''')
+def f(x):
+    for v in x:
+        ah__cont_0 = False
+        if v < 0:
+            ah__cont_0 = True
+        if ah__.not_(ah__cont_0):
+            x = x + v
+    return x
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ast_hybrid.analysis import SCOPES
+from ast_hybrid.jumps import contains_jump, lower_block
+from ast_hybrid.origin import copy_origin
+from ast_hybrid.templates import replace
+
+__all__ = ["transform"]
+
+
+def _is_continue(stmt) -> bool:
+    return isinstance(stmt, gast.Continue)
+
+
+class _Continue(gast.NodeTransformer):
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def _loop(self, node):
+        self.generic_visit(node)
+        if not any(contains_jump(s, _is_continue) for s in node.body):
+            return node
+        flag = self.ctx.namer.new("cont")
+        body, _ = lower_block(node.body, _is_continue, lambda s: replace("flag = True", flag=flag), flag)
+        node.body = copy_origin(node, replace("flag = False", flag=flag)) + body
+        return node
+
+    visit_For = visit_While = visit_AsyncFor = _loop
+
+    def _scope(self, node):
+        return node  # a nested function's loops are converted when it is called
+
+
+for _t in SCOPES:
+    setattr(_Continue, f"visit_{_t.__name__}", _Continue._scope)
+
+
+def transform(fn, ctx):
+    t = _Continue(ctx)
+    fn.body = [t.visit(s) for s in fn.body]
+    return fn

@@ -1,0 +1,173 @@
+"""``if``, ``while`` and ``for`` become runtime calls over functions with explicit state.
+
+- ``if test: body else: orelse`` -> two branch functions of the state returning
+  the state, and ``state = ah__.if_stmt(test, true_fn, false_fn, state, names)``;
+- ``while test: body`` -> a test function and a body function of the state, and
+  ``state = ah__.while_stmt(test_fn, body_fn, state, names)``;
+- ``for t in it: body`` -> a body function of the next item and the state
+  (starting ``t = item``), the extra test left by the break/return passes
+  (annotation ``EXTRA_TEST``) as a test function, and
+  ``state = ah__.for_stmt(it, test_fn or None, body_fn, state, names)``.
+
+The state is what the statement may modify that is live around it
+(:meth:`~ast_hybrid.analysis.FunctionAnalysis.state`).  At run time a Python
+condition, range or iterable runs as plain Python, exactly as written; a
+traced one becomes ``lax.cond``/``while_loop``/``fori_loop``/``scan``.
+
+The pass works top-down, one scope at a time: it converts the outermost
+control-flow statements of a function, then each generated function is a
+scope of its own, analysed afresh (its parameters are the state it receives,
+its ``return`` reads the state it gives back).  So a state variable that has
+no value yet when its statement runs is set to ``ah__.Undefined`` at the top of
+the scope that owns it (in a loop body: at the top of the body, so a value of
+an earlier iteration is never clobbered).  Each converted statement records a
+:class:`~ast_hybrid.sites.Site` for the runtime's diagnostics (HY030-HY033).
+
+After this pass no ``if``, ``while`` or ``for`` statement remains (in nested
+user functions aside: they are converted when they are called).
+
+>>> from ast_hybrid.passdoc import show
+>>> show(transform, '''
+... def f(x, n):
+...     for i in range(n):
+...         if x.sum() > 0:
+...             x = x * 0.5
+...     return x
+... ''')
+def f(x, n):
+<BLANKLINE>
+    def ah__for_body_0(ah__itr_0, x):
+        i = ah__itr_0
+<BLANKLINE>
+        def ah__if_true_0(x):
+            x = x * 0.5
+            return (x,)
+<BLANKLINE>
+        def ah__if_false_0(x):
+            pass
+            return (x,)
+        x, = ah__.if_stmt(x.sum() > 0, ah__if_true_0, ah__if_false_0, (x,), ('x',))
+        return (x,)
+    x, = ah__.for_stmt(range(n), None, ah__for_body_0, (x,), ('x',))
+    return x
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ast_hybrid.analysis import SCOPES, Anno, FunctionAnalysis, anno_get
+from ast_hybrid.naming import is_synthetic
+from ast_hybrid.origin import copy_origin
+from ast_hybrid.sites import build_site
+from ast_hybrid.templates import make_function, replace, tuple_of
+
+__all__ = ["transform"]
+
+_CF = (gast.If, gast.While, gast.For)
+
+
+def _state_call(call_template: str, state, **replacements):
+    """``a, b = <call>`` (the bare call when there is no state); ``args``/``names`` are the state."""
+    names = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in state], ctx=gast.Load())
+    if state:
+        return replace("out = " + call_template, out=tuple_of(state), args=tuple_of(state), names=names,
+                       **replacements)
+    return replace(call_template, args=tuple_of(()), names=names, **replacements)
+
+
+def _returning(state):
+    return replace("return out", out=tuple_of(state))
+
+
+class _Scope(gast.NodeTransformer):
+    """Converts the outermost control-flow statements of one function's own scope."""
+
+    def __init__(self, ctx, root, scope):
+        self.ctx, self.root = ctx, root
+        self.analysis = FunctionAnalysis(scope)
+        self.undefined: list[str] = []
+        self.generated: list = []
+
+    def _function(self, name, params, body):
+        fn = make_function(name, params, body, self.ctx.declared)
+        self.generated.append(fn)
+        return fn
+
+    def _prepare(self, kind, node, header, blocks):
+        state = self.analysis.state(node)
+        defined = self.analysis.defined_before(node)
+        self.undefined.extend(v for v in state if v not in defined and v not in self.undefined)
+        site = build_site(kind, node, header, blocks, state, self.root, self.ctx.source, self.ctx.declared)
+        self.ctx.sites.setdefault(site.span.line, site)
+        return state
+
+    def visit_If(self, node):
+        state = self._prepare("if", node, node.test, [("`if` branch", node.body), ("`else` branch", node.orelse)])
+        t, f = self.ctx.namer.new("if_true"), self.ctx.namer.new("if_false")
+        out = [self._function(t, state, node.body + _returning(state)),
+               self._function(f, state, (node.orelse or [gast.Pass()]) + _returning(state)),
+               *_state_call("ah__.if_stmt(test, t, f, args, names)", state, test=node.test, t=t, f=f)]
+        return copy_origin(node, out)
+
+    def visit_While(self, node):
+        state = self._prepare("while", node, node.test, [("loop body", node.body)])
+        test, body = self.ctx.namer.new("while_test"), self.ctx.namer.new("while_body")
+        out = [self._function(test, state, replace("return test", test=node.test)),
+               self._function(body, state, node.body + _returning(state)),
+               *_state_call("ah__.while_stmt(test, body, args, names)", state, test=test, body=body)]
+        return copy_origin(node, out)
+
+    def visit_For(self, node):
+        state = self._prepare("for", node, node.iter, [("loop body", node.body)])
+        body, itr = self.ctx.namer.new("for_body"), self.ctx.namer.new("itr")
+        head = replace("target = itr", target=node.target, itr=itr)
+        out = [self._function(body, [itr, *state], head + node.body + _returning(state))]
+        extra = anno_get(node, Anno.EXTRA_TEST)
+        if extra is None:
+            test = gast.Constant(value=None, kind=None)
+        else:
+            test = self.ctx.namer.new("for_test")
+            out.append(self._function(test, state, replace("return extra", extra=extra)))
+        out += _state_call("ah__.for_stmt(it, test, body, args, names)", state, it=node.iter, test=test, body=body)
+        return copy_origin(node, out)
+
+    def _scope(self, node):
+        return node  # generated functions are scopes of their own; user ones convert when called
+
+
+for _t in SCOPES:
+    setattr(_Scope, f"visit_{_t.__name__}", _Scope._scope)
+
+
+def _convert_scope(scope, ctx, root):
+    conv = _Scope(ctx, root, scope)
+    body = []
+    for s in scope.body:
+        new = conv.visit(s)
+        body.extend(new if isinstance(new, list) else [new])
+    inits = [s for v in sorted(conv.undefined)
+             for s in replace("v = ah__.Undefined(label)", v=v, label=gast.Constant(value=v, kind=None))]
+    n_decls = next((i for i, s in enumerate(body) if not isinstance(s, (gast.Global, gast.Nonlocal))), len(body))
+    scope.body = body[:n_decls] + copy_origin(scope, inits) + body[n_decls:]
+    for fn in conv.generated:
+        if _has_control_flow(fn):
+            _convert_scope(fn, ctx, root)
+
+
+def _has_control_flow(fn) -> bool:
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, _CF):
+            return True
+        if isinstance(n, gast.FunctionDef) and not is_synthetic(n.name):
+            continue
+        if isinstance(n, gast.stmt):
+            todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+    return False
+
+
+def transform(fn, ctx):
+    _convert_scope(fn, ctx, fn)
+    return fn

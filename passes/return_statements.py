@@ -1,0 +1,73 @@
+"""Early ``return`` becomes a single exit at the end of the function.
+
+A function whose only ``return`` is its last statement is left alone.
+Otherwise ``ah__ret`` (did we return?) and ``ah__retval`` (the value, an
+``UndefinedReturn`` until set) are initialised first; each ``return v`` sets
+both; everything after a statement that may return is guarded by
+``if not ah__ret``; loops that contain a ``return`` stop once it is set; and
+the function ends with ``return ah__.retval(ah__retval)`` (``None`` when no
+``return`` ran, as in Python).
+
+After this pass the function has exactly one ``return``, its last statement.
+
+>>> from ast_hybrid.passdoc import show
+>>> show(transform, '''
+... def f(x):
+...     if x.max() > 10:
+...         return x * 0
+...     return x + 1
+... ''')
+def f(x):
+    ah__ret = False
+    ah__retval = ah__.UndefinedReturn()
+    if x.max() > 10:
+        ah__retval = x * 0
+        ah__ret = True
+    if ah__.not_(ah__ret):
+        ah__retval = x + 1
+        ah__ret = True
+    return ah__.retval(ah__retval)
+"""
+
+from __future__ import annotations
+
+import gast
+
+from ast_hybrid.analysis import SCOPES
+from ast_hybrid.jumps import add_loop_test, lower_block
+from ast_hybrid.origin import copy_origin
+from ast_hybrid.templates import replace
+
+__all__ = ["transform"]
+
+
+def _is_return(stmt) -> bool:
+    return isinstance(stmt, gast.Return)
+
+
+def _returns(stmts):
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.Return):
+            yield n
+        if not isinstance(n, SCOPES):
+            todo.extend(gast.iter_child_nodes(n))
+
+
+def transform(fn, ctx):
+    found = list(_returns(fn.body))
+    if all(r is fn.body[-1] for r in found):
+        return fn
+    flag, value = ctx.namer.fixed("ret"), ctx.namer.fixed("retval")
+
+    def lower(ret):
+        v = ret.value if ret.value is not None else gast.Constant(value=None, kind=None)
+        return replace("value = v\nflag = True", value=value, v=v, flag=flag)
+
+    body, _ = lower_block(fn.body, _is_return, lower, flag, into_loops=True,
+                          on_loop=lambda loop: add_loop_test(loop, flag))
+    head = copy_origin(fn.body[0], replace("flag = False\nvalue = ah__.UndefinedReturn()", flag=flag, value=value))
+    tail = copy_origin(fn.body[-1], replace("return ah__.retval(value)", value=value))
+    fn.body = head + body + tail
+    return fn
