@@ -31,12 +31,8 @@ def var(name, shape=None, dtype=None, **attrs):
 
 
 def __getattr__(name):
-    try:
-        from ast_hybrid import ops
-    except ImportError:
-        from ast_hybrid.gluon._ops import namespace
+    from ast_hybrid import ops
 
-        ops = namespace()
     try:
         return getattr(ops, name)
     except AttributeError:

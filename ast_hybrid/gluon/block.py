@@ -28,8 +28,13 @@ import os
 import re
 from collections import OrderedDict
 
-from ast_hybrid.gluon import _ops
+import numpy as np
+
+from ast_hybrid import autograd, nd, rng
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, _assign
+from ast_hybrid.autograd import _STATE
+from ast_hybrid.ndarray import NDArray
+from ast_hybrid.ops._core import raw
 
 __all__ = ["Block", "HybridBlock"]
 
@@ -214,12 +219,10 @@ class Block:
 class _Trace:
     """Binds tracers to parameters for the duration of one hybridized trace."""
 
-    def __init__(self, params, leaves, key):
+    def __init__(self, params, leaves):
         self.values = dict(zip(params, leaves))
         self.params = params
         self.writes: dict = {}
-        self.key = key
-        self.count = 0
 
     def read(self, p):
         if p in self.writes:
@@ -231,13 +234,7 @@ class _Trace:
                                "parameters (collect_params()); register it on a child block") from None
 
     def write(self, p, value):
-        self.writes[p] = _ops.raw(value)
-
-    def next_key(self):
-        import jax
-
-        self.count += 1
-        return jax.random.fold_in(self.key, self.count)
+        self.writes[p] = raw(value)
 
     @contextlib.contextmanager
     def bound(self):
@@ -252,73 +249,140 @@ class _Trace:
                 p._trace = None
 
 
-@contextlib.contextmanager
 def _mode(training):
-    try:
-        from ast_hybrid import autograd
-    except ImportError:
-        _ops.MODE_STACK.append(training)
-        try:
-            yield
-        finally:
-            _ops.MODE_STACK.pop()
-        return
-    with (autograd.train_mode() if training else autograd.predict_mode()):
-        yield
+    """Training or predict mode, with recording off (what a compiled program sees)."""
+    return autograd._scope(False, training)
 
 
-@contextlib.contextmanager
-def _key_scope(key):
-    try:
-        from ast_hybrid import rng
-    except ImportError:
-        yield
-        return
-    with rng.key_scope(key):
-        yield
+def _is_array(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype") and x.__class__ is not NDArray
+
+
+def wrap_inputs(inputs):
+    """Arrays (and the arrays in a list/tuple argument) as NDArrays; anything else as given."""
+    out = []
+    for x in inputs:
+        if _is_array(x):
+            x = NDArray(x if not isinstance(x, np.ndarray) else _jnp().asarray(x))
+        elif isinstance(x, (list, tuple)):
+            x = type(x)(NDArray(v) if _is_array(v) else v for v in x)
+        out.append(x)
+    return out
+
+
+def wrap_outputs(out):
+    """A forward's result with every array an NDArray (lists and tuples kept)."""
+    if out.__class__ is NDArray or out is None:
+        return out
+    if isinstance(out, (list, tuple)):
+        return type(out)(wrap_outputs(o) for o in out)
+    return NDArray(out) if _is_array(out) else out
+
+
+def strip(out):
+    """A forward's result with every NDArray replaced by its jax array (what pure functions return)."""
+    if out.__class__ is NDArray:
+        return out._arr
+    if isinstance(out, (list, tuple)):
+        return type(out)(strip(o) for o in out)
+    if isinstance(out, dict):
+        return {k: strip(v) for k, v in out.items()}
+    return out
+
+
+def _jnp():
+    import jax.numpy as jnp
+
+    return jnp
 
 
 def run_bound(block, params, leaves, key, training, inputs):
-    """Run ``block`` on ``inputs`` with ``leaves`` bound to ``params``: (output, {index: new value})."""
-    trace = _Trace(params, leaves, key)
-    with trace.bound(), _mode(training), _key_scope(key):
-        out = block._call_imperative(*inputs)
+    """Run ``block`` on ``inputs`` with ``leaves`` bound to ``params``: (output, {index: new value}).
+
+    ``key`` feeds every random op inside (``None``: the program has no key, and a random op raises
+    ``rng.KeyNeeded``)."""
+    trace = _Trace(params, leaves)
+    with trace.bound(), _mode(training), rng.key_scope(key):
+        out = block._call_imperative(*wrap_inputs(inputs))
     index = {p: i for i, p in enumerate(params)}
     writes = {index[p]: v for p, v in trace.writes.items() if p in index}
     return out, writes
 
 
 class _Compiled:
-    """What a hybridized block caches: its parameters, their leaves and one jitted program per mode."""
+    """What a hybridized block caches: its parameters, their leaves and the jitted programs.
+
+    ``predict(leaves, *xs)`` and ``train(leaves, base_key, count, *xs)`` return NDArrays (a pytree node,
+    rebuilt by jax on the way out); ``train`` also returns the parameter writes.  A predict program
+    that turns out to need randomness is replaced by ``predict_keyed`` (the ``keyed`` flag)."""
 
     def __init__(self, block, inputs):
         import jax
 
         self.params = list(block.collect_params().values())
         self.leaves = tuple(p._data for p in self.params)
-        self.input_specs = [jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), x)
+        self.input_specs = [jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), strip(x))
                             for x in inputs]
+        self.keyed = False
         params = self.params
 
         def predict(leaves, *xs):
             return run_bound(block, params, leaves, None, False, xs)[0]
 
-        def train(leaves, key, *xs):
-            return run_bound(block, params, leaves, key, True, xs)
+        def predict_keyed(leaves, base, count, *xs):
+            return run_bound(block, params, leaves, jax.random.fold_in(base, count), False, xs)[0]
+
+        def train(leaves, base, count, *xs):
+            return run_bound(block, params, leaves, jax.random.fold_in(base, count), True, xs)
 
         self.predict_raw = predict
         self.predict = jax.jit(predict)
+        self.predict_keyed = jax.jit(predict_keyed)
         self.train = jax.jit(train)
 
-    def call_train(self, inputs):
-        from ast_hybrid.init import _key
+    def __call__(self, args):
+        state = autograd._STATE
+        if state[0] or state[1] or self.keyed:
+            return self._call_slow(args)
+        try:
+            return self.predict(self.leaves, *[a._arr if a.__class__ is NDArray else a for a in args])
+        except rng.KeyNeeded:
+            self.keyed = True
+            return self._call_slow(args)
 
-        out, writes = self.train(self.leaves, _key(), *inputs)
+    def _call_slow(self, args):
+        xs = [a._arr if a.__class__ is NDArray else a for a in args]
+        if autograd._STATE[0]:
+            return self._call_recorded(args, xs)
+        if autograd._STATE[1]:
+            out, writes = self.train(self.leaves, *rng.stream(), *xs)
+            self._write_back(writes)
+            return out
+        return self.predict_keyed(self.leaves, *rng.stream(), *xs)
+
+    def _write_back(self, writes):
         if writes:
             for i, v in writes.items():
                 self.params[i]._data = v
             self.leaves = tuple(p._data for p in self.params)
-        return out
+
+    def _call_recorded(self, args, xs):
+        """Under ``autograd.record()``: run the program and put it on the tape as one node."""
+        tracked = tuple(p.data() for p in self.params)
+        nd_args = [a if a.__class__ is NDArray else NDArray(a) if _is_array(a) else a for a in args]
+        base, count = rng.stream()
+        if autograd._STATE[1]:
+            out, writes = self.train(self.leaves, base, count, *xs)
+            self._write_back(writes)
+
+            def fn(leaves, *xs):
+                return strip(self.train(leaves, base, count, *xs)[0])
+        else:
+            out = self.predict_keyed(self.leaves, base, count, *xs)
+
+            def fn(leaves, *xs):
+                return strip(self.predict_keyed(leaves, base, count, *xs))
+        return autograd._record(fn, (tracked, *nd_args), {}, result=strip(out))
 
 
 class HybridBlock(Block):
@@ -352,13 +416,18 @@ class HybridBlock(Block):
         super().cast(dtype)
 
     def __call__(self, *args):
+        c = self._compiled                  # set only while hybridized
+        if c is not None and not _TRACE_STACK:
+            state = _STATE
+            if not (state[0] or state[1] or c.keyed) and len(args) == 1:   # the fast path: PERF_NOTES
+                x = args[0]
+                try:
+                    return c.predict(c.leaves, x._arr if x.__class__ is NDArray else x)
+                except rng.KeyNeeded:
+                    c.keyed = True
+            return c(args)
         if self._active and not _TRACE_STACK:
-            c = self._compiled
-            if c is None:
-                c = self._build(args)
-            if _ops.is_training():
-                return c.call_train(args)
-            return c.predict(c.leaves, *args)
+            return self._build(args)(args)
         return self._call_imperative(*args)
 
     forward = __call__
@@ -366,7 +435,8 @@ class HybridBlock(Block):
     def _build(self, args):
         params = list(self.collect_params().values())
         if any(p._data is None for p in params):
-            self._call_imperative(*args)          # deferred shape inference, once
+            with autograd._scope(False, False):     # deferred shape inference, once, with no side effects
+                self._call_imperative(*args)
             missing = [p.name for p in params if p._data is None]
             if missing:
                 raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "
@@ -375,16 +445,17 @@ class HybridBlock(Block):
         object.__setattr__(self, "_compiled", c)
         return c
 
-    def _call_imperative(self, x, *args):
+    def _call_imperative(self, *args):
+        args = wrap_inputs(args)
         try:
             params = {k: p.data() for k, p in self._reg_params.items()}
         except DeferredInitializationError:
-            self.infer_shape(x, *args)
+            self.infer_shape(*args)
             for p in self._reg_params.values():
                 p._finish_deferred_init()
             params = {k: p.data() for k, p in self._reg_params.items()}
         hf = self._converted() if _TRACE_STACK else self.hybrid_forward
-        return hf(_ops.namespace(), x, *args, **params)
+        return wrap_outputs(hf(nd, *args, **params))
 
     def _converted(self):
         fn = self.__dict__.get("_ah_converted")

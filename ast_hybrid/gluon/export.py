@@ -36,11 +36,11 @@ def export_block(block, path, epoch=0):
     if c is None:
         raise RuntimeError("Please first call block.hybridize() and then run forward with this block at "
                            "least once before calling export.")
-    from ast_hybrid.gluon._ops import raw
+    from ast_hybrid.gluon.block import strip
 
     def program(leaves, *xs):   # outputs as plain arrays: the file must not depend on our classes
-        out = c.predict_raw(leaves, *xs)
-        return tuple(raw(o) for o in out) if isinstance(out, (tuple, list)) else raw(out)
+        out = strip(c.predict_raw(leaves, *xs))
+        return tuple(out) if isinstance(out, list) else out
 
     fn = jax.jit(program)
     leaves_spec = tuple(jax.ShapeDtypeStruct(v.shape, v.dtype) for v in c.leaves)

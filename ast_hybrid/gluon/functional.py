@@ -23,8 +23,7 @@ __all__ = ["functional"]
 
 def functional(net, *example_inputs):
     """``(apply_fn, params)`` for ``net``; give example inputs if some shapes are still deferred."""
-    from ast_hybrid.gluon._ops import raw
-    from ast_hybrid.gluon.block import run_bound
+    from ast_hybrid.gluon.block import run_bound, strip
 
     plist = list(net.collect_params().values())
     if any(p._data is None for p in plist):
@@ -34,7 +33,7 @@ def functional(net, *example_inputs):
                              "net.initialize() and run the net once, or pass example inputs to functional()")
         net._call_imperative(*example_inputs) if hasattr(net, "_call_imperative") else net(*example_inputs)
     names = [p.name for p in plist]
-    params = {p.name: p.data() for p in plist}
+    params = {p.name: p._data for p in plist}
 
     def apply_fn(params, *inputs, training=False, key=None):
         leaves = tuple(params[n] for n in names)
@@ -44,7 +43,7 @@ def functional(net, *example_inputs):
             key = jax.random.PRNGKey(0)
         out, writes = run_bound(net, plist, leaves, key, training, inputs)
         if training:
-            return out, {names[i]: raw(v) for i, v in writes.items()}
-        return out
+            return strip(out), {names[i]: v for i, v in writes.items()}
+        return strip(out)
 
     return apply_fn, params

@@ -4,7 +4,7 @@ the per-sample loss is averaged over every axis except ``batch_axis``, after
 
 from __future__ import annotations
 
-from ast_hybrid.gluon._ops import raw
+from ast_hybrid.ops._core import raw
 from ast_hybrid.gluon.block import HybridBlock
 
 __all__ = ["Loss", "L1Loss", "L2Loss", "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "SigmoidBinaryCrossEntropyLoss",

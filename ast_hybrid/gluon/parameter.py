@@ -23,6 +23,9 @@ from collections import OrderedDict
 import numpy as np
 
 from ast_hybrid import init as _init
+from ast_hybrid.autograd import _Leaf
+from ast_hybrid.ndarray import NDArray
+from ast_hybrid.ops._core import raw
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
@@ -45,11 +48,28 @@ class Parameter:
         self.init = init
         self.lr_mult, self.wd_mult = lr_mult, wd_mult
         self.allow_deferred_init = allow_deferred_init
-        self.grad_req = grad_req if differentiable else "null"
+        self._grad_req = grad_req if differentiable else "null"
         self._data = None
         self._deferred_init = ()
         self._listeners = []      # callables run when the array is replaced (hybridize caches)
         self._trace = None        # the trace the parameter is bound into, during a hybridized trace
+        self._leaf = None         # its autograd leaf (gradient buffer), when grad_req is not 'null'
+
+    @property
+    def grad_req(self):
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req):
+        if req not in ("write", "add", "null"):
+            raise ValueError(f"Parameter {self.name!r}: grad_req must be 'write', 'add' or 'null', got {req!r}")
+        self._grad_req = req
+        if req == "null":
+            self._leaf = None
+        elif self._leaf is not None:
+            self._leaf.grad_req = req
+        elif self._data is not None:
+            self._leaf = _Leaf(req)
 
     # shape ------------------------------------------------------------------
     @property
@@ -104,9 +124,10 @@ class Parameter:
 
     # data -------------------------------------------------------------------
     def data(self, ctx=None):
+        """The value as an NDArray (inside a hybridized trace: the tracer bound to this parameter)."""
         trace = self._trace
         if trace is not None:
-            return trace.read(self)
+            return NDArray(trace.read(self))
         if self._data is None:
             if self._deferred_init:
                 raise DeferredInitializationError(
@@ -116,7 +137,20 @@ class Parameter:
                                "initialize parameters and create Trainer with Block.collect_params() "
                                "instead of Block.params because the later does not include Parameters "
                                "of nested child Blocks")
-        return self._data
+        return NDArray(self._data, self._leaf)
+
+    def grad(self, ctx=None):
+        """The gradient written by the last ``backward()`` (zeros before any)."""
+        import jax.numpy as jnp
+
+        if self._leaf is None:
+            raise RuntimeError(f"Cannot get gradient array for Parameter {self.name!r} because grad_req='null'")
+        if self._leaf.grad is None:
+            self._leaf.grad = jnp.zeros_like(self._data)
+        return NDArray(self._leaf.grad)
+
+    def list_grad(self):
+        return [self.grad()]
 
     def list_data(self):
         return [self.data()]
@@ -128,8 +162,7 @@ class Parameter:
             return
         import jax.numpy as jnp
 
-        arr = jnp.asarray(getattr(data, "data", data) if not isinstance(data, np.ndarray) else data,
-                          dtype=self.dtype)
+        arr = jnp.asarray(raw(data), dtype=self.dtype)
         if self._shape is not None and _known(self._shape) and tuple(arr.shape) != tuple(self._shape):
             raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {tuple(arr.shape)}, "
                              f"expected shape {tuple(self._shape)}")
@@ -139,9 +172,11 @@ class Parameter:
     def _set(self, value):
         import jax.numpy as jnp
 
-        value = jnp.asarray(value, dtype=self.dtype)
+        value = jnp.asarray(raw(value), dtype=self.dtype)
         self._shape = tuple(value.shape)
         self._data = value
+        if self._grad_req != "null" and self._leaf is None:
+            self._leaf = _Leaf(self._grad_req)
         for notify in list(self._listeners):
             notify()
 
@@ -151,7 +186,8 @@ class Parameter:
             self._set(self._data.astype(self.dtype))
 
     def zero_grad(self):
-        return None
+        if self._leaf is not None:
+            self._leaf.grad = None
 
     def var(self):
         from ast_hybrid import sym
@@ -253,7 +289,8 @@ class ParameterDict:
             p.initialize(None, ctx, default, force_reinit=force_reinit)
 
     def zero_grad(self):
-        return None
+        for p in self.values():
+            p.zero_grad()
 
     def reset_ctx(self, ctx):
         return None

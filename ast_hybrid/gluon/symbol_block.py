@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import os
 
-from ast_hybrid.gluon.block import HybridBlock
+from ast_hybrid.gluon.block import HybridBlock, wrap_outputs
+from ast_hybrid.ndarray import NDArray
 
 __all__ = ["SymbolBlock"]
 
@@ -77,8 +78,9 @@ class SymbolBlock(HybridBlock):
     def __call__(self, *args):
         leaves = self._leaves
         if leaves is None:
-            leaves = self._leaves = tuple(p.data() for p in self._order)
-        return self._exported.call(leaves, *args)
+            leaves = self._leaves = tuple(p.data()._arr for p in self._order)
+        out = self._exported.call(leaves, *[a._arr if a.__class__ is NDArray else a for a in args])
+        return wrap_outputs(out)
 
     forward = __call__
 

@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+from ast_hybrid import autograd
 from ast_hybrid.gluon.block import Block, HybridBlock
+from ast_hybrid.ops._core import raw
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm",
            "Embedding", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Activation", "Dropout", "Flatten",
@@ -81,8 +83,6 @@ class Dense(HybridBlock):
     def infer_shape(self, x, *args):
         import numpy as np
 
-        from ast_hybrid.gluon._ops import raw
-
         shape = raw(x).shape
         in_units = int(np.prod(shape[1:])) if self._flatten else int(shape[-1])
         self.weight.shape = (self._units, in_units)
@@ -147,9 +147,9 @@ class Lambda(Block):
     def __init__(self, function, prefix=None):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
-            from ast_hybrid.gluon._ops import namespace
+            from ast_hybrid import nd
 
-            function = getattr(namespace(), function)
+            function = getattr(nd, function)
         self._func = function
 
     def forward(self, *args):
@@ -181,11 +181,9 @@ class Concurrent(Sequential):
         self.axis = axis
 
     def forward(self, x):
-        import jax.numpy as jnp
+        from ast_hybrid import nd
 
-        from ast_hybrid.gluon._ops import raw
-
-        return jnp.concatenate([raw(b(x)) for b in self._children.values()], axis=self.axis)
+        return nd.concat(*[b(x) for b in self._children.values()], dim=self.axis)
 
 
 class HybridConcurrent(HybridSequential):
@@ -194,14 +192,7 @@ class HybridConcurrent(HybridSequential):
         self.axis = axis
 
     def hybrid_forward(self, F, x):
-        outs = [b(x) for b in self._children.values()]
-        if hasattr(F, "concat"):
-            return F.concat(*outs, dim=self.axis)
-        import jax.numpy as jnp
-
-        from ast_hybrid.gluon._ops import raw
-
-        return jnp.concatenate([raw(o) for o in outs], axis=self.axis)
+        return F.concat(*[b(x) for b in self._children.values()], dim=self.axis)
 
 
 class BatchNorm(HybridBlock):
@@ -228,8 +219,6 @@ class BatchNorm(HybridBlock):
                                            differentiable=False)
 
     def infer_shape(self, x, *args):
-        from ast_hybrid.gluon._ops import raw
-
         c = int(raw(x).shape[self._axis])
         for p in (self.gamma, self.beta, self.running_mean, self.running_var):
             p.shape = (c,)
@@ -242,17 +231,12 @@ class BatchNorm(HybridBlock):
         super().cast(dtype)
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
-        from ast_hybrid.gluon import _ops
-
-        if _ops.is_training() and not self._kwargs["use_global_stats"]:
-            k = self._kwargs
-            out, mean, var = _ops.batch_norm_train(x, gamma, beta, running_mean, running_var, eps=k["eps"],
-                                                   momentum=k["momentum"], fix_gamma=k["fix_gamma"],
-                                                   axis=k["axis"])
-            self.running_mean.set_data(mean)
-            self.running_var.set_data(var)
-            return out
-        return F.BatchNorm(x, gamma, beta, running_mean, running_var, **self._kwargs)
+        out = F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
+        if autograd.is_training() and not self._kwargs["use_global_stats"]:
+            # F.BatchNorm rebound running_mean/var to the updated statistics (MXNet's aux states)
+            self.running_mean.set_data(running_mean)
+            self.running_var.set_data(running_var)
+        return out
 
     def __repr__(self):
         in_channels = self.gamma.shape[0]
@@ -276,8 +260,6 @@ class _Norm(HybridBlock):
                                     init=beta_initializer, allow_deferred_init=True)
 
     def infer_shape(self, x, *args):
-        from ast_hybrid.gluon._ops import raw
-
         c = int(raw(x).shape[self._axis])
         self.gamma.shape = (c,)
         self.beta.shape = (c,)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ast_hybrid.gluon.block import HybridBlock
 from ast_hybrid.gluon.nn.basic_layers import Activation
+from ast_hybrid.ops._core import raw
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
            "ReflectionPad2D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D",
@@ -50,8 +51,6 @@ class _Conv(HybridBlock):
         return "conv"
 
     def infer_shape(self, x, *args):
-        from ast_hybrid.gluon._ops import raw
-
         c = int(raw(x).shape[1])
         if self._op_name == "Deconvolution":
             self.weight.shape = (c, self._channels // self._kwargs["num_group"]) + self._kwargs["kernel"]

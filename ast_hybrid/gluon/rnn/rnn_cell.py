@@ -11,41 +11,11 @@ GRU gates: reset, update, candidate (the candidate uses ``reset * h2h``).
 
 from __future__ import annotations
 
-from ast_hybrid.gluon._ops import raw
 from ast_hybrid.gluon.block import HybridBlock
+from ast_hybrid.ops._core import raw
+from ast_hybrid.ops.rnn import cell_step
 
-__all__ = ["RNNCell", "LSTMCell", "GRUCell", "cell_step"]
-
-
-def _dot(x, w):
-    from jax import lax
-
-    return lax.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())))
-
-
-def cell_step(kind, x, states, i2h_w, i2h_b, h2h_w, h2h_b, activation="tanh"):
-    """One step of a cell on raw arrays: (output, new states)."""
-    import jax
-    import jax.numpy as jnp
-
-    act = {"tanh": jnp.tanh, "relu": jax.nn.relu}[activation]
-    i2h = _dot(x, i2h_w) + i2h_b
-    h = states[0]
-    h2h = _dot(h, h2h_w) + h2h_b
-    if kind == "rnn":
-        out = act(i2h + h2h)
-        return out, [out]
-    if kind == "lstm":
-        gi, gf, gc, go = jnp.split(i2h + h2h, 4, axis=-1)
-        c = jax.nn.sigmoid(gf) * states[1] + jax.nn.sigmoid(gi) * act(gc)
-        out = jax.nn.sigmoid(go) * act(c)
-        return out, [out, c]
-    ir, iz, in_ = jnp.split(i2h, 3, axis=-1)
-    hr, hz, hn = jnp.split(h2h, 3, axis=-1)
-    r, z = jax.nn.sigmoid(ir + hr), jax.nn.sigmoid(iz + hz)
-    n = act(in_ + r * hn)
-    out = (1 - z) * n + z * h
-    return out, [out]
+__all__ = ["RNNCell", "LSTMCell", "GRUCell"]
 
 
 class _Cell(HybridBlock):
@@ -71,9 +41,10 @@ class _Cell(HybridBlock):
         return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"}] * n
 
     def begin_state(self, batch_size=0, func=None, **kwargs):
-        import jax.numpy as jnp
+        from ast_hybrid import nd
 
-        return [jnp.zeros(info["shape"], "float32") for info in self.state_info(batch_size)]
+        func = func or nd.zeros
+        return [func(shape=info["shape"], **kwargs) for info in self.state_info(batch_size)]
 
     def infer_shape(self, x, *args):
         self.i2h_weight.shape = (self._gates * self._hidden_size, int(raw(x).shape[-1]))
@@ -83,17 +54,30 @@ class _Cell(HybridBlock):
                          raw(h2h_weight), raw(h2h_bias), self._activation)
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
-        import jax.numpy as jnp
+        """Run ``length`` steps; with ``valid_length`` the outputs past each length are 0 and the states
+        are those of each sequence's last valid step (MXNet's rules)."""
+        from ast_hybrid import nd
 
         axis = layout.find("T")
-        x = raw(inputs) if not isinstance(inputs, (list, tuple)) else jnp.stack([raw(i) for i in inputs], axis)
-        states = begin_state if begin_state is not None else self.begin_state(x.shape[layout.find("N")])
-        outputs = []
+        if isinstance(inputs, (list, tuple)):
+            steps, merge = list(inputs), bool(merge_outputs)
+        else:
+            steps = nd.split(inputs, num_outputs=length, axis=axis, squeeze_axis=True)
+            steps, merge = (steps if length > 1 else [steps]), merge_outputs is None or merge_outputs
+        states = begin_state if begin_state is not None else self.begin_state(steps[0].shape[0])
+        outputs, history = [], []
         for t in range(length):
-            out, states = self(jnp.take(x, t, axis=axis), states)
+            out, states = self(steps[t], states)
             outputs.append(out)
-        if merge_outputs is None or merge_outputs:
-            outputs = jnp.stack(outputs, axis=axis)
+            history.append(states)
+        if valid_length is not None:
+            states = [nd.SequenceLast(nd.stack(*[h[i] for h in history], axis=0), sequence_length=valid_length,
+                                      use_sequence_length=True, axis=0) for i in range(len(states))]
+            merged = nd.SequenceMask(nd.stack(*outputs, axis=axis), sequence_length=valid_length,
+                                     use_sequence_length=True, axis=axis)
+            outputs = merged if merge else nd.split(merged, num_outputs=length, axis=axis, squeeze_axis=True)
+        elif merge:
+            outputs = nd.stack(*outputs, axis=axis)
         return outputs, states
 
     def reset(self):

@@ -4,9 +4,9 @@ Each layer/direction runs as one ``lax.scan`` over the cell step (``rnn_cell.cel
 
 from __future__ import annotations
 
-from ast_hybrid.gluon._ops import raw
 from ast_hybrid.gluon.block import HybridBlock
-from ast_hybrid.gluon.rnn.rnn_cell import cell_step
+from ast_hybrid.ops._core import raw
+from ast_hybrid.ops.rnn import cell_step
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
@@ -63,9 +63,10 @@ class _RNNLayer(HybridBlock):
         return [{"shape": shape, "__layout__": "LNC"}] * (2 if self._mode == "lstm" else 1)
 
     def begin_state(self, batch_size=0, func=None, **kwargs):
-        import jax.numpy as jnp
+        from ast_hybrid import nd
 
-        return [jnp.zeros(i["shape"], "float32") for i in self.state_info(batch_size)]
+        func = func or nd.zeros
+        return [func(shape=i["shape"], **kwargs) for i in self.state_info(batch_size)]
 
     def infer_shape(self, inputs, *args):
         ni = int(raw(inputs).shape[2])

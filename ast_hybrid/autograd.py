@@ -1,0 +1,308 @@
+"""``ast_hybrid.autograd``: MXNet's recording/training switches and imperative gradients.
+
+The switches mirror ``mxnet.autograd``: ``record(train_mode=True)``,
+``pause(train_mode=False)``, ``train_mode()``, ``predict_mode()`` are context
+managers; ``is_recording()``, ``is_training()``, ``set_recording(flag)``,
+``set_training(flag)`` read and set them.  A hybridized block compiles one
+program per training mode: the mode is static inside it.
+
+Gradients work as in MXNet: ``x.attach_grad()``, ``with autograd.record(): y =
+f(x)``, ``y.backward()``, then ``x.grad``; parameters of blocks run under
+``record()`` get ``param.grad()``.  How: while recording, each op called on a
+tracked array is put on a tape as a pure function of its tracked inputs (the
+op's own jax code with its static arguments, and for a hybridized block its
+compiled program).  ``backward()`` replays the tape under ``jax.vjp`` from the
+leaves to the heads, so the forward runs a second time.  Random ops draw their
+key before recording, so the replay sees the same masks.  ``create_graph=True``
+(higher-order gradients) is not supported: use ``ast_hybrid.functional(net)``
+with ``jax.grad`` for that, and for fast training loops.
+
+    >>> from ast_hybrid import nd, autograd
+    >>> x = nd.array([1., 2., 3.])
+    >>> x.attach_grad()
+    >>> with autograd.record():
+    ...     y = (x * x).sum()
+    >>> y.backward()
+    >>> x.grad.asnumpy().tolist()
+    [2.0, 4.0, 6.0]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
+           "set_training", "mark_variables", "backward", "grad", "get_symbol"]
+
+# [recording, training]: read on every op call and every hybridized call, so a plain list
+_STATE = [False, False]
+
+
+def is_recording() -> bool:
+    return _STATE[0]
+
+
+def is_training() -> bool:
+    return _STATE[1]
+
+
+def set_recording(is_recording):  # noqa: F811  (MXNet's parameter name)
+    """Set recording on or off; returns the previous state."""
+    prev = _STATE[0]
+    _STATE[0] = bool(is_recording)
+    return prev
+
+
+def set_training(train_mode):  # noqa: F811
+    """Set training mode on or off; returns the previous state."""
+    prev = _STATE[1]
+    _STATE[1] = bool(train_mode)
+    return prev
+
+
+@contextlib.contextmanager
+def _scope(recording, training):
+    prev = list(_STATE)
+    if recording is not None:
+        _STATE[0] = bool(recording)
+    if training is not None:
+        _STATE[1] = bool(training)
+    try:
+        yield
+    finally:
+        _STATE[:] = prev
+
+
+def record(train_mode=True):  # noqa: F811
+    """Record the ops run inside for ``backward()``; training mode by default."""
+    return _scope(True, train_mode)
+
+
+def pause(train_mode=False):  # noqa: F811
+    """Stop recording inside (predict mode by default)."""
+    return _scope(False, train_mode)
+
+
+def train_mode():
+    """Training mode inside (Dropout active, BatchNorm uses batch statistics); recording unchanged."""
+    return _scope(None, True)
+
+
+def predict_mode():
+    """Predict mode inside; recording unchanged."""
+    return _scope(None, False)
+
+
+# --- the tape ------------------------------------------------------------------------
+
+_SEQ = itertools.count()
+
+
+class _Leaf:
+    """A variable gradients are taken for: ``x.attach_grad()`` or a parameter."""
+
+    __slots__ = ("grad_req", "grad", "__weakref__")
+
+    def __init__(self, grad_req="write", grad=None):
+        if grad_req not in ("write", "add", "null"):
+            raise ValueError(f"attach_grad: unknown grad_req={grad_req!r}; expected 'write', 'add' or 'null'")
+        self.grad_req = grad_req
+        self.grad = grad
+
+    def accumulate(self, g):
+        if self.grad_req == "add" and self.grad is not None:
+            self.grad = self.grad + g
+        elif self.grad_req != "null":
+            self.grad = g
+
+
+class _Node:
+    """One recorded call: ``fn(*tracked input arrays) -> list of output arrays``."""
+
+    __slots__ = ("fn", "inputs", "seq")
+
+    def __init__(self, fn, inputs):
+        self.fn, self.inputs, self.seq = fn, inputs, next(_SEQ)
+
+
+def _ref(nd):
+    """How a node refers to a tracked input: (leaf, value) or (node, output index)."""
+    ag = nd._ag
+    return (ag, nd._arr) if isinstance(ag, _Leaf) else ag
+
+
+def _record(impl, args, kwargs, result=None):
+    """Run (or take the ``result`` of) ``impl`` on ``args``, and put it on the tape: NDArray outputs."""
+    import jax
+
+    from ast_hybrid.ndarray import NDArray
+
+    slots, refs = [], []          # where each tracked input sits, and its reference
+
+    def plain(v, where):
+        if v.__class__ is not NDArray:
+            return v
+        if v._ag is not None:
+            slots.append(where)
+            refs.append(_ref(v))
+        return v._arr
+
+    plain_args = [type(a)(plain(v, (i, j)) for j, v in enumerate(a)) if a.__class__ in (list, tuple)
+                  else plain(a, (i, None)) for i, a in enumerate(args)]
+    plain_kwargs = {k: plain(v, (k, None)) for k, v in kwargs.items()}
+
+    def fn(*tracked):
+        a, kw = list(plain_args), dict(plain_kwargs)
+        for (where, j), value in zip(slots, tracked):
+            if isinstance(where, str):
+                kw[where] = value
+            elif j is None:
+                a[where] = value
+            else:
+                seq = list(a[where])
+                seq[j] = value
+                a[where] = type(plain_args[where])(seq)
+        return jax.tree_util.tree_leaves(impl(*a, **kw))
+
+    if result is None:
+        result = impl(*plain_args, **plain_kwargs)
+    leaves, treedef = jax.tree_util.tree_flatten(result)
+    node = _Node(fn, refs)
+    wrapped = [NDArray(v, (node, i)) for i, v in enumerate(leaves)]
+    out = jax.tree_util.tree_unflatten(treedef, wrapped)
+    return [o for o in out] if isinstance(out, tuple) else out
+
+
+def mark_variables(variables, gradients=None, grad_reqs="write"):
+    """Make ``variables`` leaves of the graph (what ``x.attach_grad()`` does)."""
+    import jax.numpy as jnp
+
+    if not isinstance(variables, (list, tuple)):
+        variables = [variables]
+    if not isinstance(grad_reqs, (list, tuple)):
+        grad_reqs = [grad_reqs] * len(variables)
+    gradients = gradients if gradients is not None else [None] * len(variables)
+    if not isinstance(gradients, (list, tuple)):
+        gradients = [gradients]
+    for v, g, req in zip(variables, gradients, grad_reqs):
+        init = jnp.zeros_like(v._arr) if g is None else getattr(g, "_arr", g)
+        v._ag = _Leaf(req, init)
+
+
+def grad_of(nd):
+    """``nd.grad``: the gradient buffer of an attached variable, or None."""
+    from ast_hybrid.ndarray import NDArray
+
+    ag = nd._ag
+    if isinstance(ag, _Leaf):
+        return None if ag.grad is None else NDArray(ag.grad)
+    return None
+
+
+def _graph(heads):
+    """Nodes reachable from ``heads`` (in recording order) and the leaves with their primal values."""
+    nodes, leaves, stack = {}, {}, []
+    for h in heads:
+        ag = h._ag
+        if ag is None:
+            raise RuntimeError("Cannot differentiate node because it is not in a computational graph. You need "
+                               "to set is_recording to true or use autograd.record() to save computational "
+                               "graphs for backward. If you want to differentiate the same graph twice, you "
+                               "need to pass retain_graph=True to backward.")
+        if isinstance(ag, _Leaf):
+            leaves.setdefault(ag, h._arr)
+        else:
+            stack.append(ag[0])
+    while stack:
+        node = stack.pop()
+        if id(node) in nodes:
+            continue
+        nodes[id(node)] = node
+        for ref in node.inputs:
+            if isinstance(ref[0], _Leaf):
+                leaves.setdefault(ref[0], ref[1])
+            else:
+                stack.append(ref[0])
+    return sorted(nodes.values(), key=lambda n: n.seq), leaves
+
+
+def _head_value(h, env, leaf_pos, primals):
+    ag = h._ag
+    if isinstance(ag, _Leaf):
+        return primals[leaf_pos[ag]]
+    return env[id(ag[0])][ag[1]]
+
+
+def _vjp(heads, head_grads, leaf_filter=None):
+    """Gradients of ``heads`` (weighted by ``head_grads``) for every leaf of their graph: {leaf: array}."""
+    import jax
+    import jax.numpy as jnp
+
+    order, leaves = _graph(heads)
+    leaf_list = [leaf for leaf in leaves if leaf_filter is None or leaf in leaf_filter]
+    leaf_pos = {leaf: i for i, leaf in enumerate(leaf_list)}
+    fixed = {leaf: v for leaf, v in leaves.items() if leaf not in leaf_pos}
+
+    def forward(primals):
+        env = {}
+        for node in order:
+            vals = []
+            for ref in node.inputs:
+                if isinstance(ref[0], _Leaf):
+                    vals.append(primals[leaf_pos[ref[0]]] if ref[0] in leaf_pos else fixed[ref[0]])
+                else:
+                    vals.append(env[id(ref[0])][ref[1]])
+            env[id(node)] = node.fn(*vals)
+        return [_head_value(h, env, leaf_pos, primals) for h in heads]
+
+    primals = [leaves[leaf] for leaf in leaf_list]
+    outs, pullback = jax.vjp(forward, primals)
+    cot = []
+    for o, g in zip(outs, head_grads or [None] * len(outs)):
+        cot.append(jnp.ones_like(o) if g is None else jnp.asarray(getattr(g, "_arr", g), o.dtype).reshape(o.shape))
+    (grads,) = pullback(cot)
+    result = {}
+    for leaf, g, p in zip(leaf_list, grads, primals):
+        if g.dtype == jax.dtypes.float0:
+            g = jnp.zeros_like(p)
+        result[leaf] = g.astype(p.dtype)
+    return result
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: F811
+    """Compute the gradients of ``heads`` and write them into the leaves' ``grad`` (``grad_req`` rules)."""
+    from ast_hybrid.ndarray import NDArray
+
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    for leaf, g in _vjp(list(heads), head_grads).items():
+        leaf.accumulate(g)
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: F811
+    """Gradients of ``heads`` with respect to ``variables`` (returned, not written into ``.grad``)."""
+    from ast_hybrid.ndarray import NDArray
+
+    if create_graph:
+        raise NotImplementedError("autograd.grad(create_graph=True) (higher-order gradients) is not supported; "
+                                  "use ast_hybrid.functional(net) with jax.grad for higher-order derivatives")
+    single = isinstance(variables, NDArray)
+    variables = [variables] if single else list(variables)
+    heads = [heads] if isinstance(heads, NDArray) else list(heads)
+    if isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    for v in variables:
+        if not isinstance(v._ag, _Leaf):
+            raise RuntimeError("autograd.grad: every variable must be marked with attach_grad() (or "
+                               "mark_variables) before recording")
+    grads = _vjp(heads, head_grads, {v._ag for v in variables})
+    out = [NDArray(grads[v._ag]) if v._ag in grads else NDArray(v._arr * 0) for v in variables]
+    return out
+
+
+def get_symbol(x):
+    raise NotImplementedError("autograd.get_symbol: there is no symbolic graph here; hybridize the block and "
+                              "use net.export() to get the compiled program")

@@ -1,0 +1,54 @@
+"""``from ast_hybrid import nd``: MXNet's ``mx.nd`` and the ``F`` every ``hybrid_forward`` receives.
+
+It is the op namespace (``ast_hybrid.ops``: every op at top level, plus the
+``contrib``, ``linalg`` and ``random`` sub-namespaces) and the imperative side:
+``NDArray``, ``array``, ``zeros``/``ones``/``full``/``empty``/``arange``/
+``linspace``/``eye``, ``waitall``, ``save``/``load`` (MXNet's binary format),
+``cpu``/``gpu``.  The same functions run eagerly and inside a hybridized
+program, so ``F`` is this module in both modes.
+
+    >>> from ast_hybrid import nd
+    >>> nd.random.seed(0)
+    >>> x = nd.random.normal(shape=(2, 3))
+    >>> nd.relu(x).shape, x.dtype
+    ((2, 3), <class 'numpy.float32'>)
+"""
+
+from ast_hybrid.ndarray import Context, NDArray, cpu, current_context, gpu  # noqa: F401
+from ast_hybrid.ops import *  # noqa: F401,F403
+from ast_hybrid.ops import contrib, linalg, random  # noqa: F401
+
+
+def waitall():
+    """Block until every pending computation is done (jax: a no-op beyond ``block_until_ready``)."""
+    import jax
+
+    jax.effects_barrier()
+
+
+def save(fname, data):
+    """Write NDArrays (one, a list, or a dict name -> NDArray) in MXNet's ``.params``/``nd.save`` format."""
+    from ast_hybrid.gluon import params_io
+
+    if isinstance(data, NDArray):
+        data = [data]
+    params_io.save(fname, data)
+
+
+def load(fname):
+    """NDArrays from an MXNet ``nd.save`` file: a dict if it has names, else a list."""
+    from ast_hybrid.gluon import params_io
+
+    loaded = params_io.load(fname)
+    if isinstance(loaded, dict):
+        return {k: array(v, dtype=v.dtype) for k, v in loaded.items()}  # noqa: F405
+    return [array(v, dtype=v.dtype) for v in loaded]  # noqa: F405
+
+
+def load_frombuffer(buf):
+    from ast_hybrid.gluon import params_io
+
+    loaded = params_io.loads(bytes(buf))
+    if isinstance(loaded, dict):
+        return {k: array(v, dtype=v.dtype) for k, v in loaded.items()}  # noqa: F405
+    return [array(v, dtype=v.dtype) for v in loaded]  # noqa: F405

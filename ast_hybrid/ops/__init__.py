@@ -1,0 +1,48 @@
+"""MXNet's op namespace on jax/lax, organised by family (each module readable in one sitting):
+
+- ``elemwise``: unary math, arithmetic, comparisons, broadcast_*/elemwise_*, clip, where, cast;
+- ``reduce``: sum/mean/max/min/prod/norm, argmax/argmin, sort, topk;
+- ``shape``: reshape (special codes), transpose, concat/stack/split, slice*, tile, repeat, flip,
+  broadcast_to/like, pad;
+- ``indexing``: x[key], take, pick, gather_nd, scatter_nd, one_hot, SequenceMask/Last/Reverse, diag;
+- ``nn``: FullyConnected, Activation, LeakyReLU, softmax family, Dropout, Embedding, output layers;
+- ``normalization``: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization, LRN;
+- ``conv``: Convolution, Deconvolution, Pooling, UpSampling;
+- ``rnn``: the fused RNN op;
+- ``linalg``: dot, batch_dot, linalg.gemm/gemm2/potrf/...;
+- ``creation``: array, zeros, ones, full, arange, linspace, eye;
+- ``random``: uniform, normal, randint, multinomial, shuffle, seed;
+- ``contrib``: BilinearResize2D, AdaptiveAvgPooling2D, box_nms, box_iou, foreach/while_loop/cond, ...
+
+Every op is one function (``_core.op``) that runs eagerly on concrete arrays
+and inside a hybridized program on tracers.  ``F`` in ``hybrid_forward`` is
+``ast_hybrid.nd``, which is this namespace plus the imperative helpers.
+"""
+
+from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \
+    reduce, rnn, shape  # noqa: F401
+from ast_hybrid.ops.conv import *  # noqa: F401,F403
+from ast_hybrid.ops.creation import *  # noqa: F401,F403
+from ast_hybrid.ops.elemwise import *  # noqa: F401,F403
+from ast_hybrid.ops.indexing import (SequenceLast, SequenceMask, SequenceReverse, batch_take,  # noqa: F401
+                                     choose_element_0index, diag, fill_element_0index, gather_nd, one_hot, pick,
+                                     ravel_multi_index, scatter_nd, take, unravel_index)
+from ast_hybrid.ops.linalg import batch_dot, dot  # noqa: F401
+from ast_hybrid.ops.nn import *  # noqa: F401,F403
+from ast_hybrid.ops.normalization import *  # noqa: F401,F403
+from ast_hybrid.ops.random import normal as random_normal  # noqa: F401
+from ast_hybrid.ops.random import uniform as random_uniform  # noqa: F401
+from ast_hybrid.ops.random import (exponential as random_exponential, gamma as random_gamma,  # noqa: F401
+                                   multinomial as sample_multinomial, poisson as random_poisson,
+                                   randint as random_randint, shuffle)
+from ast_hybrid.ops.reduce import *  # noqa: F401,F403
+from ast_hybrid.ops.rnn import RNN  # noqa: F401
+from ast_hybrid.ops.shape import *  # noqa: F401,F403
+
+normal, uniform = random_normal, random_uniform   # MXNet's legacy nd.normal / nd.uniform
+linalg_gemm, linalg_gemm2, linalg_potrf, linalg_potri = linalg.gemm, linalg.gemm2, linalg.potrf, linalg.potri
+linalg_trmm, linalg_trsm, linalg_syrk, linalg_sumlogdiag = linalg.trmm, linalg.trsm, linalg.syrk, linalg.sumlogdiag
+linalg_extractdiag, linalg_makediag, linalg_inverse, linalg_det = (linalg.extractdiag, linalg.makediag,
+                                                                   linalg.inverse, linalg.det)
+linalg_slogdet, linalg_extracttrian, linalg_maketrian, linalg_gelqf = (linalg.slogdet, linalg.extracttrian,
+                                                                       linalg.maketrian, linalg.gelqf)

@@ -1,0 +1,162 @@
+"""What every op shares: unwrap inputs, wrap outputs, record for autograd, check arguments.
+
+An op is written on raw jax arrays and decorated with :func:`op`::
+
+    @op
+    def relu(data):
+        return jnp.maximum(data, 0)
+
+The decorated function takes NDArrays, jax arrays, numpy arrays or Python
+scalars (top-level arguments and keyword values, and the items of a list or
+tuple argument), drops MXNet's ``name=``/``attr=`` keywords, honours ``out=``
+(the result is written into that NDArray), and returns NDArrays: one, or a
+list for several outputs, as MXNet does.  The same function runs eagerly and
+inside a hybridized trace (on NDArrays wrapping tracers).  While
+``autograd.record()`` is on and an input is tracked, the call is recorded for
+``backward()`` as a pure function of its tracked inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ast_hybrid.ndarray import NDArray
+
+__all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_int", "norm_axis", "norm_axes",
+           "as_tuple", "scalar_like"]
+
+_SEQ = (list, tuple)
+
+
+class OpError(ValueError):
+    """An op was given an argument it cannot take (the message names the op and the argument)."""
+
+
+def raw(x):
+    """The array inside ``x`` (an NDArray), else ``x`` itself."""
+    return x._arr if x.__class__ is NDArray else x
+
+
+def wrap(value):
+    """NDArray(s) around an op's result: arrays are wrapped, lists/tuples become lists."""
+    if value.__class__ in _SEQ:
+        return [wrap(v) for v in value]
+    if value is None or value.__class__ is NDArray or isinstance(value, (bool, int, float, str)):
+        return value
+    return NDArray(value)
+
+
+def _unwrap_arg(a):
+    cls = a.__class__
+    if cls is NDArray:
+        return a._arr
+    if cls in _SEQ and any(v.__class__ is NDArray for v in a):
+        return cls(v._arr if v.__class__ is NDArray else v for v in a)
+    return a
+
+
+def _tracked(args, kwargs):
+    for a in args:
+        if a.__class__ is NDArray and a._ag is not None:
+            return True
+        if a.__class__ in _SEQ and any(v.__class__ is NDArray and v._ag is not None for v in a):
+            return True
+    return any(v.__class__ is NDArray and v._ag is not None for v in kwargs.values())
+
+
+def op(impl=None, *, name=None):
+    """Make ``impl`` (raw arrays in, array or list of arrays out) an MXNet op (see the module doc)."""
+    if impl is None:
+        return functools.partial(op, name=name)
+    from ast_hybrid import autograd
+
+    state = autograd._STATE
+
+    @functools.wraps(impl)
+    def call(*args, **kwargs):
+        out = kwargs.pop("out", None) if "out" in kwargs else None
+        kwargs.pop("name", None)
+        kwargs.pop("attr", None)
+        if state[0] and _tracked(args, kwargs):
+            result = autograd._record(impl, args, kwargs)
+        else:
+            result = wrap(impl(*[_unwrap_arg(a) for a in args],
+                               **{k: _unwrap_arg(v) for k, v in kwargs.items()}))
+        if out is not None:
+            return _write_out(out, result)
+        return result
+
+    call.__wrapped__ = impl
+    call.op_name = name or impl.__name__
+    return call
+
+
+def _write_out(out, result):
+    if isinstance(result, list):
+        for o, r in zip(out, result):
+            o._arr, o._ag = r._arr, r._ag
+        return out
+    if out.shape != result.shape:
+        raise OpError(f"out= has shape {out.shape}, the result has shape {result.shape}")
+    out._arr, out._ag = result._arr.astype(out._arr.dtype), result._ag
+    return out
+
+
+# --- argument checks ---------------------------------------------------------------
+
+def check(cond, opname, message):
+    if not cond:
+        raise OpError(f"{opname}: {message}")
+
+
+def choice(opname, arg, value, allowed):
+    """``value`` if it is one of ``allowed``, else an error naming the op, the argument and the options."""
+    if value not in allowed:
+        raise OpError(f"{opname}: unknown {arg}={value!r}; expected one of {', '.join(map(repr, allowed))}")
+    return value
+
+
+def dtype_of(x):
+    return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype)
+
+
+def is_int(dtype) -> bool:
+    dt = np.dtype(dtype)
+    return dt.kind in "iub"
+
+
+def as_tuple(v):
+    """MXNet's tuple-or-int arguments: None/() -> (), int -> (int,), sequence -> tuple of ints."""
+    if v is None:
+        return ()
+    if isinstance(v, (list, tuple)):
+        return tuple(int(i) for i in v)
+    return (int(v),)
+
+
+def norm_axis(axis, ndim, opname, arg="axis"):
+    axis = int(axis)
+    if not -ndim <= axis < max(ndim, 1):
+        raise OpError(f"{opname}: {arg}={axis} is out of range for an input with {ndim} dimensions")
+    return axis % ndim if ndim else 0
+
+
+def norm_axes(axis, ndim, opname, exclude=False):
+    """The sorted axes a reduction runs over (MXNet: None or () = all; ``exclude`` inverts)."""
+    axes = as_tuple(axis)
+    if axis is None:
+        axes = tuple(range(ndim))
+    axes = tuple(sorted({norm_axis(a, ndim, opname) for a in axes}))
+    if exclude:
+        axes = tuple(a for a in range(ndim) if a not in axes)
+    return axes
+
+
+def scalar_like(value, dtype):
+    """A Python scalar cast to ``dtype`` the way MXNet's scalar ops do (C cast: 2.5 -> 2 for ints)."""
+    import jax.numpy as jnp
+
+    return jnp.asarray(np.asarray(value, dtype=np.float64 if not isinstance(value, bool) else np.bool_)
+                       .astype(dtype), dtype=dtype)

@@ -1,0 +1,343 @@
+"""``F.contrib.*``: the contrib ops real models call (resizing, adaptive pooling, boxes, control flow, ...).
+
+- ``BilinearResize2D(data, like=None, height, width, scale_height, scale_width,
+  mode='size'|'like', align_corners=True)`` on NCHW;
+- ``AdaptiveAvgPooling2D(data, output_size)``: cell ``i`` averages input rows
+  ``floor(i * H / h)`` to ``ceil((i + 1) * H / h)``;
+- ``box_iou``, ``box_nms`` (greedy suppression in score order; kept boxes
+  first, the rest filled with -1, as MXNet lays them out);
+- ``foreach``, ``while_loop``, ``cond``: Python loops on concrete arrays,
+  ``lax.scan``/``lax.cond`` inside a hybridized program.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ast_hybrid.ndarray import NDArray
+from ast_hybrid.ops._core import as_tuple, check, choice, op, raw, wrap
+from ast_hybrid.ops.indexing import boolean_mask, index_copy
+from ast_hybrid.ops.normalization import BatchNorm
+
+__all__ = ["BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou", "box_nms", "box_non_maximum_suppression",
+           "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy", "isnan", "isinf", "isfinite",
+           "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
+           "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
+           "interleaved_matmul_encdec_valatt"]
+
+SyncBatchNorm = BatchNorm
+
+
+def _resize_axis(x, axis, out_size, align_corners):
+    n = x.shape[axis]
+    dst = np.arange(out_size, dtype=np.float64)
+    if align_corners:
+        src = dst * ((n - 1) / (out_size - 1) if out_size > 1 else 0.0)
+    else:
+        src = np.maximum((dst + 0.5) * (n / out_size) - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.int32), n - 1)
+    i1 = np.minimum(i0 + 1, n - 1)
+    w1 = (src - i0).astype(np.float32)
+    shape = [1] * x.ndim
+    shape[axis] = out_size
+    w1 = jnp.asarray(w1, x.dtype).reshape(shape)
+    return jnp.take(x, i0, axis=axis) * (1 - w1) + jnp.take(x, i1, axis=axis) * w1
+
+
+@op
+def BilinearResize2D(data, like=None, height=1, width=1, scale_height=None, scale_width=None, mode="size",
+                     align_corners=True):
+    choice("BilinearResize2D", "mode", mode, ("size", "like"))
+    x = jnp.asarray(data)
+    check(x.ndim == 4, "BilinearResize2D", f"data must be 4-D (N, C, H, W), got shape {tuple(x.shape)}")
+    if mode == "like":
+        check(like is not None, "BilinearResize2D", "mode='like' needs like=")
+        oh, ow = jnp.shape(like)[2:]
+    elif scale_height is not None or scale_width is not None:
+        oh = int(x.shape[2] * (scale_height or 1))
+        ow = int(x.shape[3] * (scale_width or 1))
+    else:
+        oh, ow = int(height), int(width)
+    return _resize_axis(_resize_axis(x, 2, oh, align_corners), 3, ow, align_corners)
+
+
+def _adaptive_matrix(n, out):
+    m = np.zeros((out, n), np.float32)
+    for i in range(out):
+        start, end = (i * n) // out, -(-((i + 1) * n) // out)
+        m[i, start:end] = 1.0 / (end - start)
+    return m
+
+
+@op
+def AdaptiveAvgPooling2D(data, output_size=()):
+    x = jnp.asarray(data)
+    size = as_tuple(output_size) or (1,)
+    oh, ow = (size[0], size[0]) if len(size) == 1 else size
+    mh = jnp.asarray(_adaptive_matrix(x.shape[2], oh), x.dtype)
+    mw = jnp.asarray(_adaptive_matrix(x.shape[3], ow), x.dtype)
+    return jnp.einsum("ih,nchw,jw->ncij", mh, x, mw)
+
+
+def _corners(b, fmt):
+    if fmt == "corner":
+        return b
+    x, y, w, h = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return jnp.stack([x - w / 2, y - h / 2, x + w / 2, y + h / 2], axis=-1)
+
+
+def _center(b):
+    return jnp.stack([(b[..., 0] + b[..., 2]) / 2, (b[..., 1] + b[..., 3]) / 2, b[..., 2] - b[..., 0],
+                      b[..., 3] - b[..., 1]], axis=-1)
+
+
+def _iou(a, b):
+    """IoU of every box in ``a`` (..., 4) with every box in ``b`` (M, 4), corner format."""
+    lt = jnp.maximum(a[..., :, None, :2], b[..., None, :, :2])
+    rb = jnp.minimum(a[..., :, None, 2:], b[..., None, :, 2:])
+    wh = jnp.clip(rb - lt, 0)
+    inter = wh[..., 0] * wh[..., 1]
+    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    union = area_a[..., :, None] + area_b[..., None, :] - inter
+    return jnp.where(union > 0, inter / jnp.where(union > 0, union, 1), 0)
+
+
+@op
+def box_iou(lhs, rhs, format="corner"):
+    """IoU matrix of shape ``lhs.shape[:-1] + rhs.shape[:-1]``."""
+    choice("box_iou", "format", format, ("corner", "center"))
+    a, b = _corners(jnp.asarray(lhs), format), _corners(jnp.asarray(rhs), format)
+    bflat = b.reshape(-1, 4)
+    out = _iou(a.reshape(-1, 4), bflat)
+    return out.reshape(a.shape[:-1] + b.shape[:-1])
+
+
+@op
+def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, score_index=1, id_index=-1,
+            background_id=-1, force_suppress=False, in_format="corner", out_format="corner"):
+    """Greedy non-maximum suppression of the boxes in the last two axes of ``data`` (see the module doc)."""
+    choice("box_nms", "in_format", in_format, ("corner", "center"))
+    choice("box_nms", "out_format", out_format, ("corner", "center"))
+    x = jnp.asarray(data)
+    shape = x.shape
+    x = x.reshape((-1,) + shape[-2:])
+    n = shape[-2]
+
+    def one(rows):
+        score = rows[:, score_index]
+        valid = score > valid_thresh
+        if id_index >= 0 and background_id >= 0:
+            valid = valid & (rows[:, id_index] != background_id)
+        order = jnp.argsort(jnp.where(valid, -score, jnp.inf), stable=True)
+        rows, valid = rows[order], valid[order]
+        if topk > 0:
+            valid = valid & (jnp.arange(n) < topk)
+        boxes = _corners(rows[:, coord_start:coord_start + 4], in_format)
+        iou = _iou(boxes, boxes)
+        same = jnp.ones((n, n), bool) if (force_suppress or id_index < 0) else \
+            rows[:, None, id_index] == rows[None, :, id_index]
+        later = jnp.arange(n)[None, :] > jnp.arange(n)[:, None]
+        suppress = (iou > overlap_thresh) & same & later
+
+        def step(i, keep):
+            return keep & ~(suppress[i] & keep[i])
+
+        keep = lax.fori_loop(0, n, step, valid)
+        order2 = jnp.argsort(~keep, stable=True)
+        rows, keep = rows[order2], keep[order2]
+        if out_format != in_format:
+            coords = rows[:, coord_start:coord_start + 4]
+            coords = _center(coords) if out_format == "center" else _corners(coords, "center")
+            rows = rows.at[:, coord_start:coord_start + 4].set(coords)
+        return jnp.where(keep[:, None], rows, -jnp.ones_like(rows))
+
+    return jax.vmap(one)(x).reshape(shape)
+
+
+box_non_maximum_suppression = box_nms
+
+
+@op
+def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None):
+    """``start, start + step, ...`` with the shape of ``data`` (or the length of its ``axis``)."""
+    x = jnp.asarray(data)
+    n = x.size if axis is None else x.shape[axis]
+    values = start + step * (jnp.arange(-(-n // repeat), dtype=jnp.float32))
+    values = jnp.repeat(values, repeat)[:n].astype(x.dtype)
+    return values.reshape(x.shape) if axis is None else values
+
+
+@op
+def div_sqrt_dim(data):
+    """``data / sqrt(data.shape[-1])``."""
+    x = jnp.asarray(data)
+    return x / jnp.asarray(math.sqrt(x.shape[-1]), x.dtype)
+
+
+@op
+def isnan(data):
+    x = jnp.asarray(data)
+    return jnp.isnan(x).astype(x.dtype)
+
+
+@op
+def isinf(data):
+    x = jnp.asarray(data)
+    return jnp.isinf(x).astype(x.dtype)
+
+
+@op
+def isfinite(data):
+    x = jnp.asarray(data)
+    return jnp.isfinite(x).astype(x.dtype)
+
+
+@op
+def quadratic(data, a=0.0, b=0.0, c=0.0):
+    x = jnp.asarray(data)
+    return a * x * x + b * x + c
+
+
+def allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=True):
+    return wrap(jnp.asarray([jnp.allclose(raw(a), raw(b), rtol, atol, equal_nan)], jnp.float32))
+
+
+# --- interleaved attention matmuls (GluonNLP's transformer) -------------------------------------
+
+def _split_heads(x, heads, parts):
+    t, b, _ = x.shape
+    return x.reshape(t, b, heads, parts, -1)
+
+
+@op
+def interleaved_matmul_selfatt_qk(queries_keys_values, heads):
+    """(T, B, H * 3 * D) interleaved q/k/v -> (B * H, T, T) scores ``q k^T / sqrt(D)``."""
+    x = _split_heads(jnp.asarray(queries_keys_values), heads, 3)
+    q, k = x[:, :, :, 0], x[:, :, :, 1]
+    d = q.shape[-1]
+    scores = jnp.einsum("tbhd,sbhd->bhts", q / jnp.asarray(math.sqrt(d), q.dtype), k)
+    return scores.reshape((-1,) + scores.shape[2:])
+
+
+@op
+def interleaved_matmul_selfatt_valatt(queries_keys_values, attention, heads):
+    x = _split_heads(jnp.asarray(queries_keys_values), heads, 3)
+    v = x[:, :, :, 2]
+    t, b, h, d = v.shape
+    att = jnp.asarray(attention).reshape(b, h, t, t)
+    out = jnp.einsum("bhts,sbhd->tbhd", att, v)
+    return out.reshape(t, b, h * d)
+
+
+@op
+def interleaved_matmul_encdec_qk(queries, keys_values, heads):
+    q = jnp.asarray(queries)
+    tq, b, _ = q.shape
+    q = q.reshape(tq, b, heads, -1)
+    kv = _split_heads(jnp.asarray(keys_values), heads, 2)
+    d = q.shape[-1]
+    scores = jnp.einsum("tbhd,sbhd->bhts", q / jnp.asarray(math.sqrt(d), q.dtype), kv[:, :, :, 0])
+    return scores.reshape((-1,) + scores.shape[2:])
+
+
+@op
+def interleaved_matmul_encdec_valatt(keys_values, attention, heads):
+    kv = _split_heads(jnp.asarray(keys_values), heads, 2)
+    v = kv[:, :, :, 1]
+    s, b, h, d = v.shape
+    att = jnp.asarray(attention)
+    att = att.reshape(b, h, att.shape[-2], s)
+    out = jnp.einsum("bhts,sbhd->tbhd", att, v)
+    return out.reshape(out.shape[0], b, h * d)
+
+
+# --- control flow ---------------------------------------------------------------------------
+
+def _traced(tree):
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree_util.tree_leaves(tree))
+
+
+def _as_list(x):
+    return (list(x), False) if isinstance(x, (list, tuple)) else ([x], True)
+
+
+def foreach(body, data, init_states):
+    """``body(data_t, states) -> (outputs, states)`` over axis 0 of ``data``: (stacked outputs, final states)."""
+    if _traced((data, init_states)):
+        def step(states, x):
+            out, new = body(x, states)
+            return new, out
+        states, outs = lax.scan(step, init_states, data)
+        return outs, states
+    states = init_states
+    items, single = _as_list(data)
+    outputs = []
+    for t in range(len(items[0])):
+        x = items[0][t] if single else [d[t] for d in items]
+        out, states = body(x, states)
+        outputs.append(out)
+    first, single_out = _as_list(outputs[0])
+    from ast_hybrid.ops.shape import stack
+    stacked = [stack(*[_as_list(o)[0][i] for o in outputs]) for i in range(len(first))]
+    return (stacked[0] if single_out else stacked), states
+
+
+def while_loop(cond, func, loop_vars, max_iterations=None):
+    """MXNet's ``contrib.while_loop``: ``(outputs stacked to max_iterations, final loop_vars)``."""
+    check(max_iterations is not None, "contrib.while_loop", "max_iterations is required")
+    vars_, single = _as_list(loop_vars)
+
+    def pred(vs):
+        return raw(cond(*vs))
+
+    if not _traced(vars_):
+        outputs, steps = [], 0
+        while steps < max_iterations and bool(np.asarray(pred(vars_)).reshape(-1)[0]):
+            out, vars_ = func(*vars_)
+            vars_ = _as_list(vars_)[0]
+            outputs.append(_as_list(out)[0] if out is not None else [])
+            steps += 1
+        from ast_hybrid.ops.shape import concat, stack
+        stacked = []
+        if outputs and outputs[0]:
+            for i in range(len(outputs[0])):
+                s = stack(*[o[i] for o in outputs])
+                pad_rows = max_iterations - steps
+                if pad_rows:
+                    pad = NDArray(jnp.zeros((pad_rows,) + s.shape[1:], s._arr.dtype))
+                    s = concat(s, pad, dim=0)
+                stacked.append(s)
+        return stacked, (vars_[0] if single else vars_)
+    out_shape = jax.eval_shape(lambda vs: func(*vs)[0], vars_)
+
+    def step(carry, _):
+        vs, done = carry
+        go = jnp.logical_and(~done, jnp.asarray(pred(vs)).reshape(-1)[0] != 0)
+
+        def run(vs):
+            out, new = func(*vs)
+            return _as_list(out)[0] if out is not None else [], _as_list(new)[0]
+
+        def skip(vs):
+            zeros = [NDArray(jnp.zeros(s.shape, s.dtype)) for s in jax.tree_util.tree_leaves(out_shape)]
+            return zeros, list(vs)
+
+        outs, new_vs = lax.cond(go, run, skip, vs)
+        return (new_vs, ~go), outs
+
+    (vars_, _), outs = lax.scan(step, (vars_, jnp.asarray(False)), None, length=max_iterations)
+    return outs, (vars_[0] if single else vars_)
+
+
+def cond(pred, then_func, else_func):
+    """``then_func()`` if ``pred`` is non-zero else ``else_func()``; ``lax.cond`` when ``pred`` is traced."""
+    p = raw(pred)
+    if isinstance(p, jax.core.Tracer):
+        return lax.cond(jnp.asarray(p).reshape(-1)[0] != 0, lambda _: then_func(), lambda _: else_func(), None)
+    return then_func() if bool(np.asarray(p).reshape(-1)[0]) else else_func()

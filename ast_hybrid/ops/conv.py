@@ -1,0 +1,208 @@
+"""Convolution, Deconvolution, Pooling and UpSampling with MXNet 1.9.1's arguments and layouts.
+
+Layouts: channel-first ``NCW/NCHW/NCDHW`` (the default, weights ``(O, I/g,
+*kernel)``) and channel-last ``NWC/NHWC/NDHWC`` (weights ``(O, *kernel,
+I/g)``).  ``Pooling``'s ``pooling_convention``: ``valid`` (floor), ``full``
+(ceil: the last window may hang over the padded edge) and ``same`` (output
+``ceil(in / stride)``); for ``avg``, ``count_include_pad=True`` divides by the
+number of window cells inside the padded input (MXNet's rule), else by the
+cells inside the input.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+from jax import lax
+
+from ast_hybrid.ops._core import as_tuple, check, choice, op
+
+__all__ = ["Convolution", "Convolution_v1", "Deconvolution", "Pooling", "Pooling_v1", "UpSampling"]
+
+_LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def _tup(v, n, default):
+    v = as_tuple(v)
+    return v if v else (default,) * n
+
+
+def _layout(x, layout, opname):
+    n = x.ndim - 2
+    check(n in _LAYOUTS, opname, f"input must be 3-D, 4-D or 5-D (N, C, spatial...), got shape {tuple(x.shape)}")
+    layout = layout or _LAYOUTS[n][0]
+    choice(opname, "layout", layout, _LAYOUTS[n])
+    return layout, layout[1] == "C"
+
+
+def _conv_numbers(layout, channel_first):
+    spatial = layout.replace("N", "").replace("C", "")
+    rhs = "OI" + spatial if channel_first else "O" + spatial + "I"
+    return layout, rhs, layout
+
+
+def _bias(out, bias, channel_first):
+    n = out.ndim - 2
+    shape = (1, -1) + (1,) * n if channel_first else (1,) * (n + 1) + (-1,)
+    return out + jnp.reshape(bias, shape)
+
+
+@op
+def Convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=None, num_group=1,
+                workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None):
+    x, w = jnp.asarray(data), jnp.asarray(weight)
+    layout, cf = _layout(x, layout, "Convolution")
+    n = x.ndim - 2
+    cin = x.shape[1] if cf else x.shape[-1]
+    kernel = as_tuple(kernel) or tuple(w.shape[2:] if cf else w.shape[1:-1])
+    wexp = (num_filter or w.shape[0], cin // num_group) + kernel if cf else \
+        (num_filter or w.shape[0],) + kernel + (cin // num_group,)
+    check(tuple(w.shape) == wexp, "Convolution", f"weight must have shape {wexp} for input {tuple(x.shape)} "
+          f"(layout {layout}, kernel {kernel}, num_group {num_group}), got {tuple(w.shape)}")
+    pad = _tup(pad, n, 0)
+    out = lax.conv_general_dilated(x, w, _tup(stride, n, 1), [(p, p) for p in pad],
+                                   rhs_dilation=_tup(dilate, n, 1),
+                                   dimension_numbers=_conv_numbers(layout, cf), feature_group_count=num_group)
+    if not no_bias:
+        check(bias is not None, "Convolution", "bias is required unless no_bias=True")
+        out = _bias(out, bias, cf)
+    return out
+
+
+Convolution_v1 = Convolution
+
+
+def _deconv_pad(n, x_spatial, kernel, stride, dilate, pad, adj, target_shape):
+    if not target_shape:
+        return pad, adj
+    pad, adj = [], []
+    for size, k, s, d, t in zip(x_spatial, kernel, stride, dilate, target_shape):
+        total = s * (size - 1) + (k - 1) * d + 1 - t
+        adj.append(total % 2)
+        pad.append((total + 1) // 2)
+    return tuple(pad), tuple(adj)
+
+
+@op
+def Deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(), target_shape=(),
+                  num_filter=None, num_group=1, workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False,
+                  layout=None):
+    """The transpose of Convolution; weight ``(C_in, C_out / num_group, *kernel)``."""
+    x, w = jnp.asarray(data), jnp.asarray(weight)
+    layout, cf = _layout(x, layout, "Deconvolution")
+    check(cf, "Deconvolution", f"only channel-first layouts are supported, got {layout}")
+    n = x.ndim - 2
+    kernel = tuple(w.shape[2:])
+    stride, dilate = _tup(stride, n, 1), _tup(dilate, n, 1)
+    pad, adj = _deconv_pad(n, x.shape[2:], kernel, stride, dilate, _tup(pad, n, 0), _tup(adj, n, 0),
+                           as_tuple(target_shape))
+    g = num_group
+    cin, coutg = w.shape[0], w.shape[1]
+    check(cin == x.shape[1], "Deconvolution", f"weight has {cin} input channels, the input {x.shape[1]}")
+    w = jnp.flip(w, axis=tuple(range(2, w.ndim)))
+    w = w.reshape((g, cin // g, coutg) + kernel).swapaxes(1, 2).reshape((g * coutg, cin // g) + kernel)
+    padding = [(d * (k - 1) - p, d * (k - 1) - p + a) for k, d, p, a in zip(kernel, dilate, pad, adj)]
+    out = lax.conv_general_dilated(x, w, (1,) * n, padding, lhs_dilation=stride, rhs_dilation=dilate,
+                                   dimension_numbers=_conv_numbers(layout, True), feature_group_count=g)
+    if not no_bias and bias is not None:
+        out = _bias(out, bias, True)
+    return out
+
+
+def _pool_pads(sizes, kernel, stride, pad, convention):
+    """Per spatial axis: (pad before, pad after incl. the extra of 'full'/'same', count-region after)."""
+    pads = []
+    for size, k, s, p in zip(sizes, kernel, stride, pad):
+        if convention == "valid":
+            out = (size + 2 * p - k) // s + 1
+            pads.append((p, p, p))
+            continue
+        if convention == "full":
+            out = -(-(size + 2 * p - k) // s) + 1
+            extra = max(0, (out - 1) * s + k - size - 2 * p)
+            pads.append((p, p + extra, p))
+            continue
+        out = -(-size // s)
+        total = max(0, (out - 1) * s + k - size)
+        pads.append((total // 2, total - total // 2, total - total // 2))
+    return pads
+
+
+@op
+def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
+            stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
+    """Max/avg/sum/lp pooling (see the module doc for the conventions and the avg divisor)."""
+    choice("Pooling", "pool_type", pool_type, ("max", "avg", "sum", "lp"))
+    choice("Pooling", "pooling_convention", pooling_convention, ("valid", "full", "same"))
+    x = jnp.asarray(data)
+    layout, cf = _layout(x, layout, "Pooling")
+    n = x.ndim - 2
+    spatial_axes = tuple(range(2, x.ndim)) if cf else tuple(range(1, x.ndim - 1))
+    sizes = [x.shape[a] for a in spatial_axes]
+    if global_pool:
+        kernel, stride, pad = tuple(sizes), (1,) * n, (0,) * n
+    else:
+        kernel = as_tuple(kernel)
+        check(len(kernel) == n, "Pooling", f"kernel={kernel} must have {n} entries for a {x.ndim}-D input")
+        stride, pad = _tup(stride, n, 1), _tup(pad, n, 0)
+    pads = _pool_pads(sizes, kernel, stride, pad, "valid" if global_pool else pooling_convention)
+
+    def full(v, fill):
+        out = [fill] * x.ndim
+        for a, val in zip(spatial_axes, v):
+            out[a] = val
+        return tuple(out)
+
+    window, strides = full(kernel, 1), full(stride, 1)
+    padding = full([(b, a) for b, a, _ in pads], (0, 0))
+    if pool_type == "max":
+        init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
+        return lax.reduce_window(x, jnp.asarray(init, x.dtype), lax.max, window, strides, padding)
+    p = 1 if pool_type != "lp" else int(p_value or 2)
+    xp = x if p == 1 else (x * x if p == 2 else x ** p)
+    total = lax.reduce_window(xp, jnp.zeros((), x.dtype), lax.add, window, strides, padding)
+    if pool_type == "sum":
+        return total
+    if pool_type == "lp":
+        return total if p == 1 else (jnp.sqrt(total) if p == 2 else jnp.power(total, 1.0 / p))
+    include = True if count_include_pad is None else count_include_pad
+    ones = jnp.ones(sizes, x.dtype)
+    if include:   # cells inside the padded input count, cells of the 'full' overhang do not
+        ones = jnp.pad(ones, [(b, c) for b, _, c in pads], constant_values=1)
+        count_pad = [(0, a - c) for (_, a, c) in pads]
+    else:
+        count_pad = [(b, a) for b, a, _ in pads]
+    count = lax.reduce_window(ones, jnp.zeros((), x.dtype), lax.add, kernel, stride, count_pad)
+    count = count.reshape(full(count.shape, 1))
+    return total / count
+
+
+Pooling_v1 = Pooling
+
+
+@op
+def UpSampling(*data, scale=1, num_filter=0, sample_type="nearest", multi_input_mode="concat", num_args=None,
+               workspace=512):
+    """``nearest``: repeat each pixel ``scale`` x ``scale`` (several inputs: each scaled to the first's output
+    size, then concatenated or summed); ``bilinear``: a grouped deconvolution with the given weight."""
+    choice("UpSampling", "sample_type", sample_type, ("nearest", "bilinear"))
+    scale = int(scale)
+    if sample_type == "bilinear":
+        check(len(data) == 2, "UpSampling", "sample_type='bilinear' takes (data, weight)")
+        x, w = data
+        k = 2 * scale - scale % 2
+        p = int(math.ceil((scale - 1) / 2.0))
+        return Deconvolution.__wrapped__(x, w, kernel=(k, k), stride=(scale, scale), pad=(p, p),
+                                         num_filter=num_filter, num_group=num_filter, no_bias=True)
+    choice("UpSampling", "multi_input_mode", multi_input_mode, ("concat", "sum"))
+    first = jnp.asarray(data[0])
+    oh, ow = first.shape[2] * scale, first.shape[3] * scale
+    outs = []
+    for d in data:
+        d = jnp.asarray(d)
+        sh, sw = oh // d.shape[2], ow // d.shape[3]
+        outs.append(jnp.repeat(jnp.repeat(d, sh, axis=2), sw, axis=3))
+    if len(outs) == 1:
+        return outs[0]
+    return jnp.concatenate(outs, axis=1) if multi_input_mode == "concat" else sum(outs[1:], outs[0])

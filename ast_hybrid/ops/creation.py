@@ -1,0 +1,98 @@
+"""Array creation: ``array``, ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``linspace``, ``eye``.
+
+MXNet's defaults: dtype float32 unless given; ``array(source)`` keeps the
+dtype only of an NDArray (or jax array) source, and makes float32 of Python
+lists and numpy arrays alike.  ``ctx`` places the result (``gpu(0)`` needs a
+jax with a GPU).  ``arange(start, stop=None, step=1.0, repeat=1)`` repeats
+each value ``repeat`` times.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ast_hybrid.ndarray import Context, NDArray
+from ast_hybrid.ops._core import as_tuple, check, op
+
+__all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy"]
+
+
+def _dtype(dtype):
+    return np.dtype("float32" if dtype is None else dtype)
+
+
+def _place(arr, ctx):
+    if ctx is None or Context(ctx).device_type != "gpu":
+        return NDArray(arr)
+    return NDArray(jax.device_put(arr, Context(ctx).jax_device()))
+
+
+def _shape(shape):
+    return as_tuple(shape) if not isinstance(shape, int) else (shape,)
+
+
+def array(source_array, ctx=None, dtype=None):
+    """An NDArray holding a copy of ``source_array`` (see the module doc for the dtype rule)."""
+    if isinstance(source_array, NDArray):
+        src = source_array._arr
+        return _place(src.astype(np.dtype(dtype)) if dtype is not None else src, ctx)
+    if isinstance(source_array, jax.Array):
+        return _place(source_array.astype(np.dtype(dtype)) if dtype is not None else source_array, ctx)
+    try:
+        a = np.asarray(source_array, dtype=_dtype(dtype))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"array: source_array must be array like object, got {type(source_array).__name__}: "
+                        f"{exc}") from None
+    return _place(jnp.asarray(a), ctx)
+
+
+def from_numpy(ndarray, zero_copy=True):
+    return NDArray(jnp.asarray(ndarray))
+
+
+def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
+    return _place(jnp.zeros(_shape(shape), _dtype(dtype)), ctx)
+
+
+def ones(shape, ctx=None, dtype=None, **kwargs):
+    return _place(jnp.ones(_shape(shape), _dtype(dtype)), ctx)
+
+
+def full(shape, val, ctx=None, dtype=None, out=None):
+    res = _place(jnp.full(_shape(shape), val, _dtype(dtype)), ctx)
+    if out is not None:
+        out._arr = res._arr
+        return out
+    return res
+
+
+def empty(shape, ctx=None, dtype=None, stype=None):
+    """Zeros (jax has no uninitialised memory)."""
+    return zeros(shape, ctx, dtype)
+
+
+@op
+def _arange(start, stop=None, step=1.0, repeat=1, infer_range=False, dtype=None):
+    if stop is None:
+        start, stop = 0, start
+    check(step != 0, "arange", "step cannot be 0")
+    values = np.arange(start, stop, step, dtype=np.float64).astype(_dtype(dtype))
+    if repeat > 1:
+        values = np.repeat(values, int(repeat))
+    return jnp.asarray(values)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):
+    """``[start, start + step, ...)`` below ``stop`` (or ``[0, start)``), each value ``repeat`` times."""
+    res = _arange(start, stop, step, repeat, dtype=dtype)
+    return _place(res._arr, ctx)
+
+
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
+    return _place(jnp.asarray(np.linspace(start, stop, int(num), endpoint=endpoint).astype(_dtype(dtype))), ctx)
+
+
+def eye(N, M=0, k=0, ctx=None, dtype=None):
+    return _place(jnp.eye(int(N), int(M) if M else None, int(k), dtype=_dtype(dtype)), ctx)

@@ -1,0 +1,249 @@
+"""Neural-network ops: FullyConnected, activations, softmax family, Dropout, Embedding, output layers.
+
+``FullyConnected`` lowers to ``lax.dot_general`` contracting dimension 1 of
+the (out, in) weight with the input's last axis, never to ``x @ w.T``
+(PERF_NOTES: XLA on CPU materialises the transpose, 6x slower at batch 1).
+
+Random ops (``Dropout``; ``LeakyReLU`` with ``rrelu``) draw their key and read
+the training mode in the public function and pass both to a pure kernel, so
+a recorded call replays with the same mask.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from ast_hybrid import autograd, rng
+from ast_hybrid.ops._core import check, choice, norm_axis, op, raw, wrap
+
+__all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin", "Softmax",
+           "SoftmaxActivation", "SoftmaxOutput", "softmax_cross_entropy", "Dropout", "Embedding",
+           "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "dropout_kernel"]
+
+
+@op
+def FullyConnected(data, weight, bias=None, num_hidden=None, no_bias=False, flatten=True):
+    """``data @ weight.T + bias`` with ``weight`` of shape (num_hidden, in_units); ``flatten`` merges all
+    axes but the first, else the last axis is contracted."""
+    x, w = jnp.asarray(data), jnp.asarray(weight)
+    if flatten and x.ndim != 2:
+        x = x.reshape((x.shape[0], -1))
+    check(w.ndim == 2 and w.shape[1] == x.shape[-1], "FullyConnected",
+          f"weight must have shape (num_hidden, {x.shape[-1]}) for input {tuple(jnp.shape(data))} "
+          f"(flatten={flatten}), got {tuple(w.shape)}")
+    if num_hidden is not None:
+        check(w.shape[0] == num_hidden, "FullyConnected",
+              f"weight has {w.shape[0]} rows but num_hidden={num_hidden}")
+    out = lax.dot_general(x, w, (((x.ndim - 1,), (1,)), ((), ())))
+    if not no_bias:
+        check(bias is not None, "FullyConnected", "bias is required unless no_bias=True")
+        out = out + bias
+    return out
+
+
+def _softrelu(x):
+    return jax.nn.softplus(x)
+
+
+_ACTIVATIONS = {"relu": jax.nn.relu, "sigmoid": jax.nn.sigmoid, "tanh": jnp.tanh, "softrelu": _softrelu,
+                "softsign": jax.nn.soft_sign}
+
+
+@op
+def Activation(data, act_type):
+    """``act_type``: relu, sigmoid, tanh, softrelu (log(1 + exp x)) or softsign (MXNet 1.9.1's five)."""
+    choice("Activation", "act_type", act_type, tuple(_ACTIVATIONS))
+    return _ACTIVATIONS[act_type](jnp.asarray(data))
+
+
+@op
+def _leaky_relu(data, gamma=None, act_type="leaky", slope=0.25, key=None, lower_bound=0.125,
+                upper_bound=0.334, training=False):
+    x = jnp.asarray(data)
+    if act_type == "leaky":
+        return jnp.where(x > 0, x, x * jnp.asarray(slope, x.dtype))
+    if act_type == "prelu":
+        g = jnp.asarray(gamma)
+        if x.ndim > 1 and g.size > 1:
+            g = g.reshape((1, -1) + (1,) * (x.ndim - 2))
+        return jnp.where(x > 0, x, x * g)
+    if act_type == "rrelu":
+        if training:
+            s = jax.random.uniform(key, x.shape, x.dtype, lower_bound, upper_bound)
+        else:
+            s = jnp.asarray((lower_bound + upper_bound) / 2, x.dtype)
+        return jnp.where(x > 0, x, x * s)
+    if act_type == "elu":
+        return jnp.where(x > 0, x, jnp.asarray(slope, x.dtype) * jnp.expm1(x))
+    if act_type == "selu":
+        return jax.nn.selu(x)
+    return jax.nn.gelu(x, approximate=False)
+
+
+def LeakyReLU(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125, upper_bound=0.334, **kwargs):
+    """MXNet's LeakyReLU: ``act_type`` leaky, prelu (``gamma`` per channel), rrelu, elu, selu, gelu."""
+    choice("LeakyReLU", "act_type", act_type, ("leaky", "prelu", "rrelu", "elu", "selu", "gelu"))
+    if act_type == "prelu":
+        check(gamma is not None, "LeakyReLU", "act_type='prelu' needs gamma")
+    training = act_type == "rrelu" and autograd.is_training()
+    key = rng.next_key() if training else None
+    return _leaky_relu(data, gamma, act_type=act_type, slope=slope, key=key, lower_bound=lower_bound,
+                       upper_bound=upper_bound, training=training, **kwargs)
+
+
+def _softmax_kernel(data, length, axis, temperature, dtype, use_length, log):
+    x = jnp.asarray(data)
+    axis = norm_axis(axis, x.ndim, "softmax")
+    out_dtype = np.dtype(dtype) if dtype is not None else x.dtype
+    compute = jnp.float32 if x.dtype == jnp.float16 else x.dtype
+    x = x.astype(compute)
+    if temperature is not None and temperature != 1.0:
+        x = x / jnp.asarray(temperature, compute)
+    if use_length:
+        check(length is not None, "softmax", "use_length=True needs length")
+        ln = jnp.asarray(length).astype(jnp.int32)
+        pos = lax.broadcasted_iota(jnp.int32, x.shape, axis)
+        valid = pos < jnp.expand_dims(ln, axis)
+        x = jnp.where(valid, x, -jnp.inf)
+        out = jax.nn.log_softmax(x, axis=axis) if log else jax.nn.softmax(x, axis=axis)
+        out = jnp.where(valid, out, 0)
+    else:
+        out = jax.nn.log_softmax(x, axis=axis) if log else jax.nn.softmax(x, axis=axis)
+    return out.astype(out_dtype)
+
+
+@op
+def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
+    """``exp(x / T) / sum(exp(x / T))`` along ``axis``; with ``use_length`` only the first ``length`` entries
+    count and the rest are 0."""
+    return _softmax_kernel(data, length, axis, temperature, dtype, use_length, log=False)
+
+
+Softmax = softmax
+
+
+@op
+def log_softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
+    return _softmax_kernel(data, length, axis, temperature, dtype, use_length, log=True)
+
+
+@op
+def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, length=None):
+    return _softmax_kernel(-jnp.asarray(data), length, axis, temperature, dtype, use_length, log=False)
+
+
+@op
+def SoftmaxActivation(data, mode="instance"):
+    """Softmax over the last axis (``instance``) or over axis 1 (``channel``)."""
+    choice("SoftmaxActivation", "mode", mode, ("instance", "channel"))
+    x = jnp.asarray(data)
+    if mode == "instance":
+        return jax.nn.softmax(x.reshape((x.shape[0], -1)), axis=-1).reshape(x.shape)
+    return jax.nn.softmax(x, axis=1)
+
+
+def _softmax_output_fwd(data, label, grad_scale, ignore_label, multi_output, use_ignore, normalization):
+    axis = 1 if multi_output else -1
+    x = data if multi_output else data.reshape((data.shape[0], -1))
+    return jax.nn.softmax(x, axis=axis).reshape(data.shape)
+
+
+@op
+def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=False, use_ignore=False,
+                  preserve_shape=False, normalization="null", out_grad=False, smooth_alpha=0.0):
+    """The softmax of ``data`` (forward); its gradient is MXNet's ``(p - onehot(label)) * grad_scale``."""
+    choice("SoftmaxOutput", "normalization", normalization, ("null", "batch", "valid"))
+    x, lab = jnp.asarray(data), jnp.asarray(label)
+
+    @jax.custom_vjp
+    def f(x, lab):
+        if preserve_shape:
+            return jax.nn.softmax(x, axis=-1)
+        return _softmax_output_fwd(x, lab, grad_scale, ignore_label, multi_output, use_ignore, normalization)
+
+    def fwd(x, lab):
+        p = f(x, lab)
+        return p, (p, lab)
+
+    def bwd(res, _g):
+        p, lab = res
+        axis = 1 if multi_output else -1
+        pp = p if (multi_output or preserve_shape) else p.reshape((p.shape[0], -1))
+        n = pp.shape[axis]
+        idx = lab.astype(jnp.int32)
+        onehot = jnp.moveaxis(jax.nn.one_hot(idx, n, dtype=p.dtype), -1, axis % pp.ndim) if multi_output \
+            else jax.nn.one_hot(idx.reshape(pp.shape[:-1]), n, dtype=p.dtype)
+        grad = pp - onehot
+        valid = jnp.ones(idx.shape, p.dtype)
+        if use_ignore:
+            valid = (idx != int(ignore_label)).astype(p.dtype)
+            grad = grad * (jnp.expand_dims(valid, axis % pp.ndim) if multi_output
+                           else valid.reshape(pp.shape[:-1] + (1,)))
+        scale = grad_scale
+        if normalization == "batch":
+            scale = scale / p.shape[0]
+        elif normalization == "valid":
+            scale = scale / jnp.maximum(valid.sum(), 1.0)
+        return (grad.reshape(p.shape) * scale).astype(p.dtype), jnp.zeros_like(lab)
+
+    f.defvjp(fwd, bwd)
+    return f(x, lab)
+
+
+@op
+def softmax_cross_entropy(data, label):
+    """``sum(-log softmax(data)[i, label[i]])`` over the batch, shape (1,)."""
+    x = jnp.asarray(data)
+    logp = jax.nn.log_softmax(x, axis=-1)
+    idx = jnp.clip(jnp.asarray(label).astype(jnp.int32), 0, x.shape[-1] - 1)
+    return -jnp.take_along_axis(logp, idx[:, None], axis=-1).sum().reshape((1,))
+
+
+@op
+def LinearRegressionOutput(data, label, grad_scale=1.0):
+    return jnp.asarray(data)
+
+
+@op
+def MAERegressionOutput(data, label, grad_scale=1.0):
+    return jnp.asarray(data)
+
+
+@op
+def LogisticRegressionOutput(data, label, grad_scale=1.0):
+    return jax.nn.sigmoid(jnp.asarray(data))
+
+
+@op
+def dropout_kernel(data, key, p=0.5, axes=()):
+    """Inverted dropout of ``data`` with ``key``: zeros with probability ``p``, the rest scaled by 1/(1-p)."""
+    x = jnp.asarray(data)
+    shape = list(x.shape)
+    for a in axes:
+        shape[norm_axis(a, x.ndim, "Dropout", "axes")] = 1
+    keep = jax.random.bernoulli(key, 1.0 - p, tuple(shape))
+    return jnp.where(keep, x / jnp.asarray(1.0 - p, x.dtype), jnp.zeros((), x.dtype))
+
+
+def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, **kwargs):
+    """MXNet's Dropout: active in training mode (``mode='always'``: always); otherwise the identity."""
+    choice("Dropout", "mode", mode, ("training", "always"))
+    check(0 <= p <= 1, "Dropout", f"p must be in [0, 1], got {p}")
+    if p == 0 or (mode == "training" and not autograd.is_training()):
+        return wrap(raw(data)) if "out" not in kwargs else kwargs["out"]
+    if p == 1:
+        return wrap(jnp.zeros_like(raw(data)))
+    return dropout_kernel(data, rng.next_key(), p=p, axes=tuple(axes), **kwargs)
+
+
+@op
+def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32", sparse_grad=False):
+    """Rows of ``weight`` (input_dim, output_dim) at the (clipped) integer values of ``data``."""
+    w = jnp.asarray(weight)
+    if input_dim is not None:
+        check(w.shape[0] == input_dim, "Embedding", f"weight has {w.shape[0]} rows but input_dim={input_dim}")
+    idx = jnp.clip(jnp.asarray(data).astype(jnp.int32), 0, w.shape[0] - 1)
+    return jnp.take(w, idx, axis=0)
