@@ -92,10 +92,6 @@ def test_tensor_dependent_if_under_hybridize():
     pos, neg = np.ones((2, 2), "float32"), -np.ones((2, 2), "float32")
     np.testing.assert_array_equal(np.asarray(net(pos)), 2 * pos)
     net.hybridize()
-    try:
-        import ast_hybrid.api  # noqa: F401
-    except ImportError:
-        pytest.xfail("the transpiler (ast_hybrid.api.convert) is not in the tree yet")
     np.testing.assert_array_equal(np.asarray(net(pos)), 2 * pos)
     np.testing.assert_array_equal(np.asarray(net(neg)), -neg)
 
