@@ -34,7 +34,8 @@ from .naming import RUNTIME, Namer
 from .origin import to_user_lines
 from .source import SourceError, SourceFile, Span
 
-__all__ = ["Converted", "converted_code", "convert_function", "cannot_convert", "PRECHECK_CODES"]
+__all__ = ["Converted", "converted_code", "convert_function", "transform_function", "cannot_convert",
+           "PRECHECK_CODES"]
 
 #: Linter findings that make conversion refuse a function (in-place ops, host syncs).
 PRECHECK_CODES = frozenset({"HY001", "HY002", "HY003", "HY004"})
@@ -56,7 +57,9 @@ class Converted:
         return gast.unparse(self.tree).strip() + "\n"
 
 
-_BY_CODE: "weakref.WeakKeyDictionary[types.CodeType, Converted]" = weakref.WeakKeyDictionary()
+#: id(code) -> (weak reference to the code, its Converted).  By identity: code objects compare
+#: equal across files (``co_filename`` is not part of ``==``), conversions must not.
+_BY_CODE: dict = {}
 
 
 def cannot_convert(fn, why: str, source: SourceFile | None = None, node=None, help=None) -> ConversionError:
@@ -79,10 +82,12 @@ def cannot_convert(fn, why: str, source: SourceFile | None = None, node=None, he
 
 def converted_code(code) -> Converted:
     """The (cached) conversion of ``code``."""
-    got = _BY_CODE.get(code)
-    if got is None:
-        got = _convert_code(code)
-        _BY_CODE[code] = got
+    key = id(code)
+    entry = _BY_CODE.get(key)
+    if entry is not None and entry[0]() is code:
+        return entry[1]
+    got = _convert_code(code)
+    _BY_CODE[key] = (weakref.ref(code, lambda _, key=key: _BY_CODE.pop(key, None)), got)
     return got
 
 
@@ -103,22 +108,35 @@ def _convert_code(code) -> Converted:
         raise cannot_convert(code, f"its source could not be parsed: {err.message}") from None
     fn = _find(module, code, source)
     _precheck(fn, source)
+    tree, sites = transform_function(fn, source, _class_name(code), code.co_freevars)
+    compiled = compile(gast.gast_to_ast(tree), source.path, "exec", dont_inherit=True)
+    (factory_code,) = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
+    (inner,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name]
+    return Converted(inner, tree.body[0].body[0], source, sites)
+
+
+def transform_function(fn, source: SourceFile, class_name=None, freevars=()):
+    """Run the pipeline on ``fn`` (a gast FunctionDef parsed from ``source``).
+
+    Returns ``(module, sites)``: a module holding ``def ah__factory(ah__, *freevars)``
+    that defines and returns the converted function, with every location in the
+    user's file, ready for ``compile``; and the sites the runtime reports from.
+    """
     from .pipeline import Context, transform
 
-    taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | set(code.co_freevars)
-    ctx = Context(source, Namer(taken), class_name=_class_name(code))
+    # a nested function of converted code already calls the runtime: its ah__ is rebound
+    freevars = [v for v in freevars if v != RUNTIME]
+    taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | set(freevars)
+    ctx = Context(source, Namer(taken), class_name=class_name)
     name = fn.name
     fn = transform(fn, ctx)
     factory = gast.FunctionDef(
-        name=_FACTORY, args=_arguments([RUNTIME, *code.co_freevars]),
+        name=_FACTORY, args=_arguments([RUNTIME, *freevars]),
         body=[fn, gast.Return(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None))],
         decorator_list=[], returns=None, type_comment=None, type_params=[])
     tree = gast.Module(body=[factory], type_ignores=[])
     to_user_lines(tree, source)
-    compiled = compile(gast.gast_to_ast(tree), source.path, "exec", dont_inherit=True)
-    (factory_code,) = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
-    (inner,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == name]
-    return Converted(inner, fn, source, ctx.sites)
+    return tree, ctx.sites
 
 
 def _arguments(names):
@@ -179,10 +197,14 @@ def _file_findings(path: str, text: str) -> tuple:
 
 def _precheck(fn, source):
     """The linter's in-place/host-sync errors inside this function refuse its conversion."""
-    if source.file_lines is None:
-        return
+    if source.file_lines is not None:
+        text = "\n".join(source.file_lines) + "\n"
+    elif source.first_line == 1 and source.indent == 0:
+        text = source.text          # a whole file, read by the CLI
+    else:
+        return                      # an excerpt alone: no class, no entry point to lint
     span = source.span(fn)
-    found = [d for d in _file_findings(source.path, "\n".join(source.file_lines) + "\n")
+    found = [d for d in _file_findings(source.path, text)
              if d.span is not None and span.line <= d.span.line <= span.end_line]
     if found:
         raise ConversionError(found)

@@ -33,13 +33,30 @@ def copy_origin(src, dst):
     """
     if src is None or getattr(src, "lineno", None) is None:
         return dst
-    loc = (src.lineno, src.col_offset, getattr(src, "end_lineno", None) or src.lineno,
-           getattr(src, "end_col_offset", None) or src.col_offset + 1)
+    loc = _first_line(src)
     for root in (dst if isinstance(dst, list) else [dst]):
         for node in gast.walk(root):
             if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
                 node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = loc
     return dst
+
+
+def _first_line(src):
+    """``src``'s location, cut to its first line (a statement's header).
+
+    Generated code stands on one line: CPython 3.11 puts a method call at the
+    line where its attribute *ends*, so a node copying a whole ``if``
+    statement's span would make ``ah__.if_stmt(...)`` run at the ``if``'s last line.
+    """
+    line, col = src.lineno, src.col_offset
+    end_line = getattr(src, "end_lineno", None) or line
+    end_col = getattr(src, "end_col_offset", None)
+    if end_line == line and end_col is not None:
+        return line, col, line, end_col
+    head = getattr(src, "test", None) or getattr(src, "iter", None)
+    if head is not None and getattr(head, "end_lineno", None) == line:
+        return line, col, line, head.end_col_offset
+    return line, col, line, col + 1
 
 
 def to_user_lines(tree, source):

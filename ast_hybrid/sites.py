@@ -57,6 +57,13 @@ def _end(node):
     return (getattr(node, "end_lineno", None) or node.lineno, getattr(node, "end_col_offset", None) or 0)
 
 
+def _keyword_span(span: Span, keyword: str) -> Span:
+    """A multi-line statement is shown by its keyword (`try`, `with`), a one-line one whole."""
+    if span.end_line == span.line:
+        return span
+    return Span(span.line, span.col, span.line, span.col + len(keyword))
+
+
 def build_site(kind, stmt, header, blocks, state, fn, source, declared) -> Site:
     """The site of ``stmt``: ``header`` is its test/iterable, ``blocks`` ``[(label, stmts)]``."""
     start, end = source.span(stmt), source.span(header)
@@ -72,7 +79,7 @@ def build_site(kind, stmt, header, blocks, state, fn, source, declared) -> Site:
                     site.unsupported.append((f"assignment to global/nonlocal `{n.id}`", source.span(n)))
             what = _UNSUPPORTED.get(type(n))
             if what is not None:
-                site.unsupported.append((what, source.span(n)))
+                site.unsupported.append((what, _keyword_span(source.span(n), what)))
     after = _end(stmt)
     for n in gast.walk(fn):
         if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in wanted

@@ -36,9 +36,18 @@ import gast
 __all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function"]
 
 
+_LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
 @lru_cache(maxsize=256)
 def _parsed(template: str):
-    return gast.parse(template)
+    """The template's tree without locations: template nodes take the user's (``copy_origin``)."""
+    tree = gast.parse(template)
+    for node in gast.walk(tree):
+        for attr in _LOCATION:
+            if attr in node._attributes:
+                setattr(node, attr, None)
+    return tree
 
 
 def replace(template: str, **replacements) -> list:

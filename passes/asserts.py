@@ -20,23 +20,18 @@ def f(x):
 
 from __future__ import annotations
 
-import gast
-
-from ast_hybrid.origin import copy_origin
 from ast_hybrid.templates import replace
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
 
-class _Asserts(gast.NodeTransformer):
+class _Asserts(Transformer):
     def visit_Assert(self, node):
         if node.msg is None:
-            new = replace("ah__.assert_(test, None)", test=node.test)
-        else:
-            new = replace("ah__.assert_(test, lambda: msg)", test=node.test, msg=node.msg)
-        return copy_origin(node, new)
+            return replace("ah__.assert_(test, None)", test=node.test)
+        return replace("ah__.assert_(test, lambda: msg)", test=node.test, msg=node.msg)
 
 
 def transform(fn, ctx):
-    fn.body = [_Asserts().visit(s) for s in fn.body]
-    return fn
+    return _Asserts().transform_body(fn)

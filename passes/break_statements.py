@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES
 from ast_hybrid.jumps import add_loop_test, contains_jump, guard, lower_block
 from ast_hybrid.origin import copy_origin
 from ast_hybrid.templates import replace
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
@@ -48,7 +48,9 @@ def _is_break(stmt) -> bool:
     return isinstance(stmt, gast.Break)
 
 
-class _Break(gast.NodeTransformer):
+class _Break(Transformer):
+    skip_scopes = True
+
     def __init__(self, ctx):
         self.ctx = ctx
 
@@ -67,19 +69,6 @@ class _Break(gast.NodeTransformer):
 
     visit_For = visit_While = visit_AsyncFor = _loop
 
-    def _scope(self, node):
-        return node
-
-
-for _t in SCOPES:
-    setattr(_Break, f"visit_{_t.__name__}", _Break._scope)
-
 
 def transform(fn, ctx):
-    t = _Break(ctx)
-    body = []
-    for s in fn.body:
-        new = t.visit(s)
-        body.extend(new if isinstance(new, list) else [new])
-    fn.body = body
-    return fn
+    return _Break(ctx).transform_body(fn)

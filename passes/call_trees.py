@@ -32,7 +32,7 @@ from __future__ import annotations
 import gast
 
 from ast_hybrid.naming import RUNTIME
-from ast_hybrid.origin import copy_origin
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
@@ -45,7 +45,7 @@ def _direct(func) -> bool:
     return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == RUNTIME
 
 
-class _CallTrees(gast.NodeTransformer):
+class _CallTrees(Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if _direct(node.func):
@@ -58,11 +58,8 @@ class _CallTrees(gast.NodeTransformer):
             kwargs = gast.Constant(value=None, kind=None)
         func = gast.Attribute(value=gast.Name(id=RUNTIME, ctx=gast.Load(), annotation=None, type_comment=None),
                               attr="converted_call", ctx=gast.Load())
-        new = gast.Call(func=func, args=[node.func, args, kwargs], keywords=[])
-        return copy_origin(node, new)
+        return gast.Call(func=func, args=[node.func, args, kwargs], keywords=[])
 
 
 def transform(fn, ctx):
-    t = _CallTrees()
-    fn.body = [t.visit(s) for s in fn.body]
-    return fn
+    return _CallTrees().transform_body(fn)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import gast
 
 from ast_hybrid.templates import name
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
@@ -38,7 +39,7 @@ def _mangle(identifier: str, class_name: str) -> str:
     return f"_{stripped}{identifier}" if stripped else identifier
 
 
-class _ClassScope(gast.NodeTransformer):
+class _ClassScope(Transformer):
     def __init__(self, first_param, class_name):
         self.first_param = first_param
         self.class_name = class_name
@@ -84,7 +85,5 @@ def transform(fn, ctx):
     params = fn.args.posonlyargs + fn.args.args
     first = params[0].id if params else None
     t = _ClassScope(first, ctx.class_name)
-    for stmt in fn.body:
-        t.visit(stmt)
     fn.args = t.visit(fn.args)
-    return fn
+    return t.transform_body(fn)

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES
 from ast_hybrid.jumps import contains_jump, lower_block
 from ast_hybrid.origin import copy_origin
 from ast_hybrid.templates import replace
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
@@ -41,7 +41,9 @@ def _is_continue(stmt) -> bool:
     return isinstance(stmt, gast.Continue)
 
 
-class _Continue(gast.NodeTransformer):
+class _Continue(Transformer):
+    skip_scopes = True
+
     def __init__(self, ctx):
         self.ctx = ctx
 
@@ -56,15 +58,6 @@ class _Continue(gast.NodeTransformer):
 
     visit_For = visit_While = visit_AsyncFor = _loop
 
-    def _scope(self, node):
-        return node  # a nested function's loops are converted when it is called
-
-
-for _t in SCOPES:
-    setattr(_Continue, f"visit_{_t.__name__}", _Continue._scope)
-
 
 def transform(fn, ctx):
-    t = _Continue(ctx)
-    fn.body = [t.visit(s) for s in fn.body]
-    return fn
+    return _Continue(ctx).transform_body(fn)

@@ -56,11 +56,12 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES, Anno, FunctionAnalysis, anno_get
+from ast_hybrid.analysis import Anno, FunctionAnalysis, anno_get
 from ast_hybrid.naming import is_synthetic
 from ast_hybrid.origin import copy_origin
 from ast_hybrid.sites import build_site
 from ast_hybrid.templates import make_function, replace, tuple_of
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
@@ -80,8 +81,10 @@ def _returning(state):
     return replace("return out", out=tuple_of(state))
 
 
-class _Scope(gast.NodeTransformer):
+class _Scope(Transformer):
     """Converts the outermost control-flow statements of one function's own scope."""
+
+    skip_scopes = True  # generated functions are scopes of their own; user ones convert when called
 
     def __init__(self, ctx, root, scope):
         self.ctx, self.root = ctx, root
@@ -108,7 +111,7 @@ class _Scope(gast.NodeTransformer):
         out = [self._function(t, state, node.body + _returning(state)),
                self._function(f, state, (node.orelse or [gast.Pass()]) + _returning(state)),
                *_state_call("ah__.if_stmt(test, t, f, args, names)", state, test=node.test, t=t, f=f)]
-        return copy_origin(node, out)
+        return out
 
     def visit_While(self, node):
         state = self._prepare("while", node, node.test, [("loop body", node.body)])
@@ -116,7 +119,7 @@ class _Scope(gast.NodeTransformer):
         out = [self._function(test, state, replace("return test", test=node.test)),
                self._function(body, state, node.body + _returning(state)),
                *_state_call("ah__.while_stmt(test, body, args, names)", state, test=test, body=body)]
-        return copy_origin(node, out)
+        return out
 
     def visit_For(self, node):
         state = self._prepare("for", node, node.iter, [("loop body", node.body)])
@@ -130,22 +133,12 @@ class _Scope(gast.NodeTransformer):
             test = self.ctx.namer.new("for_test")
             out.append(self._function(test, state, replace("return extra", extra=extra)))
         out += _state_call("ah__.for_stmt(it, test, body, args, names)", state, it=node.iter, test=test, body=body)
-        return copy_origin(node, out)
-
-    def _scope(self, node):
-        return node  # generated functions are scopes of their own; user ones convert when called
-
-
-for _t in SCOPES:
-    setattr(_Scope, f"visit_{_t.__name__}", _Scope._scope)
+        return out
 
 
 def _convert_scope(scope, ctx, root):
     conv = _Scope(ctx, root, scope)
-    body = []
-    for s in scope.body:
-        new = conv.visit(s)
-        body.extend(new if isinstance(new, list) else [new])
+    body = conv.visit_block(scope.body)
     inits = [s for v in sorted(conv.undefined)
              for s in replace("v = ah__.Undefined(label)", v=v, label=gast.Constant(value=v, kind=None))]
     n_decls = next((i for i, s in enumerate(body) if not isinstance(s, (gast.Global, gast.Nonlocal))), len(body))

@@ -31,33 +31,32 @@ import copy
 
 import gast
 
-from ast_hybrid.origin import copy_origin
 from ast_hybrid.templates import replace_expr
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
 _SIMPLE = (gast.Name, gast.Constant)
 
 
-class _Logical(gast.NodeTransformer):
+class _Logical(Transformer):
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         fn = "ah__.and_" if isinstance(node.op, gast.And) else "ah__.or_"
         out = node.values[-1]
         for left in reversed(node.values[:-1]):
             out = replace_expr(f"{fn}(lambda: a, lambda: b)", a=left, b=out)
-        return copy_origin(node, out)
+        return out
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if isinstance(node.op, gast.Not):
-            return copy_origin(node, replace_expr("ah__.not_(a)", a=node.operand))
+            return replace_expr("ah__.not_(a)", a=node.operand)
         return node
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
-        new = replace_expr("ah__.ifexp(c, lambda: a, lambda: b)", c=node.test, a=node.body, b=node.orelse)
-        return copy_origin(node, new)
+        return replace_expr("ah__.ifexp(c, lambda: a, lambda: b)", c=node.test, a=node.body, b=node.orelse)
 
     def visit_Compare(self, node):
         self.generic_visit(node)
@@ -69,10 +68,8 @@ class _Logical(gast.NodeTransformer):
         out = parts[-1]
         for left in reversed(parts[:-1]):
             out = replace_expr("ah__.and_(lambda: a, lambda: b)", a=left, b=out)
-        return copy_origin(node, out)
+        return out
 
 
 def transform(fn, ctx):
-    t = _Logical()
-    fn.body = [t.visit(s) for s in fn.body]
-    return fn
+    return _Logical().transform_body(fn)

@@ -36,30 +36,27 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES
-from ast_hybrid.origin import copy_origin
 from ast_hybrid.templates import replace_expr
+from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
-class _Loads(gast.NodeTransformer):
+
+class _Loads(Transformer):
+    skip_scopes = True
+
     def __init__(self, analysis):
         self.a = analysis
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and self.a.is_maybe_undefined(node):
-            return copy_origin(node, replace_expr("ah__.ld(v)", v=node))
-        return node
-
-    def _scope(self, node):
+            return replace_expr("ah__.ld(v)", v=node)
         return node
 
 
-for _t in SCOPES:
-    setattr(_Loads, f"visit_{_t.__name__}", _Loads._scope)
+class _Hoist(Transformer):
+    skip_scopes = True
 
-
-class _Hoist(gast.NodeTransformer):
     def __init__(self):
         self.found = {"global": [], "nonlocal": []}
 
@@ -70,22 +67,14 @@ class _Hoist(gast.NodeTransformer):
 
     visit_Global = visit_Nonlocal = _decl
 
-    def _scope(self, node):
-        return node
-
-
-for _t in SCOPES:
-    setattr(_Hoist, f"visit_{_t.__name__}", _Hoist._scope)
-
 
 def transform(fn, ctx):
     hoist = _Hoist()
-    fn.body = [s for s in (hoist.visit(s) for s in fn.body) if s is not None] or [gast.Pass()]
+    hoist.transform_body(fn)
     ctx.declared = {k: v for k, v in hoist.found.items() if v}
     decls = [gast.Global(names=list(v)) if k == "global" else gast.Nonlocal(names=list(v))
              for k, v in ctx.declared.items()]
 
     fn.body = decls + fn.body
     loads = _Loads(ctx.analysis(fn))
-    fn.body = [loads.visit(s) for s in fn.body]
-    return fn
+    return loads.transform_body(fn)

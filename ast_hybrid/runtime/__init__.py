@@ -166,7 +166,7 @@ class Runtime:
         if site is None or not site.unsupported:
             return
         self.fail([self._diag(
-            "HY032", f"`{what}` cannot live inside {site.kind_text()} on a traced value", span,
+            "HY032", f"`{what}` cannot live inside {site.kind_text()}", span,
             help="move it out of the tensor-dependent branch or loop, or make the condition a Python value",
             related=((site.span, f"the traced `{site.kind}`"),))
             for what, span in site.unsupported])

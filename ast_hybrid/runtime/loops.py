@@ -116,9 +116,10 @@ class Carry:
                 self.rt.fail([self.rt.hy031(self.names[self._owner[k]], self.line,
                                             describe(init), describe(leaf))])
             if dtype != init.dtype:
-                if jnp.result_type(init, leaf) != init.dtype:
-                    if getattr(init, "weak_type", False):
-                        raise _Promote(k, jnp.result_type(init, leaf))
+                promoted = jnp.result_type(init, leaf)
+                if promoted != init.dtype and _weak(init):
+                    raise _Promote(k, promoted)   # `k = 0` then `k = k + 0.5`: Python makes k a float
+                if promoted != init.dtype or not _weak(leaf):
                     self.rt.fail([self.rt.hy031(self.names[self._owner[k]], self.line,
                                                 describe(init), describe(leaf))])
             out.append(lax.convert_element_type(leaf, init.dtype)

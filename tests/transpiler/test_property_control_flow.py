@@ -7,25 +7,19 @@ to share the compile cost.  Tiers: ``test_jit_matches_plain_python``
 it) and the ``slow``-marked ``..._thousands`` (profile ``ci``, always run in CI;
 ``-m 'not slow'`` leaves it out locally).
 
-The generator itself is checked against plain Python in every run; the
-transpiler property needs ``ast_hybrid.api`` and is skipped, loudly, while it
-has not landed.
+The generator itself is checked against plain Python in every run.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, str(Path(__file__).parent))
-import progen  # noqa: E402
+import progen
 
 settings.register_profile("fast", max_examples=200, deadline=None, derandomize=True,
                           database=None, suppress_health_check=list(HealthCheck))
@@ -33,10 +27,6 @@ settings.register_profile("ci", max_examples=1500, deadline=None, derandomize=Tr
                           database=None, suppress_health_check=list(HealthCheck))
 PROFILE = os.environ.get("AST_HYBRID_PROPERTY", "fast")
 INPUTS_PER_PROGRAM = 4
-
-HAVE_TRANSPILER = importlib.util.find_spec("ast_hybrid.api") is not None
-needs_transpiler = pytest.mark.skipif(
-    not HAVE_TRANSPILER, reason="TRANSPILER (ast_hybrid.api) NOT LANDED: property NOT run")
 
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 
@@ -84,14 +74,12 @@ def test_harness_eager_jax_matches_numpy(seed):
     _check_against_python(seed, make=lambda f: f)
 
 
-@needs_transpiler
 @settings(settings.get_profile(PROFILE))
 @given(seeds)
 def test_jit_matches_plain_python(seed):
     _check_against_python(seed)
 
 
-@needs_transpiler
 @pytest.mark.slow
 @settings(settings.get_profile("ci"))
 @given(seeds)
@@ -108,7 +96,6 @@ def f(x):
 '''
 
 
-@needs_transpiler
 @settings(max_examples=20, deadline=None, database=None)
 @given(st.sampled_from(["x.sum() > 0", "x[0] < 1.0", "not (x.sum() > 0)"]),
        st.sampled_from(["z = x * 2.0", "z = x + 1.0"]))

@@ -1,0 +1,72 @@
+"""``ast-hybrid convert FILE[::QUALNAME]``: print the code the transpiler generates.
+
+The file is read and parsed, never imported or run: conversion is a function
+of the source alone.  ``QUALNAME`` is a dotted path (``Net.hybrid_forward``,
+``outer.inner``); without it every function and method of the file is shown.
+Exit codes as ``lint``: 0 printed, 1 a function that conversion would refuse
+(its diagnostics are printed), 2 a usage error (no such file or function, a
+syntax error).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import gast
+
+from .diagnostics import ConversionError, Diagnostic
+from .render import render_text
+from .source import SourceError, read_file
+
+__all__ = ["run", "functions"]
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+_DEFS = (gast.FunctionDef, gast.ClassDef)
+
+
+def functions(module):
+    """``(qualname, FunctionDef, class name or None)`` for every function and method, outermost first."""
+    todo = [(node, "", None) for node in module.body]
+    while todo:
+        node, prefix, cls = todo.pop(0)
+        if isinstance(node, gast.FunctionDef):
+            yield prefix + node.name, node, cls
+            todo.extend((n, f"{prefix}{node.name}.", None) for n in node.body if isinstance(n, _DEFS))
+        elif isinstance(node, gast.ClassDef):
+            todo.extend((n, f"{prefix}{node.name}.", node.name) for n in node.body if isinstance(n, _DEFS))
+
+
+def run(args) -> int:
+    from .converter import _precheck, transform_function
+
+    path, _, qualname = args.target.partition("::")
+    try:
+        source = read_file(path)
+        module = source.parse()
+    except SourceError as err:
+        if err.span is None:
+            print(f"error: {err.path}: {err.message}", file=sys.stderr)
+        else:
+            print(render_text([Diagnostic("HY020", err.message, err.path, err.span)], color=False), file=sys.stderr)
+        return EXIT_ERROR
+    found = list(functions(module))
+    if qualname:
+        found = [f for f in found if f[0] == qualname]
+        if not found:
+            names = ", ".join(q for q, _, _ in functions(source.parse())) or "none"
+            print(f"error: {path} defines no function `{qualname}` (it defines: {names})", file=sys.stderr)
+            return EXIT_ERROR
+    status = EXIT_CLEAN
+    for i, (name, fn, cls) in enumerate(found):
+        fn.decorator_list = []
+        try:
+            _precheck(fn, source)
+        except ConversionError as err:
+            print(render_text(err.diagnostics, color=False), file=sys.stderr)
+            status = EXIT_FINDINGS
+            continue
+        tree, _ = transform_function(fn, source, cls)
+        if len(found) > 1:
+            print(f"{'' if i == 0 else chr(10)}# --- {path}::{name}")
+        print(gast.unparse(tree.body[0].body[0]).strip())
+    return status

@@ -1,0 +1,208 @@
+"""Conversion diagnostics (HY001-HY004 refused, HY030-HY034) point at the user's file, line and column.
+
+Each program is a real file; the expected line and column are found in its
+text (the marker comment), never typed by hand.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+from helpers import load
+
+import ast_hybrid
+from ast_hybrid import ConversionError
+from ast_hybrid.render import render_text
+
+X = jnp.array([1.0, 2.0], jnp.float32)
+
+
+def where(fn, marker, word):
+    """(line, col) of ``word`` on the line of fn's file that carries ``# <marker>``."""
+    path = fn.__code__.co_filename
+    for n, text in enumerate(open(path).read().splitlines(), 1):
+        if f"# {marker}" in text:
+            return n, text.index(word) + 1
+    raise AssertionError(marker)
+
+
+def diagnose(fn, *args, **options):
+    with pytest.raises(ConversionError) as info:
+        ast_hybrid.jit(fn, **options)(*args)
+    return info.value
+
+
+def test_hy030_names_the_variable_and_both_lines():
+    f = load('''
+    def f(x):
+        if x.sum() > 0:  # if
+            z = x * 2.0  # assign
+        return z  # use
+    ''')
+    err = diagnose(f, X)
+    (d,) = err.diagnostics
+    assert d.code == "HY030" and "`z`" in d.message and d.path == f.__code__.co_filename
+    assert (d.span.line, d.span.col) == where(f, "if", "if")
+    assert [(s.line, s.col) for s, _ in d.related] == [where(f, "assign", "z"), where(f, "use", "z")]
+    text = str(err)
+    assert f"{d.path}:{d.span.line}:{d.span.col}: HY030" in text and "help:" in text
+    assert "if x.sum() > 0:" in text and "^" in text
+
+
+def test_hy030_inside_a_method_with_dedent():
+    Net = load('''
+    class Net:
+        def forward(self, x):
+            if x.sum() > 0:  # if
+                out = x
+            return out
+    ''', "Net")
+    (d,) = diagnose(Net().forward, X).diagnostics
+    assert (d.code, d.span.line, d.span.col) == ("HY030", *where(Net.forward, "if", "if"))
+
+
+def test_hy031_names_the_shapes_and_the_loop():
+    f = load('''
+    import jax.numpy as jnp
+
+    def f(x):
+        while x.sum() < 100.0:  # loop
+            x = jnp.concatenate([x, x])
+        return x
+    ''')
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY031" and "`x`" in d.message and "float32[2]" in d.message and "float32[4]" in d.message
+    assert (d.span.line, d.span.col) == where(f, "loop", "while")
+
+
+def test_hy031_dtype_change_in_a_scan():
+    f = load('''
+    def f(x):
+        acc = x[0]
+        for v in x:  # loop
+            acc = (acc + v).astype("int32")
+        return acc
+    ''')
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY031" and "int32" in d.message and (d.span.line, d.span.col) == where(f, "loop", "for")
+
+
+@pytest.mark.parametrize("stmt,what", [
+    ("try:\n                x = x + 1\n            except ValueError:\n                pass", "try"),
+    ("with open('/dev/null'):\n                x = x + 1", "with"),
+    ("del y", "del"),
+    ("raise ValueError('negative')", "raise"),
+    ("G = x", "assignment to global/nonlocal `G`"),
+])
+def test_hy032_constructs_inside_traced_control_flow(stmt, what):
+    f = load(f'''
+    G = None
+
+    def f(x):
+        global G
+        y = x
+        if x.sum() > 0:  # if
+            {stmt}  # here
+        return x
+    ''')
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY032" and f"`{what}`" in d.message
+    if_line, if_col = where(f, "if", "if")
+    assert (d.span.line, d.span.col) == (if_line + 1, if_col + 4)     # the statement right under the `if`
+    assert [(s.line, s.col) for s, _ in d.related] == [where(f, "if", "if")]
+
+
+def test_hy032_not_reported_for_a_python_condition():
+    f = load('''
+    def f(x, flag=True):
+        if flag:
+            try:
+                x = x + 1
+            except ValueError:
+                pass
+        return x
+    ''')
+    assert float(ast_hybrid.jit(f)(X)[0]) == 2.0
+
+
+def test_hy033_branches_of_different_structure():
+    f = load('''
+    def f(x):
+        if x.sum() > 0:  # if
+            y = x
+        else:
+            y = (x, x)
+        return y
+    ''')
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY033" and "`y`" in d.message and (d.span.line, d.span.col) == where(f, "if", "if")
+
+
+def test_hy033_shape_mismatch_in_a_conditional_expression():
+    f = load('''
+    def f(x):
+        return x if x.sum() > 0 else x[:1]
+    ''')
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY033" and "float32[2]" in d.message and "float32[1]" in d.message
+
+
+def test_precheck_refuses_inplace_ops_in_a_hybrid_forward():
+    Net = load('''
+    from ast_hybrid.gluon import HybridBlock
+
+    class Net(HybridBlock):
+        def hybrid_forward(self, F, x):
+            h = F.relu(x)
+            h += x  # aug
+            v = h.asnumpy()  # sync
+            return h
+    ''', "Net")
+    with pytest.raises(ConversionError) as info:
+        ast_hybrid.convert(Net.hybrid_forward)
+    codes = [(d.code, d.span.line, d.span.col) for d in info.value.diagnostics]
+    assert codes == [("HY001", *where(Net.hybrid_forward, "aug", "h")),
+                     ("HY004", *where(Net.hybrid_forward, "sync", "h"))]
+
+
+def test_runtime_error_shows_the_users_line():
+    f = load('''
+    def f(x):
+        y = x * 2
+        if x.sum() > 0:
+            y = y + 1
+        return y.reshape(7)  # bad
+    ''')
+    with pytest.raises(TypeError) as info:
+        ast_hybrid.jit(f)(X)
+    import traceback
+    frames = [(fr.filename, fr.lineno) for fr in traceback.extract_tb(info.tb)]
+    assert (f.__code__.co_filename, where(f, "bad", "return")[0]) in frames
+
+
+def test_diagnostics_render_in_every_format():
+    f = load('''
+    def f(x):
+        if x.sum() > 0:
+            z = x
+        return z
+    ''')
+    err = diagnose(f, X)
+    from ast_hybrid.render import render
+    for fmt in ("text", "json", "sarif", "github"):
+        assert "HY030" in render(err.diagnostics, fmt)
+    assert render_text(err.diagnostics, color=False) in str(err)
+
+
+def test_traced_while_is_not_reverse_differentiable_but_bounded_is():
+    f = load('''
+    def f(x):
+        while x.sum() < 10.0:
+            x = x * 2.0
+        return x.sum()
+    ''')
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for lax.while_loop"):
+        jax.jit(jax.grad(ast_hybrid.convert(f)))(X)
+    g = jax.jit(jax.grad(ast_hybrid.convert(f, max_iterations=8)))(X)
+    assert g.tolist() == [4.0, 4.0]
