@@ -27,17 +27,22 @@ _ATTRS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
 def copy_origin(src, dst):
-    """Give ``dst`` and every node under it that has no location ``src``'s location.
+    """Give ``dst`` and the nodes under it that have no location ``src``'s location.
 
-    Returns ``dst`` (a node or a list of nodes).
+    A node that already has one is the user's (or was stamped before) and so is
+    its subtree: the walk stops there.  Returns ``dst`` (a node or a list of nodes).
     """
     if src is None or getattr(src, "lineno", None) is None:
         return dst
     loc = _first_line(src)
-    for root in (dst if isinstance(dst, list) else [dst]):
-        for node in gast.walk(root):
-            if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
-                node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = loc
+    todo = list(dst) if isinstance(dst, list) else [dst]
+    while todo:
+        node = todo.pop()
+        if "lineno" in node._attributes:
+            if getattr(node, "lineno", None) is not None:
+                continue
+            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = loc
+        todo.extend(gast.iter_child_nodes(node))
     return dst
 
 

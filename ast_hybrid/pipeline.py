@@ -32,7 +32,12 @@ __all__ = ["Context", "transform", "PASSES"]
 
 @dataclass
 class Context:
-    """What the passes of one conversion share."""
+    """What the passes of one conversion share.
+
+    The analysis is computed on demand and dropped after every pass, except
+    one that declares ``PRESERVES_ANALYSIS = True`` (its rewrite changes no
+    variable's activity).
+    """
 
     source: SourceFile
     namer: Namer
@@ -85,5 +90,6 @@ def transform(fn, ctx: Context):
     """Run every pass over ``fn`` (a gast FunctionDef); return the converted FunctionDef."""
     for p in PASSES:
         fn = p.transform(fn, ctx)
-        ctx.invalidate()
+        if not getattr(p, "PRESERVES_ANALYSIS", False):
+            ctx.invalidate()
     return fn

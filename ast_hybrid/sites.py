@@ -12,6 +12,7 @@ and where each variable is assigned in each branch.  No jax here.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import gast
@@ -19,7 +20,7 @@ import gast
 from .analysis import SCOPES
 from .source import Span
 
-__all__ = ["Site", "build_site"]
+__all__ = ["Site", "LoadIndex", "build_site"]
 
 _KIND_TEXT = {"if": "an `if` on a traced value", "while": "a `while` loop on a traced value",
               "for": "a `for` loop over a traced value"}
@@ -64,8 +65,27 @@ def _keyword_span(span: Span, keyword: str) -> Span:
     return Span(span.line, span.col, span.line, span.col + len(keyword))
 
 
-def build_site(kind, stmt, header, blocks, state, fn, source, declared) -> Site:
-    """The site of ``stmt``: ``header`` is its test/iterable, ``blocks`` ``[(label, stmts)]``."""
+class LoadIndex:
+    """Where each name is read in a function, by position: built once per conversion."""
+
+    def __init__(self, fn):
+        self._by_name: dict = {}
+        for n in gast.walk(fn):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and getattr(n, "lineno", None):
+                self._by_name.setdefault(n.id, []).append((_pos(n), n))
+        for reads in self._by_name.values():
+            reads.sort(key=lambda r: r[0])
+
+    def first_after(self, name, pos):
+        """The first read of ``name`` at or after ``pos`` (line, col), or None."""
+        reads = self._by_name.get(name, ())
+        i = bisect.bisect_left(reads, pos, key=lambda r: r[0])
+        return reads[i][1] if i < len(reads) else None
+
+
+def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Site:
+    """The site of ``stmt``: ``header`` is its test/iterable, ``blocks`` ``[(label, stmts)]``,
+    ``loads`` the function's :class:`LoadIndex`."""
     start, end = source.span(stmt), source.span(header)
     site = Site(kind, Span(start.line, start.col, end.end_line, end.end_col))
     wanted = set(state)
@@ -81,12 +101,10 @@ def build_site(kind, stmt, header, blocks, state, fn, source, declared) -> Site:
             if what is not None:
                 site.unsupported.append((what, _keyword_span(source.span(n), what)))
     after = _end(stmt)
-    for n in gast.walk(fn):
-        if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in wanted
-                and getattr(n, "lineno", None) and _pos(n) >= after):
-            if n.id not in site.used_after or _pos(n) < site.used_after[n.id][0]:
-                site.used_after[n.id] = (_pos(n), n)
-    site.used_after = {k: source.span(n) for k, (_, n) in site.used_after.items()}
+    for name in wanted:
+        read = loads.first_after(name, after)
+        if read is not None:
+            site.used_after[name] = source.span(read)
     for spans in site.assigns.values():
         spans.sort()
     site.unsupported.sort(key=lambda u: u[1])

@@ -28,12 +28,11 @@ ValueError: template placeholders not found: y (template: 'x = 1')
 
 from __future__ import annotations
 
-import copy
 from functools import lru_cache
 
 import gast
 
-__all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function"]
+__all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function", "clone"]
 
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
@@ -50,9 +49,26 @@ def _parsed(template: str):
     return tree
 
 
+def clone(node):
+    """A deep copy of a gast tree (much faster than :func:`copy.deepcopy` on ASTs)."""
+    if isinstance(node, list):
+        return [clone(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = node.__class__.__new__(node.__class__)
+    for name in node._fields:
+        setattr(new, name, clone(getattr(node, name, None)))
+    for name in node._attributes:
+        setattr(new, name, getattr(node, name, None))
+    extra = node.__dict__.get("_ah_anno")
+    if extra is not None:
+        new._ah_anno = dict(extra)
+    return new
+
+
 def replace(template: str, **replacements) -> list:
     """The statements of ``template`` with placeholders substituted (fresh nodes)."""
-    tree = copy.deepcopy(_parsed(template))
+    tree = clone(_parsed(template))
     sub = _Substitute(replacements)
     tree = sub.visit(tree)
     missing = set(replacements) - sub.used
@@ -60,7 +76,7 @@ def replace(template: str, **replacements) -> list:
         raise ValueError(f"template placeholders not found: {', '.join(sorted(missing))} "
                          f"(template: {template!r})")
     for stmt in tree.body:
-        fix_ctx(stmt)
+        fix_ctx(stmt, skip=sub.inserted)
     return tree.body
 
 
@@ -94,11 +110,12 @@ class _Substitute(gast.NodeTransformer):
     def __init__(self, replacements):
         self.replacements = replacements
         self.used: set[str] = set()
+        self.inserted: set[int] = set()   # ids of statements spliced in whole (their contexts are right)
 
     def _take(self, key):
         value = self.replacements[key]
         if key in self.used:
-            value = copy.deepcopy(value)
+            value = clone(value)
         self.used.add(key)
         return value
 
@@ -118,6 +135,7 @@ class _Substitute(gast.NodeTransformer):
                     out.extend(name(v, gast.Param()) if isinstance(v, str) else v for v in value)
                 elif isinstance(item, gast.Expr):
                     out.extend(value)
+                    self.inserted.update(id(v) for v in value)
                 else:
                     out.extend(_as_node(v) for v in value)
                 continue
@@ -153,8 +171,13 @@ _STORE_FIELDS = {
 }
 
 
-def fix_ctx(node, ctx=None):
-    """Set Load/Store contexts from position (targets Store, everything else Load)."""
+def fix_ctx(node, ctx=None, skip=frozenset()):
+    """Set Load/Store contexts from position (targets Store, everything else Load).
+
+    Statements whose ids are in ``skip`` (spliced in whole) are left as they are.
+    """
+    if id(node) in skip:
+        return
     if isinstance(node, (gast.Name, gast.Tuple, gast.List, gast.Starred)):
         if ctx is not None and not isinstance(node.ctx, (gast.Param, gast.Del)):
             node.ctx = ctx
@@ -181,9 +204,9 @@ def fix_ctx(node, ctx=None):
         if isinstance(value, list):
             for v in value:
                 if isinstance(v, gast.AST):
-                    fix_ctx(v, target_ctx)
+                    fix_ctx(v, target_ctx, skip)
         elif isinstance(value, gast.AST):
-            fix_ctx(value, target_ctx)
+            fix_ctx(value, target_ctx, skip)
 
 
 def make_function(fname: str, params, body, declared=None):

@@ -174,13 +174,17 @@ def main(argv=None) -> None:
     src = long_function_source()
     nlines = src.count("\n")
     if have:
-        mod = load(src, "long")
         ts = []
-        for _ in range(5):
+        for rep in range(5):
+            mod = load(src, f"long{rep}")   # a fresh code object: conversion is cached per code object
             t = time.perf_counter()
             ast_hybrid.convert(mod.long_fn)
             ts.append((time.perf_counter() - t) * 1e3)
-        print(f"(c) convert a {nlines}-line function: median {statistics.median(ts):.2f} ms (target < 20 ms)")
+        t = time.perf_counter()
+        ast_hybrid.convert(mod.long_fn)
+        cached = (time.perf_counter() - t) * 1e6
+        print(f"(c) convert a {nlines}-line function: median {statistics.median(ts):.2f} ms (target < 20 ms); "
+              f"again (cached): {cached:.1f} us")
     else:
         compile(src, "<long>", "exec")
         print(f"(c) convert a {nlines}-line function: n/a (transpiler not importable)")

@@ -14,13 +14,15 @@ The state is what the statement may modify that is live around it
 condition, range or iterable runs as plain Python, exactly as written; a
 traced one becomes ``lax.cond``/``while_loop``/``fori_loop``/``scan``.
 
-The pass works top-down, one scope at a time: it converts the outermost
-control-flow statements of a function, then each generated function is a
-scope of its own, analysed afresh (its parameters are the state it receives,
-its ``return`` reads the state it gives back).  So a state variable that has
-no value yet when its statement runs is set to ``ah__.Undefined`` at the top of
-the scope that owns it (in a loop body: at the top of the body, so a value of
-an earlier iteration is never clobbered).  Each converted statement records a
+The pass works top-down: it converts the outermost control-flow statements
+of the function, then those of each generated function, and so on.  The
+states come from one analysis of the function before any of it moves (a
+statement's state is the same whichever generated function it ends up in).
+A generated function is a scope of its own: every state variable of a
+statement converted in it that is not one of its parameters is a local of it
+and is set to ``ah__.Undefined`` at its top, so passing it to the runtime never
+fails and reading it still does where Python would (``ah__.ld``, the
+variables pass).  Each converted statement records a
 :class:`~ast_hybrid.sites.Site` for the runtime's diagnostics (HY030-HY033).
 
 After this pass no ``if``, ``while`` or ``for`` statement remains (in nested
@@ -56,10 +58,10 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import Anno, FunctionAnalysis, anno_get
+from ast_hybrid.analysis import SCOPES, Anno, anno_get
 from ast_hybrid.naming import is_synthetic
 from ast_hybrid.origin import copy_origin
-from ast_hybrid.sites import build_site
+from ast_hybrid.sites import LoadIndex, build_site
 from ast_hybrid.templates import make_function, replace, tuple_of
 from ast_hybrid.transformer import Transformer
 
@@ -86,22 +88,21 @@ class _Scope(Transformer):
 
     skip_scopes = True  # generated functions are scopes of their own; user ones convert when called
 
-    def __init__(self, ctx, root, scope):
-        self.ctx, self.root = ctx, root
-        self.analysis = FunctionAnalysis(scope)
+    def __init__(self, ctx, states, loads, params):
+        self.ctx, self.states, self.loads = ctx, states, loads
+        self.params = frozenset(params)
         self.undefined: list[str] = []
-        self.generated: list = []
+        self.generated: list = []    # (function, its parameters)
 
     def _function(self, name, params, body):
         fn = make_function(name, params, body, self.ctx.declared)
-        self.generated.append(fn)
+        self.generated.append((fn, params))
         return fn
 
     def _prepare(self, kind, node, header, blocks):
-        state = self.analysis.state(node)
-        defined = self.analysis.defined_before(node)
-        self.undefined.extend(v for v in state if v not in defined and v not in self.undefined)
-        site = build_site(kind, node, header, blocks, state, self.root, self.ctx.source, self.ctx.declared)
+        state = self.states[id(node)]
+        self.undefined.extend(v for v in state if v not in self.params and v not in self.undefined)
+        site = build_site(kind, node, header, blocks, state, self.loads, self.ctx.source, self.ctx.declared)
         self.ctx.sites.setdefault(site.span.line, site)
         return state
 
@@ -136,16 +137,16 @@ class _Scope(Transformer):
         return out
 
 
-def _convert_scope(scope, ctx, root):
-    conv = _Scope(ctx, root, scope)
+def _convert_scope(scope, params, conv_args):
+    conv = _Scope(*conv_args, params)
     body = conv.visit_block(scope.body)
     inits = [s for v in sorted(conv.undefined)
              for s in replace("v = ah__.Undefined(label)", v=v, label=gast.Constant(value=v, kind=None))]
     n_decls = next((i for i, s in enumerate(body) if not isinstance(s, (gast.Global, gast.Nonlocal))), len(body))
     scope.body = body[:n_decls] + copy_origin(scope, inits) + body[n_decls:]
-    for fn in conv.generated:
+    for fn, fn_params in conv.generated:
         if _has_control_flow(fn):
-            _convert_scope(fn, ctx, root)
+            _convert_scope(fn, fn_params, conv_args)
 
 
 def _has_control_flow(fn) -> bool:
@@ -161,6 +162,21 @@ def _has_control_flow(fn) -> bool:
     return False
 
 
+def _own_statements(fn):
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, SCOPES):
+            continue
+        yield n
+        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+
+
 def transform(fn, ctx):
-    _convert_scope(fn, ctx, fn)
+    a = ctx.analysis(fn)
+    states = {id(n): a.state(n) for n in _own_statements(fn) if isinstance(n, _CF)}
+    args = fn.args
+    params = [p.id for p in args.posonlyargs + args.args + args.kwonlyargs]
+    params += [p.id for p in (args.vararg, args.kwarg) if p is not None]
+    _convert_scope(fn, params, (ctx, states, LoadIndex(fn)))
     return fn

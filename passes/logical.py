@@ -27,11 +27,9 @@ def f(x, y):
 
 from __future__ import annotations
 
-import copy
-
 import gast
 
-from ast_hybrid.templates import replace_expr
+from ast_hybrid.templates import clone, replace_expr
 from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
@@ -63,7 +61,7 @@ class _Logical(Transformer):
         if len(node.ops) < 2 or not all(isinstance(c, _SIMPLE) for c in node.comparators[:-1]):
             return node
         lefts = [node.left] + node.comparators[:-1]
-        parts = [gast.Compare(left=copy.deepcopy(left) if i else left, ops=[op], comparators=[right])
+        parts = [gast.Compare(left=clone(left) if i else left, ops=[op], comparators=[right])
                  for i, (left, op, right) in enumerate(zip(lefts, node.ops, node.comparators))]
         out = parts[-1]
         for left in reversed(parts[:-1]):

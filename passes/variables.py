@@ -39,7 +39,11 @@ import gast
 from ast_hybrid.templates import replace_expr
 from ast_hybrid.transformer import Transformer
 
-__all__ = ["transform"]
+__all__ = ["transform", "PRESERVES_ANALYSIS"]
+
+#: The analysis this pass computes (after hoisting) stays valid: wrapping a read
+#: in ``ah__.ld`` changes no variable's activity, so the next pass reuses it.
+PRESERVES_ANALYSIS = True
 
 
 class _Loads(Transformer):
