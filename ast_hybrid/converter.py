@@ -108,8 +108,17 @@ def _convert_code(code) -> Converted:
         raise cannot_convert(code, f"its source could not be parsed: {err.message}") from None
     fn = _find(module, code, source)
     _precheck(fn, source)
-    tree, sites = transform_function(fn, source, _class_name(code), code.co_freevars)
-    compiled = compile(gast.gast_to_ast(tree), source.path, "exec", dont_inherit=True)
+    try:
+        tree, sites = transform_function(fn, source, _class_name(code), code.co_freevars)
+        compiled = compile(gast.gast_to_ast(tree), source.path, "exec", dont_inherit=True)
+    except (ConversionError, RecursionError):
+        raise
+    except Exception as exc:   # a bug of ours: say so, where, and keep the cause chained
+        raise ConversionError([Diagnostic(
+            "HY999", f"internal error while converting `{code.co_qualname}`: {type(exc).__name__}: {exc}",
+            source.path, source.span(fn), help="this is a bug in ast-hybrid; please report it with the "
+            "function. Meanwhile mark the function `@ast_hybrid.do_not_convert`",
+            source_lines={source.span(fn).line: source.line(source.span(fn).line)})]) from exc
     (factory_code,) = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
     (inner,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name]
     return Converted(inner, tree.body[0].body[0], source, sites)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import itertools
 
-__all__ = ["RUNTIME", "PREFIX", "Namer", "is_synthetic"]
+__all__ = ["RUNTIME", "PREFIX", "RETVAL", "Namer", "is_synthetic"]
 
 #: The one name generated code uses to reach the runtime.
 RUNTIME = "ah__"
 #: Prefix of every invented name.
 PREFIX = "ah__"
+#: The return pass's variable holding the function's result (``Namer.fixed("retval")``).
+RETVAL = PREFIX + "retval"
 
 
 def is_synthetic(name: str) -> bool:

@@ -27,6 +27,7 @@ import sys
 import jax.numpy as jnp
 
 from ..diagnostics import ConversionError, Diagnostic
+from ..naming import RETVAL
 from ..source import Span
 from . import calls, conditionals, loops
 from .values import Undefined, UndefinedReturn, as_pred, is_traced, ld, retval, unwrap
@@ -204,6 +205,12 @@ class Runtime:
                  "(pad, or cast with .astype)")
 
     def hy033(self, name, line, a, b, kind="if"):
+        if name == RETVAL:
+            return self._diag(
+                "HY033", f"the function returns {a} on one path and {b} on another, and which path "
+                "runs depends on a traced value", self._span(line),
+                help="return the same kind of value on every path (a bare `return` returns None: "
+                     "return an array of the same shape instead)")
         what = "branches of an `if`" if kind == "if" else "the two values of a conditional expression"
         label = f"`{name}` is" if kind == "if" else "they are"
         return self._diag(

@@ -1,0 +1,222 @@
+"""Python constructs the pipeline must keep exact, under ``ast_hybrid.jit``, with traced values.
+
+Each function runs as plain Python on concrete arrays (the oracle) and
+converted under ``jax.jit``; both must agree.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from helpers import load
+
+import ast_hybrid
+from ast_hybrid import ConversionError
+
+SOURCE = '''
+import contextlib
+import jax.numpy as jnp
+
+
+def with_match(x, mode):
+    match mode:
+        case "double":
+            y = x * 2
+        case _:
+            y = x
+    if y.sum() > 0:
+        y = y + 1
+    return y
+
+
+def walrus(x):
+    if (s := x.sum()) > 0:
+        return x * s
+    return x
+
+
+def try_in_loop(x):
+    for i in range(3):
+        try:
+            if i == 1:
+                continue
+            x = x + i
+        finally:
+            x = x * 1.0
+    return x
+
+
+def with_return(x):
+    with contextlib.nullcontext():
+        if x.sum() > 0:
+            return x
+    return -x
+
+
+def comprehension(x):
+    ys = [x * i for i in range(3) if i != 1]
+    total = sum(y.sum() for y in ys)
+    return total if total > 0 else -total
+
+
+def star(x, *args, **kw):
+    a, *rest = args
+    for k, v in kw.items():
+        x = x + v
+    return x + a + len(rest)
+
+
+def while_else(x):
+    n = 0
+    while n < 3:
+        n += 1
+        if x.sum() > 100:
+            break
+    else:
+        x = x + 1
+    return x
+
+
+def dict_state(x):
+    d = {"a": x, "b": x * 2}
+    if x.sum() > 0:
+        d = {"a": x + 1, "b": x}
+    return d["a"] + d["b"]
+
+
+def aug_in_loop(x, n):
+    i = 0
+    while i < n:
+        i += 1
+        x += 1.0
+    return x
+
+
+def nested_loops_break(x, n):
+    total = x * 0
+    for i in range(n):
+        for j in range(n):
+            if j > i:
+                break
+            total = total + x * j
+        if total.sum() > 50:
+            break
+    return total
+
+
+def first_assigned_in_loop(x, n):
+    for i in range(n):
+        last = x * i
+    return last
+
+
+def loop_target_after(x):
+    for v in x:
+        pass
+    return v * 2
+
+
+def python_number_promoted(x, n):
+    k = 0
+    for i in range(n):
+        k = k + 0.5
+    return x * k
+
+
+def elif_chain(x):
+    s = x.sum()
+    if s > 10:
+        r = x * 3
+    elif s > 0:
+        r = x * 2
+    elif s > -10:
+        r = x
+    else:
+        r = -x
+    return r
+
+
+def early_return_in_while(x):
+    while x.sum() < 100:
+        if x.max() > 20:
+            return x * 0
+        x = x * 3
+    return x
+'''
+
+X = np.array([1.0, 2.0], np.float32)
+CASES = [
+    ("with_match", (X,), {"mode": "double"}), ("with_match", (-X,), {"mode": "other"}),
+    ("walrus", (X,), {}), ("walrus", (-X,), {}),
+    ("try_in_loop", (X,), {}), ("with_return", (X,), {}), ("with_return", (-X,), {}),
+    ("comprehension", (X,), {}), ("star", (X, 1.0, 2.0), {"k": 3.0}),
+    ("while_else", (X,), {}), ("dict_state", (X,), {}), ("dict_state", (-X,), {}),
+    ("aug_in_loop", (X, 3), {}), ("nested_loops_break", (X, 4), {}), ("nested_loops_break", (X * 9, 4), {}),
+    ("first_assigned_in_loop", (X, 3), {}), ("loop_target_after", (X,), {}),
+    ("python_number_promoted", (X, 3), {}),
+    ("elif_chain", (X * 6,), {}), ("elif_chain", (X,), {}), ("elif_chain", (-X,), {}), ("elif_chain", (-X * 6,), {}),
+    ("early_return_in_while", (X,), {}), ("early_return_in_while", (X * 7,), {}),
+]
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return load(SOURCE, "walrus").__globals__
+
+
+@pytest.mark.parametrize("name,args,kwargs", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_jit_equals_python(mod, name, args, kwargs):
+    f = mod[name]
+    want = f(*(a.copy() if isinstance(a, np.ndarray) else a for a in args), **kwargs)   # (`x += 1` mutates numpy)
+    traced = tuple(jnp.asarray(a) if isinstance(a, (np.ndarray, int)) else a for a in args)
+    got = ast_hybrid.jit(f, static_argnames=list(kwargs) if name == "with_match" else ())(*traced, **kwargs)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+def test_unbound_after_a_loop_that_did_not_run(mod):
+    f = mod["first_assigned_in_loop"]
+    with pytest.raises(UnboundLocalError):
+        f(X, 0)
+    with pytest.raises(UnboundLocalError, match="last"):
+        ast_hybrid.convert(f)(jnp.asarray(X), 0)
+
+
+def test_returning_none_on_a_traced_path_is_hy033():
+    f = load('''
+    def f(x):
+        if x.sum() > 0:
+            return
+        return x
+    ''')
+    with pytest.raises(ConversionError) as info:
+        ast_hybrid.jit(f)(jnp.asarray(X))
+    (d,) = info.value.diagnostics
+    assert d.code == "HY033" and "returns float32[2] on one path and None on another" in d.message
+
+
+def test_print_runs_on_every_call_with_real_values(capfd):
+    f = load('''
+    def f(x):
+        s = x.sum()
+        print("sum is", s, "of", len(x))
+        return s * 2.0
+    ''')
+    g = ast_hybrid.jit(f)
+    capfd.readouterr()
+    for k in (1.0, 2.0, 3.0):
+        g(jnp.asarray(X) * k).block_until_ready()
+    out = capfd.readouterr().out.splitlines()
+    assert out == ["sum is 3.0 of 2", "sum is 6.0 of 2", "sum is 9.0 of 2"]
+
+
+def test_traced_assert_checks_every_call():
+    f = load('''
+    def f(x):
+        assert x.sum() > 0, "x must sum to a positive number"
+        return x * 2
+    ''')
+    g = ast_hybrid.jit(f)
+    np.testing.assert_allclose(g(jnp.asarray(X)), X * 2)
+    with pytest.raises(Exception, match="x must sum to a positive number"):
+        g(jnp.asarray(-X)).block_until_ready()
