@@ -68,6 +68,7 @@ from ast_hybrid.transformer import Transformer
 __all__ = ["transform"]
 
 _CF = (gast.If, gast.While, gast.For)
+_BLOCKS = (gast.stmt, gast.excepthandler, gast.match_case)   # what holds statements
 
 
 def _state_call(call_template: str, state, **replacements):
@@ -157,8 +158,7 @@ def _has_control_flow(fn) -> bool:
             return True
         if isinstance(n, gast.FunctionDef) and not is_synthetic(n.name):
             continue
-        if isinstance(n, gast.stmt):
-            todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, _BLOCKS))
     return False
 
 
@@ -169,7 +169,7 @@ def _own_statements(fn):
         if isinstance(n, SCOPES):
             continue
         yield n
-        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, _BLOCKS))
 
 
 def transform(fn, ctx):
