@@ -172,7 +172,7 @@ class NDArray:
         if self.size != 1:
             raise ValueError("The current array is not a scalar")
         a = self.asnumpy()
-        return a[0] if a.ndim == 1 else a.reshape(())[()]
+        return a[0] if a.ndim == 1 else a[()]    # MXNet's rule: (1, 1) gives back a (1, 1) numpy array
 
     def item(self):
         return self.asscalar().item()

@@ -25,7 +25,7 @@ import numpy as np
 from ast_hybrid.ndarray import NDArray
 
 __all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_int", "norm_axis", "norm_axes",
-           "as_tuple", "scalar_like"]
+           "as_tuple", "scalar_like", "c_cast"]
 
 _SEQ = (list, tuple)
 
@@ -144,14 +144,29 @@ def norm_axis(axis, ndim, opname, arg="axis"):
 
 
 def norm_axes(axis, ndim, opname, exclude=False):
-    """The sorted axes a reduction runs over (MXNet: None or () = all; ``exclude`` inverts)."""
+    """The sorted axes a reduction runs over (MXNet: None or () = all; ``exclude`` inverts the list)."""
     axes = as_tuple(axis)
-    if axis is None:
+    if not axes:
         axes = tuple(range(ndim))
     axes = tuple(sorted({norm_axis(a, ndim, opname) for a in axes}))
     if exclude:
         axes = tuple(a for a in range(ndim) if a not in axes)
     return axes
+
+
+def c_cast(x, dtype):
+    """``x.astype(dtype)`` with C's float-to-integer conversion as MXNet's kernels do it on x86: truncate toward
+    zero, out-of-range and NaN give INT_MIN, and narrow integer types take the low bits of that int32."""
+    import jax.numpy as jnp
+
+    dt = np.dtype(dtype)
+    if dt.kind not in "iu" or np.dtype(x.dtype).kind != "f":
+        return x.astype(dt)
+    wide = np.dtype("int64") if dt.itemsize == 8 else np.dtype("int32")
+    info = np.iinfo(wide)
+    ok = (x >= info.min) & (x < -float(info.min)) & ~jnp.isnan(x)
+    as_int = jnp.where(ok, jnp.trunc(jnp.where(ok, x, 0)), 0).astype(wide)
+    return jnp.where(ok, as_int, jnp.asarray(info.min, wide)).astype(dt)
 
 
 def scalar_like(value, dtype):

@@ -30,7 +30,7 @@ def _reducer(name, fn, int_mean=False):
         axes = norm_axes(axis, data.ndim, name, exclude)
         if int_mean and is_int(data.dtype):
             n = int(np.prod([data.shape[a] for a in axes]))
-            out = (jnp.sum(data, axis=axes, keepdims=keepdims) / max(n, 1)).astype(data.dtype)
+            out = (jnp.sum(data, axis=axes, keepdims=keepdims) / (n or 1)).astype(data.dtype)
         else:
             out = fn(data, axis=axes, keepdims=keepdims)
         return _finish(out.astype(data.dtype))
@@ -56,6 +56,9 @@ def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False):
     choice("norm", "ord", ord, (1, 2))
     data = jnp.asarray(data)
     axes = norm_axes(axis, data.ndim, "norm")
+    if out_dtype is not None:
+        check(np.dtype(out_dtype).itemsize >= np.dtype(data.dtype).itemsize, "norm",
+              f"out_dtype={np.dtype(out_dtype).name} is narrower than the input's {np.dtype(data.dtype).name}")
     x = data.astype(jnp.float32) if data.dtype == jnp.float16 else data
     if ord == 1:
         out = jnp.sum(jnp.abs(x), axis=axes, keepdims=keepdims)
@@ -86,9 +89,9 @@ argmin = _arg("argmin", jnp.argmin)
 
 @op
 def argmax_channel(data):
-    """``argmax`` over the last axis."""
+    """``argmax`` over axis 1 (the channels)."""
     data = jnp.asarray(data)
-    return _finish(jnp.argmax(data, axis=-1).astype(data.dtype))
+    return _finish(jnp.argmax(data, axis=1 if data.ndim > 1 else 0).astype(data.dtype))
 
 
 def _sorted_indices(data, axis, is_ascend):

@@ -133,8 +133,9 @@ def transpose(data, axes=()):
     axes = as_tuple(axes)
     if not axes:
         return jnp.transpose(data)
-    check(len(axes) == data.ndim, "transpose", f"axes={axes} must list all {data.ndim} axes")
-    return jnp.transpose(data, [norm_axis(a, data.ndim, "transpose", "axes") for a in axes])
+    check(sorted(axes) == list(range(data.ndim)), "transpose",
+          f"axes={axes} must be a permutation of 0..{data.ndim - 1} (negative axes are not accepted)")
+    return jnp.transpose(data, axes)
 
 
 @op
@@ -256,11 +257,7 @@ def slice(data, begin, end, step=()):
     step = step + (None,) * (len(begin) - len(step))
     for s in step:
         check(s != 0, "slice", "step cannot be 0")
-    key = tuple(_builtin_slice(b, e, s) for b, e, s in zip(begin, end, step))
-    out = data[key]
-    for a, d in enumerate(out.shape[:len(begin)]):
-        check(d > 0, "slice", f"the slice {key[a]} of axis {a} (size {data.shape[a]}) is empty")
-    return out
+    return data[tuple(_builtin_slice(b, e, s) for b, e, s in zip(begin, end, step))]   # Python's clamping rules
 
 
 @op
@@ -349,8 +346,9 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
     """Broadcast ``lhs`` to ``rhs``'s shape (or its ``lhs_axes`` to the sizes of ``rhs``'s ``rhs_axes``)."""
     lhs, rhs = jnp.asarray(lhs), jnp.asarray(rhs)
     if lhs_axes is None and rhs_axes is None:
-        check(lhs.ndim == rhs.ndim, "broadcast_like",
-              f"lhs {lhs.shape} and rhs {rhs.shape} must have the same number of dimensions")
+        check(lhs.ndim <= rhs.ndim, "broadcast_like",
+              f"lhs {lhs.shape} has more dimensions than rhs {rhs.shape}")
+        lhs = lhs.reshape((1,) * (rhs.ndim - lhs.ndim) + lhs.shape)
         target = rhs.shape
     else:
         la, ra = as_tuple(lhs_axes), as_tuple(rhs_axes)

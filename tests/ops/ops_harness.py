@@ -1,0 +1,117 @@
+"""Differential testing of ops: the SAME code text runs in MXNet 1.9.1 (the oracle) and here.
+
+A case is ``(id, code)``: an expression, or statements that set ``res``.  It
+sees ``nd``, ``autograd``, ``np`` and the input arrays as NDArrays (their
+dtype kept).  All cases of a module go to the oracle in ONE ``oracle.run``
+(a subprocess round trip each); :func:`check` then runs a case here and
+compares: MXNet raised -> we must raise; else the same number of outputs,
+shapes, dtypes and values (exact for integers, a tolerance per float dtype).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ast_hybrid import autograd, nd
+
+RUNNER = r'''
+from mxnet import autograd
+env0 = {"nd": nd, "mx": mx, "np": np, "autograd": autograd}
+for name, value in inp.items():
+    if not name.startswith("case:"):
+        env0[name] = nd.array(value, dtype=value.dtype)
+def _norm(v):
+    if isinstance(v, (list, tuple)):
+        return [_norm(x)[0] for x in v]
+    if hasattr(v, "asnumpy"):
+        return [v.asnumpy()]
+    return [np.asarray(v)]
+for key in sorted(k for k in inp if k.startswith("case:")):
+    cid = key[5:]
+    code = str(inp[key])
+    env = dict(env0)
+    try:
+        try:
+            res = eval(compile(code, cid, "eval"), env)
+        except SyntaxError:
+            exec(compile(code, cid, "exec"), env)
+            res = env["res"]
+        outs = _norm(res)
+        meta[cid] = ["ok", [str(o.dtype) for o in outs]]
+        for i, o in enumerate(outs):
+            out[cid + "/" + str(i)] = o
+    except Exception as exc:
+        meta[cid] = ["error", type(exc).__name__ + ": " + str(exc).split("\n")[0][:300]]
+'''
+
+TOL = {"float16": (2e-2, 2e-3), "float32": (2e-5, 2e-6), "float64": (1e-7, 1e-9)}
+
+
+def mx_results(oracle, cases, arrays):
+    """Run every case in MXNet at once: {id: ("ok", [numpy outputs]) or ("error", message)}."""
+    inputs = dict(arrays)
+    inputs.update({f"case:{cid}": np.array(code) for cid, code in cases})
+    raw = oracle.run(RUNNER, **inputs)
+    meta = raw.get("meta", {})
+    results = {}
+    for cid, _ in cases:
+        status, info = meta[cid]
+        if status == "ok":
+            results[cid] = ("ok", [raw[f"{cid}/{i}"] for i in range(len(info))])
+        else:
+            results[cid] = ("error", info)
+    return results
+
+
+def _ours(code, arrays):
+    env = {"nd": nd, "np": np, "autograd": autograd}
+    env.update({k: nd.array(v, dtype=v.dtype) for k, v in arrays.items()})
+    try:
+        return eval(compile(code, "<case>", "eval"), env)
+    except SyntaxError:
+        exec(compile(code, "<case>", "exec"), env)
+        return env["res"]
+
+
+def _norm(v):
+    if isinstance(v, (list, tuple)):
+        return [_norm(x)[0] for x in v]
+    if isinstance(v, nd.NDArray):
+        return [v.asnumpy()]
+    return [np.asarray(v)]
+
+
+def check(ref, code, arrays, tol=None):
+    """Run ``code`` here and compare with MXNet's ``ref`` (see the module doc)."""
+    status, value = ref
+    if status == "error":
+        try:
+            got = _ours(code, arrays)
+        except Exception:
+            return
+        raise AssertionError(f"MXNet raises ({value}) but we returned {_norm(got)}\n  code: {code}")
+    outs = _norm(_ours(code, arrays))
+    assert len(outs) == len(value), f"{len(outs)} outputs, MXNet {len(value)}\n  code: {code}"
+    for i, (o, r) in enumerate(zip(outs, value)):
+        where = f"output {i} of: {code}"
+        assert o.shape == r.shape, f"shape {o.shape}, MXNet {r.shape}; {where}"
+        assert o.dtype == r.dtype, f"dtype {o.dtype}, MXNet {r.dtype}; {where}"
+        if r.dtype.kind in "iubUS":
+            np.testing.assert_array_equal(o, r, err_msg=where)
+        else:
+            rtol, atol = tol or TOL.get(r.dtype.name, (1e-5, 1e-6))
+            np.testing.assert_allclose(o, r, rtol=rtol, atol=atol, err_msg=where)
+
+
+def inputs(seed=0, **specs):
+    """Random arrays: ``name=(shape, dtype)`` or ``name=(shape, dtype, low, high)``."""
+    g = np.random.default_rng(seed)
+    out = {}
+    for name, spec in specs.items():
+        shape, dtype = spec[0], np.dtype(spec[1])
+        low, high = (spec[2], spec[3]) if len(spec) > 2 else ((-5, 6) if dtype.kind in "iu" else (-2.0, 2.0))
+        if dtype.kind in "iu":
+            out[name] = g.integers(low, high, shape).astype(dtype)
+        else:
+            out[name] = g.uniform(low, high, shape).astype(dtype)
+    return out
