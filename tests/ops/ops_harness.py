@@ -48,10 +48,16 @@ TOL = {"float16": (2e-2, 2e-3), "float32": (2e-5, 2e-6), "float64": (1e-7, 1e-9)
 
 
 def mx_results(oracle, cases, arrays):
-    """Run every case in MXNet at once: {id: ("ok", [numpy outputs]) or ("error", message)}."""
+    """Run every case in MXNet at once: {id: ("ok", [numpy outputs]) or ("error", message)}.
+
+    The cases run in a fresh MXNet process (``oracle`` only proves one can be had): some of MXNet's
+    error paths corrupt its heap, and a crash must not take the next module's cases with it."""
+    from ast_hybrid.oracle import Oracle
+
     inputs = dict(arrays)
     inputs.update({f"case:{cid}": np.array(code) for cid, code in cases})
-    raw = oracle.run(RUNNER, **inputs)
+    with Oracle() as fresh:
+        raw = fresh.run(RUNNER, **inputs)
     meta = raw.get("meta", {})
     results = {}
     for cid, _ in cases:
