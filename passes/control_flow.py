@@ -18,12 +18,14 @@ The pass works top-down: it converts the outermost control-flow statements
 of the function, then those of each generated function, and so on.  The
 states come from one analysis of the function before any of it moves (a
 statement's state is the same whichever generated function it ends up in).
-A generated function is a scope of its own: every state variable of a
-statement converted in it that is not one of its parameters is a local of it
-and is set to ``ah__.Undefined`` at its top, so passing it to the runtime never
-fails and reading it still does where Python would (``ah__.ld``, the
-variables pass).  Each converted statement records a
-:class:`~ast_hybrid.sites.Site` for the runtime's diagnostics (HY030-HY033).
+A generated function is a scope of its own: a state variable that is neither
+one of its parameters nor assigned on every path inside it before its
+statement is set to ``ah__.Undefined`` at its top (in a loop body: the top of
+the body, so a value of an earlier iteration, which is a parameter, is never
+clobbered).  Passing it to the runtime then never fails, and reading it still
+does where Python would (``ah__.ld``, the variables pass).  Each converted
+statement records a :class:`~ast_hybrid.sites.Site` for the runtime's
+diagnostics (HY030-HY033).
 
 After this pass no ``if``, ``while`` or ``for`` statement remains (in nested
 user functions aside: they are converted when they are called).
@@ -89,20 +91,29 @@ class _Scope(Transformer):
 
     skip_scopes = True  # generated functions are scopes of their own; user ones convert when called
 
-    def __init__(self, ctx, states, loads, params):
-        self.ctx, self.states, self.loads = ctx, states, loads
+    def __init__(self, ctx, states, loads, analysis, params, entry):
+        self.ctx, self.states, self.loads, self.analysis = ctx, states, loads, analysis
         self.params = frozenset(params)
+        self.entry = entry              # defined before this scope's statement, outside it
         self.undefined: list[str] = []
-        self.generated: list = []    # (function, its parameters)
+        self.generated: list = []       # (function, its parameters, what is defined before it)
+        self._current = None
 
     def _function(self, name, params, body):
         fn = make_function(name, params, body, self.ctx.declared)
-        self.generated.append((fn, params))
+        self.generated.append((fn, params, self.analysis.defined_before(self._current)))
         return fn
 
+    def _needs_placeholder(self, v, defined) -> bool:
+        """Whether ``v`` may have no value in this scope when its statement runs: it is no
+        parameter, and not assigned on every path inside this scope before the statement."""
+        return v not in self.params and (v not in defined or v in self.entry)
+
     def _prepare(self, kind, node, header, blocks):
+        self._current = node
         state = self.states[id(node)]
-        self.undefined.extend(v for v in state if v not in self.params and v not in self.undefined)
+        defined = self.analysis.defined_before(node)
+        self.undefined.extend(v for v in state if self._needs_placeholder(v, defined) and v not in self.undefined)
         site = build_site(kind, node, header, blocks, state, self.loads, self.ctx.source, self.ctx.declared)
         self.ctx.sites.setdefault(site.span.line, site)
         return state
@@ -138,16 +149,16 @@ class _Scope(Transformer):
         return out
 
 
-def _convert_scope(scope, params, conv_args):
-    conv = _Scope(*conv_args, params)
+def _convert_scope(scope, params, entry, conv_args):
+    conv = _Scope(*conv_args, params, entry)
     body = conv.visit_block(scope.body)
     inits = [s for v in sorted(conv.undefined)
              for s in replace("v = ah__.Undefined(label)", v=v, label=gast.Constant(value=v, kind=None))]
     n_decls = next((i for i, s in enumerate(body) if not isinstance(s, (gast.Global, gast.Nonlocal))), len(body))
     scope.body = body[:n_decls] + copy_origin(scope, inits) + body[n_decls:]
-    for fn, fn_params in conv.generated:
+    for fn, fn_params, fn_entry in conv.generated:
         if _has_control_flow(fn):
-            _convert_scope(fn, fn_params, conv_args)
+            _convert_scope(fn, fn_params, fn_entry, conv_args)
 
 
 def _has_control_flow(fn) -> bool:
@@ -178,5 +189,5 @@ def transform(fn, ctx):
     args = fn.args
     params = [p.id for p in args.posonlyargs + args.args + args.kwonlyargs]
     params += [p.id for p in (args.vararg, args.kwarg) if p is not None]
-    _convert_scope(fn, params, (ctx, states, LoadIndex(fn)))
+    _convert_scope(fn, params, frozenset(), (ctx, states, LoadIndex(fn), a))
     return fn
