@@ -172,6 +172,12 @@ _RULES = [
          what="Reported by conversion: `return`/`yield`/`global`/`try` and similar inside a converted branch or loop.",
          why="The body becomes a function traced by `lax`; such statements have no meaning there.",
          instead="move the construct out of the tensor-dependent branch or loop"),
+    Rule("HY033", "branch-structure-mismatch",
+         "Branches of a traced `if` produce different structures", origin="convert",
+         what="Reported by conversion: the two branches give values of different pytree structure, "
+              "shape or dtype.",
+         why="`lax.cond` requires both branches to return the same structure.",
+         instead="make both branches return the same kind of value"),
     Rule("HY034", "unconvertible-function",
          "A function that cannot be converted at all", origin="convert",
          what="Reported by `ast_hybrid.convert`/`jit` for a function with no Python source (defined at an "
@@ -182,12 +188,6 @@ _RULES = [
          example="gen = ast_hybrid.jit(lambda_from_repl)   # or a function that uses `yield`",
          instead="define the function with `def` in a .py file; return a list or a stacked array instead of "
                  "yielding; or mark it `@ast_hybrid.do_not_convert` so it is called as it is"),
-    Rule("HY033", "branch-structure-mismatch",
-         "Branches of a traced `if` produce different structures", origin="convert",
-         what="Reported by conversion: the two branches give values of different pytree structure, "
-              "shape or dtype.",
-         why="`lax.cond` requires both branches to return the same structure.",
-         instead="make both branches return the same kind of value"),
 ]
 
 RULES: dict[str, Rule] = {r.code: r for r in _RULES}
