@@ -41,7 +41,7 @@ from enum import Enum
 import beniget
 import gast
 
-__all__ = ["Anno", "anno_get", "anno_set", "FunctionAnalysis", "SCOPES"]
+__all__ = ["Anno", "anno_get", "anno_set", "FunctionAnalysis", "SCOPES", "CONTROL_FLOW", "own_statements"]
 
 
 class Anno(str, Enum):
@@ -65,6 +65,21 @@ SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 _EMPTY = frozenset()
+
+#: The statements the control-flow pass converts.
+CONTROL_FLOW = (gast.If, gast.While, gast.For)
+_BLOCKS = (gast.stmt, gast.excepthandler, gast.match_case)   # what holds statements
+
+
+def own_statements(fn):
+    """Every statement of ``fn``'s own scope (nested blocks included, nested scopes not)."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, SCOPES):
+            continue
+        yield n
+        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, _BLOCKS))
 
 
 class _QuietChains(beniget.DefUseChains):

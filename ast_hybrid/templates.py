@@ -68,16 +68,13 @@ def clone(node):
 
 def replace(template: str, **replacements) -> list:
     """The statements of ``template`` with placeholders substituted (fresh nodes)."""
-    tree = clone(_parsed(template))
-    sub = _Substitute(replacements)
-    tree = sub.visit(tree)
-    missing = set(replacements) - sub.used
+    build = _Build(replacements)
+    body = build.block(_parsed(template).body)
+    missing = set(replacements) - build.used
     if missing:
         raise ValueError(f"template placeholders not found: {', '.join(sorted(missing))} "
                          f"(template: {template!r})")
-    for stmt in tree.body:
-        fix_ctx(stmt, skip=sub.inserted)
-    return tree.body
+    return body
 
 
 def replace_expr(template: str, **replacements):
@@ -106,11 +103,16 @@ def _as_node(value):
     raise TypeError(f"cannot put a {type(value).__name__} where an expression goes")
 
 
-class _Substitute(gast.NodeTransformer):
+class _Build:
+    """Copies a parsed template, substituting placeholders as it goes (one walk).
+
+    Template nodes keep the contexts the parser gave them; a substituted
+    expression takes the context of the placeholder it replaces.
+    """
+
     def __init__(self, replacements):
         self.replacements = replacements
         self.used: set[str] = set()
-        self.inserted: set[int] = set()   # ids of statements spliced in whole (their contexts are right)
 
     def _take(self, key):
         value = self.replacements[key]
@@ -119,49 +121,57 @@ class _Substitute(gast.NodeTransformer):
         self.used.add(key)
         return value
 
-    def _splice(self, items):
-        """Expand list-valued placeholders inside a list of nodes (args, elts, body)."""
+    def block(self, items):
+        """A list field: list-valued placeholders standing alone in it are spliced."""
         out = []
         for item in items:
             key = None
-            if isinstance(item, gast.Name) and item.id in self.replacements:
+            if type(item) is gast.Name and item.id in self.replacements:
                 key = item.id
-            elif (isinstance(item, gast.Expr) and isinstance(item.value, gast.Name)
-                  and item.value.id in self.replacements):
+            elif type(item) is gast.Expr and type(item.value) is gast.Name and item.value.id in self.replacements:
                 key = item.value.id
             if key is not None and isinstance(self.replacements[key], (list, tuple)):
                 value = self._take(key)
-                if isinstance(item, gast.Name) and item.ctx.__class__ is gast.Param:
+                if type(item) is gast.Expr:
+                    out.extend(value)                      # statements, spliced whole
+                elif type(item.ctx) is gast.Param:
                     out.extend(name(v, gast.Param()) if isinstance(v, str) else v for v in value)
-                elif isinstance(item, gast.Expr):
-                    out.extend(value)
-                    self.inserted.update(id(v) for v in value)
                 else:
-                    out.extend(_as_node(v) for v in value)
+                    out.extend(_with_ctx(_as_node(v), item.ctx) for v in value)
                 continue
-            out.append(self.visit(item))
+            out.append(self.node(item))
         return out
 
-    def generic_visit(self, node):
-        for field, old in gast.iter_fields(node):
-            if isinstance(old, list):
-                setattr(node, field, self._splice(old))
-            elif isinstance(old, gast.AST):
-                setattr(node, field, self.visit(old))
-        return node
-
-    def visit_Name(self, node):
-        if node.id in self.replacements:
+    def node(self, node):
+        cls = type(node)
+        if cls is gast.Name and node.id in self.replacements:
             value = self._take(node.id)
             if isinstance(value, str):
                 return gast.Name(id=value, ctx=node.ctx, annotation=None, type_comment=None)
-            return _as_node(value)
-        return node
+            return _with_ctx(_as_node(value), node.ctx)
+        new = cls.__new__(cls)
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if isinstance(old, list):
+                old = self.block(old)
+            elif isinstance(old, gast.AST):
+                old = self.node(old) if not isinstance(old, _CTX) else old
+            setattr(new, field, old)
+        for attr in node._attributes:
+            setattr(new, attr, None)
+        if cls is gast.FunctionDef and node.name in self.replacements:
+            new.name = self._take(node.name)
+        return new
 
-    def visit_FunctionDef(self, node):
-        if node.name in self.replacements:
-            node.name = self._take(node.name)
-        return self.generic_visit(node)
+
+_CTX = (gast.Load, gast.Store, gast.Del, gast.Param)
+
+
+def _with_ctx(node, ctx):
+    """``node`` placed where a name of context ``ctx`` stood (tuples and starred recursively)."""
+    if isinstance(node, (gast.Name, gast.Tuple, gast.List, gast.Starred, gast.Attribute, gast.Subscript)):
+        fix_ctx(node, gast.Store() if type(ctx) is gast.Store else None)
+    return node
 
 
 _STORE_FIELDS = {
@@ -174,7 +184,7 @@ _STORE_FIELDS = {
 def fix_ctx(node, ctx=None, skip=frozenset()):
     """Set Load/Store contexts from position (targets Store, everything else Load).
 
-    Statements whose ids are in ``skip`` (spliced in whole) are left as they are.
+    Statements whose ids are in ``skip`` are left as they are.
     """
     if id(node) in skip:
         return

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES, Anno, anno_get
+from ast_hybrid.analysis import CONTROL_FLOW, Anno, anno_get, own_statements
 from ast_hybrid.naming import is_synthetic
 from ast_hybrid.origin import copy_origin
 from ast_hybrid.sites import LoadIndex, build_site
@@ -69,7 +69,6 @@ from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
 
-_CF = (gast.If, gast.While, gast.For)
 _BLOCKS = (gast.stmt, gast.excepthandler, gast.match_case)   # what holds statements
 
 
@@ -165,7 +164,7 @@ def _has_control_flow(fn) -> bool:
     todo = list(fn.body)
     while todo:
         n = todo.pop()
-        if isinstance(n, _CF):
+        if isinstance(n, CONTROL_FLOW):
             return True
         if isinstance(n, gast.FunctionDef) and not is_synthetic(n.name):
             continue
@@ -173,19 +172,12 @@ def _has_control_flow(fn) -> bool:
     return False
 
 
-def _own_statements(fn):
-    todo = list(fn.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, SCOPES):
-            continue
-        yield n
-        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, _BLOCKS))
-
-
 def transform(fn, ctx):
+    statements = [n for n in own_statements(fn) if isinstance(n, CONTROL_FLOW)]
+    if not statements:
+        return fn
     a = ctx.analysis(fn)
-    states = {id(n): a.state(n) for n in _own_statements(fn) if isinstance(n, _CF)}
+    states = {id(n): a.state(n) for n in statements}
     args = fn.args
     params = [p.id for p in args.posonlyargs + args.args + args.kwonlyargs]
     params += [p.id for p in (args.vararg, args.kwarg) if p is not None]

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gast
 
+from ast_hybrid.analysis import CONTROL_FLOW, own_statements
 from ast_hybrid.templates import replace_expr
 from ast_hybrid.transformer import Transformer
 
@@ -80,5 +81,7 @@ def transform(fn, ctx):
              for k, v in ctx.declared.items()]
 
     fn.body = decls + fn.body
+    if not any(isinstance(s, CONTROL_FLOW) for s in own_statements(fn)):
+        return fn       # straight-line code: Python itself raises where a read is unbound
     loads = _Loads(ctx.analysis(fn))
     return loads.transform_body(fn)
