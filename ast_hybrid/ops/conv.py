@@ -136,6 +136,8 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
     choice("Pooling", "pool_type", pool_type, ("max", "avg", "sum", "lp"))
     choice("Pooling", "pooling_convention", pooling_convention, ("valid", "full", "same"))
     x = jnp.asarray(data)
+    check(pooling_convention != "same", "Pooling", "pooling_convention='same' is rejected by MXNet 1.9.1's CPU "
+          "Pooling (it documents 1-D max pooling only, and fails on that too); use 'valid' or 'full' with pad")
     layout, cf = _layout(x, layout, "Pooling")
     n = x.ndim - 2
     spatial_axes = tuple(range(2, x.ndim)) if cf else tuple(range(1, x.ndim - 1))
@@ -165,7 +167,9 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
     if pool_type == "sum":
         return total
     if pool_type == "lp":
-        return total if p == 1 else (jnp.sqrt(total) if p == 2 else jnp.power(total, 1.0 / p))
+        if p <= 2:
+            return total if p == 1 else jnp.sqrt(total)
+        return jnp.cbrt(total) if p == 3 else jnp.sign(total) * jnp.power(jnp.abs(total), 1.0 / p)
     include = True if count_include_pad is None else count_include_pad
     ones = jnp.ones(sizes, x.dtype)
     if include:   # cells inside the padded input count, cells of the 'full' overhang do not

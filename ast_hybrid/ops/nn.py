@@ -70,12 +70,12 @@ def _leaky_relu(data, gamma=None, act_type="leaky", slope=0.25, key=None, lower_
         if x.ndim > 1 and g.size > 1:
             g = g.reshape((1, -1) + (1,) * (x.ndim - 2))
         return jnp.where(x > 0, x, x * g)
-    if act_type == "rrelu":
+    if act_type == "rrelu":     # two outputs, as in MXNet: the result and the slopes used
         if training:
             s = jax.random.uniform(key, x.shape, x.dtype, lower_bound, upper_bound)
         else:
-            s = jnp.asarray((lower_bound + upper_bound) / 2, x.dtype)
-        return jnp.where(x > 0, x, x * s)
+            s = jnp.full(x.shape, (lower_bound + upper_bound) / 2, x.dtype)
+        return [jnp.where(x > 0, x, x * s), s]
     if act_type == "elu":
         return jnp.where(x > 0, x, jnp.asarray(slope, x.dtype) * jnp.expm1(x))
     if act_type == "selu":
@@ -104,7 +104,9 @@ def _softmax_kernel(data, length, axis, temperature, dtype, use_length, log):
         x = x / jnp.asarray(temperature, compute)
     if use_length:
         check(length is not None, "softmax", "use_length=True needs length")
-        ln = jnp.asarray(length).astype(jnp.int32)
+        ln = jnp.asarray(length)
+        check(jnp.issubdtype(ln.dtype, jnp.integer), "softmax",
+              f"length must have an integer dtype (as in MXNet), got {np.dtype(ln.dtype).name}")
         pos = lax.broadcasted_iota(jnp.int32, x.shape, axis)
         valid = pos < jnp.expand_dims(ln, axis)
         x = jnp.where(valid, x, -jnp.inf)
@@ -126,23 +128,24 @@ Softmax = softmax
 
 
 @op
-def log_softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
-    return _softmax_kernel(data, length, axis, temperature, dtype, use_length, log=True)
+def log_softmax(data, axis=-1, temperature=None, dtype=None, use_length=False):
+    """``log(softmax(data))``; MXNet 1.9.1's log_softmax takes no ``length``."""
+    check(not use_length, "log_softmax", "use_length=True is not supported (MXNet 1.9.1 has no length here)")
+    return _softmax_kernel(data, None, axis, temperature, dtype, False, log=True)
 
 
 @op
-def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, length=None):
-    return _softmax_kernel(-jnp.asarray(data), length, axis, temperature, dtype, use_length, log=False)
+def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False):
+    """``softmax(-data)``."""
+    check(not use_length, "softmin", "use_length=True is not supported (MXNet 1.9.1 has no length here)")
+    return _softmax_kernel(-jnp.asarray(data), None, axis, temperature, dtype, False, log=False)
 
 
 @op
 def SoftmaxActivation(data, mode="instance"):
     """Softmax over the last axis (``instance``) or over axis 1 (``channel``)."""
     choice("SoftmaxActivation", "mode", mode, ("instance", "channel"))
-    x = jnp.asarray(data)
-    if mode == "instance":
-        return jax.nn.softmax(x.reshape((x.shape[0], -1)), axis=-1).reshape(x.shape)
-    return jax.nn.softmax(x, axis=1)
+    return jax.nn.softmax(jnp.asarray(data), axis=-1 if mode == "instance" else 1)
 
 
 def _softmax_output_fwd(data, label, grad_scale, ignore_label, multi_output, use_ignore, normalization):

@@ -17,9 +17,7 @@ from ast_hybrid import autograd, nd
 RUNNER = r'''
 from mxnet import autograd
 env0 = {"nd": nd, "mx": mx, "np": np, "autograd": autograd}
-for name, value in inp.items():
-    if not name.startswith("case:"):
-        env0[name] = nd.array(value, dtype=value.dtype)
+arrays = {k: v for k, v in inp.items() if not k.startswith("case:")}
 def _norm(v):
     if isinstance(v, (list, tuple)):
         return [_norm(x)[0] for x in v]
@@ -29,7 +27,8 @@ def _norm(v):
 for key in sorted(k for k in inp if k.startswith("case:")):
     cid = key[5:]
     code = str(inp[key])
-    env = dict(env0)
+    env = dict(env0)    # fresh NDArrays per case: some MXNet ops write into their inputs
+    env.update({k: nd.array(v, dtype=v.dtype) for k, v in arrays.items()})
     try:
         try:
             res = eval(compile(code, cid, "eval"), env)
