@@ -296,12 +296,18 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
     def pred(vs):
         return raw(cond(*vs))
 
+    single_out = [False]
+
+    def step_fn(vs):
+        out, new = func(*vs)
+        outs, single_out[0] = _as_list(out) if out is not None else ([], False)
+        return outs, _as_list(new)[0]
+
     if not _traced(vars_):
         outputs, steps = [], 0
         while steps < max_iterations and bool(np.asarray(pred(vars_)).reshape(-1)[0]):
-            out, vars_ = func(*vars_)
-            vars_ = _as_list(vars_)[0]
-            outputs.append(_as_list(out)[0] if out is not None else [])
+            outs, vars_ = step_fn(vars_)
+            outputs.append(outs)
             steps += 1
         from ast_hybrid.ops.shape import concat, stack
         stacked = []
@@ -313,7 +319,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
                     pad = NDArray(jnp.zeros((pad_rows,) + s.shape[1:], s._arr.dtype))
                     s = concat(s, pad, dim=0)
                 stacked.append(s)
-        return stacked, (vars_[0] if single else vars_)
+        return (stacked[0] if single_out[0] else stacked), (vars_[0] if single else vars_)
     out_shape = jax.eval_shape(lambda vs: func(*vs)[0], vars_)
 
     def step(carry, _):
@@ -321,8 +327,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
         go = jnp.logical_and(~done, jnp.asarray(pred(vs)).reshape(-1)[0] != 0)
 
         def run(vs):
-            out, new = func(*vs)
-            return _as_list(out)[0] if out is not None else [], _as_list(new)[0]
+            return step_fn(vs)
 
         def skip(vs):
             zeros = [NDArray(jnp.zeros(s.shape, s.dtype)) for s in jax.tree_util.tree_leaves(out_shape)]
@@ -332,7 +337,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
         return (new_vs, ~go), outs
 
     (vars_, _), outs = lax.scan(step, (vars_, jnp.asarray(False)), None, length=max_iterations)
-    return outs, (vars_[0] if single else vars_)
+    return (outs[0] if single_out[0] else outs), (vars_[0] if single else vars_)
 
 
 def cond(pred, then_func, else_func):

@@ -2,8 +2,8 @@
 
 ``dot(lhs, rhs)`` contracts the LAST axis of ``lhs`` with the FIRST axis of
 ``rhs`` (result ``lhs.shape[:-1] + rhs.shape[1:]``; numpy's ``dot`` differs
-for N-D ``rhs``); ``transpose_a``/``transpose_b`` reverse the axes of an
-operand first.  ``batch_dot`` multiplies the matrices in the last two axes
+for N-D ``rhs``); ``transpose_a`` contracts ``lhs``'s first axis instead,
+``transpose_b`` ``rhs``'s last axis.  ``batch_dot`` multiplies the matrices in the last two axes
 of each batch entry.  The ``linalg.*`` ops work on the last two axes.
 """
 
@@ -22,10 +22,10 @@ __all__ = ["dot", "batch_dot", "gemm", "gemm2", "potrf", "potri", "trmm", "trsm"
 @op
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     a, b = jnp.asarray(lhs), jnp.asarray(rhs)
-    if transpose_a:
-        a = jnp.transpose(a)
-    if transpose_b:
-        b = jnp.transpose(b)
+    if transpose_a:     # N-D: the first axis becomes the contracted one
+        a = jnp.moveaxis(a, 0, -1)
+    if transpose_b:     # N-D: the last axis becomes the contracted one
+        b = jnp.moveaxis(b, -1, 0)
     check(a.shape[-1] == b.shape[0], "dot", f"cannot contract {tuple(a.shape)} with {tuple(b.shape)} "
           f"(transpose_a={transpose_a}, transpose_b={transpose_b}): {a.shape[-1]} != {b.shape[0]}")
     out = lax.dot_general(a, b, (((a.ndim - 1,), (0,)), ((), ())))

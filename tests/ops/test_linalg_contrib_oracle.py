@@ -1,0 +1,87 @@
+"""dot/batch_dot/linalg.* and the contrib ops (resize, adaptive pooling, boxes, attention matmuls, control flow)
+against MXNet 1.9.1."""
+
+import numpy as np
+import pytest
+from ops_harness import check, inputs, mx_results
+
+pytestmark = pytest.mark.oracle
+
+ARR = inputs(7, a=((3, 4), "float32"), b=((4, 5), "float32"), c=((3, 5), "float32"), v=((4,), "float32"),
+             t=((2, 3, 4), "float32"), u=((4, 2, 5), "float32"), ba=((2, 3, 4), "float32"), bb=((2, 4, 5), "float32"),
+             bt=((2, 5, 4), "float32"), img=((2, 3, 5, 7), "float32"), qkv=((4, 2, 2 * 3 * 3), "float32"),
+             q=((4, 2, 6), "float32"), kv=((5, 2, 12), "float32"), att=((4, 4, 4), "float32"),
+             att2=((4, 4, 5), "float32"))
+g = np.random.default_rng(3)
+m = g.uniform(-1, 1, (2, 3, 3)).astype("float32")
+ARR["spd"] = (m @ m.transpose(0, 2, 1) + 3 * np.eye(3, dtype="float32")).astype("float32")
+ARR["low"] = np.tril(g.uniform(0.5, 1.5, (2, 3, 3))).astype("float32")
+ARR["sq"] = g.uniform(-1, 1, (2, 3, 3)).astype("float32") + 2 * np.eye(3, dtype="float32")
+xy = g.uniform(0, 10, (2, 6, 2))
+wh = g.uniform(1, 5, (2, 6, 2))
+scores = g.uniform(0, 1, (2, 6, 1))
+ids = g.integers(0, 2, (2, 6, 1)).astype("float64")
+ARR["boxes"] = np.concatenate([ids, scores, xy, xy + wh], axis=-1).astype("float32")
+ARR["corners"] = np.concatenate([xy, xy + wh], axis=-1).astype("float32")
+
+CASES = [
+    "nd.dot(a, b)", "nd.dot(a, a, transpose_b=True)", "nd.dot(a, c, transpose_a=True)", "nd.dot(v, v)",
+    "nd.dot(a, v)", "nd.dot(t, u)", "nd.dot(t, b, transpose_a=False)", "nd.dot(a, b.T, transpose_b=True)",
+    "nd.dot(t, t, transpose_b=True)", "nd.dot(a, c)", "nd.dot(ba, ba, transpose_a=True)",
+    "nd.dot(ba, bb.transpose((1, 2, 0)), transpose_a=True, transpose_b=True)",
+    "nd.batch_dot(ba, bb)", "nd.batch_dot(ba, bt, transpose_b=True)", "nd.batch_dot(bb, ba, transpose_a=True, "
+    "transpose_b=True)", "nd.batch_dot(ba, ba)",
+    "nd.linalg.gemm2(a, b)", "nd.linalg.gemm2(ba, bb, alpha=2.5)", "nd.linalg.gemm2(a, a, transpose_b=True)",
+    "nd.linalg.gemm(a, b, c, alpha=0.5, beta=2.0)", "nd.linalg.gemm(ba, bt, nd.ones((2, 3, 5)), transpose_b=True)",
+    "nd.linalg_gemm2(a, b)", "nd.linalg.potrf(spd)", "nd.linalg.potri(nd.linalg.potrf(spd))",
+    "nd.linalg.trmm(low, sq)", "nd.linalg.trmm(low, sq, transpose=True, rightside=True, alpha=2)",
+    "nd.linalg.trsm(low, sq)", "nd.linalg.trsm(low, sq, transpose=True, alpha=0.5)",
+    "nd.linalg.trsm(low, sq, rightside=True)", "nd.linalg.syrk(ba)", "nd.linalg.syrk(ba, transpose=True, alpha=3)",
+    "nd.linalg.sumlogdiag(spd)", "nd.linalg.extractdiag(sq)", "nd.linalg.extractdiag(sq, offset=1)",
+    "nd.linalg.makediag(v)", "nd.linalg.makediag(v, offset=-1)", "nd.linalg.extracttrian(sq)",
+    "nd.linalg.extracttrian(sq, offset=1, lower=False)", "nd.linalg.maketrian(nd.arange(6))",
+    "nd.linalg.inverse(sq)", "nd.linalg.det(sq)", "nd.linalg.slogdet(sq)",
+    "nd.contrib.BilinearResize2D(img, height=9, width=4)", "nd.contrib.BilinearResize2D(img, height=3, width=11)",
+    "nd.contrib.BilinearResize2D(img, scale_height=2, scale_width=1.5)",
+    "nd.contrib.BilinearResize2D(img, nd.zeros((1, 1, 8, 8)), mode='like')",
+    "nd.contrib.BilinearResize2D(img, height=9, width=4, align_corners=False)",
+    "nd.contrib.BilinearResize2D(img, height=2, width=3, align_corners=False)",
+    "nd.contrib.AdaptiveAvgPooling2D(img)", "nd.contrib.AdaptiveAvgPooling2D(img, output_size=3)",
+    "nd.contrib.AdaptiveAvgPooling2D(img, output_size=(2, 4))",
+    "nd.contrib.AdaptiveAvgPooling2D(img, output_size=(5, 7))",
+    "nd.contrib.box_iou(corners[0], corners[1])", "nd.contrib.box_iou(corners, corners[0])",
+    "nd.contrib.box_iou(corners[0], corners[1], format='center')",
+    "nd.contrib.box_nms(boxes)", "nd.contrib.box_nms(boxes, overlap_thresh=0.1)",
+    "nd.contrib.box_nms(boxes, overlap_thresh=0.2, valid_thresh=0.3)", "nd.contrib.box_nms(boxes, topk=3)",
+    "nd.contrib.box_nms(boxes, overlap_thresh=0.1, id_index=0)",
+    "nd.contrib.box_nms(boxes, overlap_thresh=0.1, id_index=0, force_suppress=True)",
+    "nd.contrib.box_nms(boxes, overlap_thresh=0.1, id_index=0, background_id=1)",
+    "nd.contrib.box_nms(boxes, in_format='center', out_format='corner', overlap_thresh=0.3)",
+    "nd.contrib.box_nms(boxes, out_format='center')", "nd.contrib.box_non_maximum_suppression(boxes[0])",
+    "nd.contrib.arange_like(a)", "nd.contrib.arange_like(a, start=2, step=0.5)", "nd.contrib.arange_like(t, axis=1)",
+    "nd.contrib.arange_like(a, repeat=2)", "nd.contrib.div_sqrt_dim(t)",
+    "nd.contrib.isnan(nd.array([1, np.nan]))", "nd.contrib.isinf(nd.array([1, np.inf]))",
+    "nd.contrib.isfinite(nd.array([1, np.inf, np.nan]))", "nd.contrib.quadratic(a, a=1, b=2, c=3)",
+    "nd.contrib.interleaved_matmul_selfatt_qk(qkv, heads=3)",
+    "nd.contrib.interleaved_matmul_selfatt_valatt(qkv, nd.softmax(nd.contrib.interleaved_matmul_selfatt_qk(qkv, "
+    "heads=3) if False else att.tile((2, 1, 1)) if False else nd.ones((6, 4, 4))), heads=3)",
+    "nd.contrib.interleaved_matmul_encdec_qk(q, kv, heads=3)",
+    "nd.contrib.interleaved_matmul_encdec_valatt(kv, nd.softmax(nd.ones((6, 4, 5))), heads=3)",
+    "res = nd.contrib.foreach(lambda x, s: (x * 2 + s[0], [s[0] + x]), t, [nd.zeros((3, 4))])",
+    "res = nd.contrib.while_loop(lambda i, s: i < 3, lambda i, s: (s * 2, [i + 1, s + 1]), "
+    "[nd.array([0]), nd.ones((2,))], max_iterations=5)\n"
+    "res = [res[0][:3], res[1]]  # MXNet leaves the padding undefined",
+    "res = nd.contrib.cond(nd.array([1]), lambda: a * 2, lambda: a * 3)",
+    "res = nd.contrib.cond(nd.array([0]), lambda: a * 2, lambda: a * 3)",
+]
+CASES = list(dict.fromkeys(CASES))
+
+
+@pytest.fixture(scope="module")
+def ref(oracle):
+    return mx_results(oracle, [(c, c) for c in CASES], ARR)
+
+
+@pytest.mark.parametrize("code", CASES)
+def test_matches_mxnet(ref, code):
+    check(ref[code], code, ARR, tol=(1e-4, 1e-5))
