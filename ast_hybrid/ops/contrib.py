@@ -22,15 +22,31 @@ from jax import lax
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, choice, op, raw, wrap
 from ast_hybrid.ops.indexing import boolean_mask, index_copy
+from ast_hybrid.ops.nn import CTCLoss
 from ast_hybrid.ops.normalization import BatchNorm
 
-__all__ = ["BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou", "box_nms", "box_non_maximum_suppression",
-           "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy", "isnan", "isinf", "isfinite",
+__all__ = ["CTCLoss", "ctc_loss", "BatchNormWithReLU", "BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou",
+           "box_nms", "box_non_maximum_suppression", "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy",
+           "isnan", "isinf", "isfinite",
            "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt"]
 
 SyncBatchNorm = BatchNorm
+ctc_loss = CTCLoss
+
+
+def BatchNormWithReLU(data, gamma, beta, moving_mean, moving_var, **kwargs):
+    """``relu(BatchNorm(...))`` (MXNet's fused contrib op; same arguments as BatchNorm)."""
+    out = BatchNorm(data, gamma, beta, moving_mean, moving_var, **kwargs)
+    if isinstance(out, list):
+        return [_relu(out[0])] + out[1:]
+    return _relu(out)
+
+
+@op
+def _relu(x):
+    return jnp.maximum(x, jnp.zeros((), x.dtype))
 
 
 def _resize_axis(x, axis, out_size, align_corners):

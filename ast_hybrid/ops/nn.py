@@ -20,7 +20,7 @@ from ast_hybrid import autograd, rng
 from ast_hybrid.ops._core import check, choice, norm_axis, op, raw, wrap
 
 __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin", "Softmax",
-           "SoftmaxActivation", "SoftmaxOutput", "softmax_cross_entropy", "Dropout", "Embedding",
+           "SoftmaxActivation", "SoftmaxOutput", "softmax_cross_entropy", "Dropout", "Embedding", "CTCLoss", "ctc_loss",
            "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "dropout_kernel"]
 
 
@@ -250,3 +250,43 @@ def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32", sp
         check(w.shape[0] == input_dim, "Embedding", f"weight has {w.shape[0]} rows but input_dim={input_dim}")
     idx = jnp.clip(jnp.asarray(data).astype(jnp.int32), 0, w.shape[0] - 1)
     return jnp.take(w, idx, axis=0)
+
+
+@op
+def CTCLoss(data, label, data_lengths=None, label_lengths=None, use_data_lengths=False, use_label_lengths=False,
+            blank_label="first"):
+    """Connectionist temporal classification loss, shape (batch,): ``data`` (T, N, C) activations (softmax is
+    applied here), ``label`` (N, L) padded with 0 (``blank_label='first'``: blank is channel 0) or -1
+    (``'last'``: blank is channel C - 1).  Computed with the forward (alpha) recursion in log space."""
+    choice("CTCLoss", "blank_label", blank_label, ("first", "last"))
+    x = jnp.asarray(data)
+    t_len, batch, classes = x.shape
+    logp = jax.nn.log_softmax(x.astype(jnp.float32), axis=-1)
+    lab = jnp.asarray(label).astype(jnp.int32)
+    blank, pad = (0, 0) if blank_label == "first" else (classes - 1, -1)
+    if use_label_lengths:
+        n_lab = jnp.asarray(label_lengths).astype(jnp.int32)
+    else:   # the labels up to the first padding value
+        n_lab = jnp.argmax(jnp.concatenate([lab == pad, jnp.ones((batch, 1), bool)], axis=1), axis=1)
+    n_t = jnp.asarray(data_lengths).astype(jnp.int32) if use_data_lengths else jnp.full((batch,), t_len)
+    s_len = 2 * lab.shape[1] + 1
+    ext = jnp.full((batch, s_len), blank).at[:, 1::2].set(jnp.where(lab == pad, blank, jnp.clip(lab, 0, classes - 1)))
+    skip = jnp.concatenate([jnp.zeros((batch, 2), bool), (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])], 1)
+    neg = jnp.asarray(-jnp.inf, jnp.float32)
+    emit = jnp.take_along_axis(logp, jnp.broadcast_to(ext[None], (t_len, batch, s_len)), axis=2)
+    alpha0 = jnp.full((batch, s_len), neg).at[:, :2].set(emit[0, :, :2])
+
+    def step(alpha, inputs):
+        e, t = inputs
+        a1 = jnp.concatenate([jnp.full((batch, 1), neg), alpha[:, :-1]], 1)
+        a2 = jnp.where(skip, jnp.concatenate([jnp.full((batch, 2), neg), alpha[:, :-2]], 1), neg)
+        new = jnp.logaddexp(jnp.logaddexp(alpha, a1), a2) + e
+        return jnp.where((t < n_t)[:, None], new, alpha), None
+
+    alpha, _ = lax.scan(step, alpha0, (emit[1:], jnp.arange(1, t_len)))
+    last = jnp.take_along_axis(alpha, (2 * n_lab)[:, None], axis=1)[:, 0]
+    prev = jnp.where(n_lab > 0, jnp.take_along_axis(alpha, jnp.maximum(2 * n_lab - 1, 0)[:, None], axis=1)[:, 0], neg)
+    return (-jnp.logaddexp(last, prev)).astype(x.dtype)
+
+
+ctc_loss = CTCLoss
