@@ -16,7 +16,7 @@ program, so ``F`` is this module in both modes.
 
 from ast_hybrid.ndarray import Context, NDArray, cpu, current_context, gpu  # noqa: F401
 from ast_hybrid.ops import *  # noqa: F401,F403
-from ast_hybrid.ops import _internal, contrib, linalg, random  # noqa: F401
+from ast_hybrid.ops import _internal, contrib, linalg, random, sparse  # noqa: F401
 
 
 def waitall():

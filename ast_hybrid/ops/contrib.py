@@ -25,7 +25,8 @@ from ast_hybrid.ops.indexing import boolean_mask, index_copy
 from ast_hybrid.ops.nn import CTCLoss
 from ast_hybrid.ops.normalization import BatchNorm
 
-__all__ = ["CTCLoss", "ctc_loss", "BatchNormWithReLU", "BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou",
+__all__ = ["box_encode", "box_decode", "CTCLoss", "ctc_loss", "BatchNormWithReLU", "BilinearResize2D",
+           "AdaptiveAvgPooling2D", "box_iou",
            "box_nms", "box_non_maximum_suppression", "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy",
            "isnan", "isinf", "isfinite",
            "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
@@ -177,6 +178,45 @@ def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, 
 
 
 box_non_maximum_suppression = box_nms
+
+
+def _center_size(b):
+    return (b[..., 0] + b[..., 2]) / 2, (b[..., 1] + b[..., 3]) / 2, b[..., 2] - b[..., 0], b[..., 3] - b[..., 1]
+
+
+@op
+def box_encode(samples, matches, anchors, refs, means, stds):
+    """Regression targets of the positive ``samples`` (1) from their ``anchors`` to the matched ``refs``
+    (corner boxes): ``[(dx - m0) / s0, (dy - m1) / s1, (log dw - m2) / s2, (log dh - m3) / s3]``, and the 0/1
+    masks; ``[targets, masks]``, both (B, N, 4)."""
+    refs, anchors = jnp.asarray(refs), jnp.asarray(anchors)
+    idx = jnp.asarray(matches).astype(jnp.int32)
+    ref = jnp.take_along_axis(refs, jnp.clip(idx, 0, refs.shape[1] - 1)[..., None], axis=1)
+    ax, ay, aw, ah = _center_size(anchors)
+    gx, gy, gw, gh = _center_size(ref)
+    t = jnp.stack([(gx - ax) / aw, (gy - ay) / ah, jnp.log(gw / aw), jnp.log(gh / ah)], axis=-1)
+    t = (t - jnp.asarray(means)) / jnp.asarray(stds)
+    pos = (jnp.asarray(samples) > 0.5)[..., None]
+    return [jnp.where(pos, t, 0).astype(anchors.dtype), jnp.broadcast_to(pos, t.shape).astype(anchors.dtype)]
+
+
+@op
+def box_decode(data, anchors, std0=1.0, std1=1.0, std2=1.0, std3=1.0, clip=-1.0, format="center"):
+    """Corner boxes from the deltas ``data`` (B, N, 4) applied to ``anchors`` (1, N, 4) given in
+    ``format`` ('center': x, y, w, h; 'corner'); ``clip`` > 0 caps the scaled log sizes."""
+    choice("box_decode", "format", format, ("center", "corner"))
+    d, a = jnp.asarray(data), jnp.asarray(anchors)
+    check(a.ndim == 3 and a.shape[0] == 1, "box_decode", f"anchors must have shape (1, N, 4), got {tuple(a.shape)}")
+    if format == "corner":
+        ax, ay, aw, ah = _center_size(a)
+    else:
+        ax, ay, aw, ah = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    dw, dh = d[..., 2] * std2, d[..., 3] * std3
+    if clip > 0:
+        dw, dh = jnp.minimum(dw, clip), jnp.minimum(dh, clip)
+    ox, oy = d[..., 0] * std0 * aw + ax, d[..., 1] * std1 * ah + ay
+    ow, oh = jnp.exp(dw) * aw / 2, jnp.exp(dh) * ah / 2
+    return jnp.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(d.dtype)
 
 
 @op

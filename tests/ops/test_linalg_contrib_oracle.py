@@ -23,6 +23,9 @@ scores = g.uniform(0, 1, (2, 6, 1))
 ids = g.integers(0, 2, (2, 6, 1)).astype("float64")
 ARR["boxes"] = np.concatenate([ids, scores, xy, xy + wh], axis=-1).astype("float32")
 ARR["corners"] = np.concatenate([xy, xy + wh], axis=-1).astype("float32")
+ARR["samples"] = np.array([[1, -1, 0, 1, 1, 0], [0, 1, 1, -1, 1, 1]], "float32")
+ARR["matches"] = np.array([[0, 1, 2, 2, 1, 0], [1, 0, 2, 2, 1, 0]], "float32")
+ARR["deltas"] = g.uniform(-0.5, 0.5, (2, 6, 4)).astype("float32")
 
 CASES = [
     "nd.dot(a, b)", "nd.dot(a, a, transpose_b=True)", "nd.dot(a, c, transpose_a=True)", "nd.dot(v, v)",
@@ -58,6 +61,12 @@ CASES = [
     "nd.contrib.box_nms(boxes, overlap_thresh=0.1, id_index=0, background_id=1)",
     "nd.contrib.box_nms(boxes, in_format='center', out_format='corner', overlap_thresh=0.3)",
     "nd.contrib.box_nms(boxes, out_format='center')", "nd.contrib.box_non_maximum_suppression(boxes[0])",
+    "nd.contrib.box_encode(samples, matches, corners, corners[:, :3], nd.array([0, 0.1, 0, 0.2]), "
+    "nd.array([0.1, 0.1, 0.2, 0.2]))",
+    "nd.contrib.box_decode(deltas, corners[:1])", "nd.contrib.box_decode(deltas, corners, format='corner')",
+    "nd.contrib.box_decode(deltas * 10, corners[:1], std0=0.1, std1=0.1, std2=0.2, std3=0.2, clip=1.5)",
+    "nd._internal._plus(a, a)", "nd._internal._mul(a, a)", "nd._internal._plus_scalar(a, scalar=2)",
+    "nd._internal._rdiv_scalar(a, scalar=2)", "nd.sparse.dot(a, b)",
     "nd.contrib.arange_like(a)", "nd.contrib.arange_like(a, start=2, step=0.5)", "nd.contrib.arange_like(t, axis=1)",
     "nd.contrib.arange_like(a, repeat=2)", "nd.contrib.div_sqrt_dim(t)",
     "nd.contrib.isnan(nd.array([1, np.nan]))", "nd.contrib.isinf(nd.array([1, np.inf]))",
