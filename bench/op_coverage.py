@@ -109,10 +109,17 @@ def main(argv=None):
         root = gluon_tree()
         report(*collect(gluon_files(root), root), "mxnet/gluon (nn, rnn, loss, model_zoo/vision)")
         return
+    total, total_np = collections.defaultdict(list), collections.defaultdict(list)
     for tree in args.trees:
         root = Path(tree)
         files = [root] if root.is_file() else sorted(root.rglob("*.py"))
-        report(*collect(files, root.parent if root.is_file() else root), str(root))
+        sites, numpy_sites = collect(files, root.parent if root.is_file() else root)
+        report(sites, numpy_sites, str(root))
+        for src, dst in ((sites, total), (numpy_sites, total_np)):
+            for op, where in src.items():
+                dst[op].extend(f"{root.name}/{w}" for w in where)
+    if len(args.trees) > 1:
+        report(total, total_np, "all of them")
 
 
 if __name__ == "__main__":
