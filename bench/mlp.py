@@ -4,7 +4,7 @@
 
 "ours" is called with an NDArray (``nd.array``), as Gluon code does, and returns one; "ours(jax)"
 with a jax array.  MXNet runs ``hybridize(static_alloc=True, static_shape=True)`` in the oracle's
-subprocess and is timed inside that process.  Times are medians of 5 repeats,
+subprocess and is timed inside that process.  Times are medians of 7 repeats (the contenders timed in turn),
 in microseconds per call; the ratios are the point (PERF_NOTES: the machine is
 noisy, compare only numbers from one run).
 """
@@ -47,18 +47,21 @@ def _ready(y):
     return jax.block_until_ready(y._arr if isinstance(y, nd.NDArray) else y)
 
 
-def _time(f, x, n):
-    for _ in range(50):
-        f(x)
-    _ready(f(x))
-    reps = []
-    for _ in range(5):
-        t = time.perf_counter()
-        for _ in range(n):
-            y = f(x)
-        _ready(y)
-        reps.append((time.perf_counter() - t) / n * 1e6)
-    return statistics.median(reps)
+def _time(fns, n, repeats=7):
+    """Median us per call of each ``(f, x)``, timed round-robin so no contender always goes first."""
+    for f, x in fns:
+        for _ in range(200):
+            f(x)
+        _ready(f(x))
+    reps = [[] for _ in fns]
+    for _ in range(repeats):
+        for i, (f, x) in enumerate(fns):
+            t = time.perf_counter()
+            for _ in range(n):
+                y = f(x)
+            _ready(y)
+            reps[i].append((time.perf_counter() - t) / n * 1e6)
+    return [statistics.median(r) for r in reps]
 
 
 def _net():
@@ -108,7 +111,7 @@ def main(argv=None):
         np.testing.assert_allclose(np.asarray(net(x)), np.asarray(hand(x)), rtol=1e-4, atol=1e-5)
         xj = jax.numpy.asarray(x)
         xn = nd.array(x)    # what a Gluon user passes (an NDArray in, an NDArray out)
-        ours, ours_jax, jit = _time(net, xn, n), _time(net, xj, n), _time(hand, xj, n)
+        ours, ours_jax, jit = _time([(net, xn), (net, xj), (hand, xj)], n)
         theirs = mx.run(MX_CODE, x=x, n=np.array(n))["meta"]["us"] if mx else float("nan")
         print(f"{b:>5} {ours:>9.1f} {ours_jax:>12.1f} {jit:>10.1f} {theirs:>9.1f} {ours / jit:>8.2f} "
               f"{ours / theirs:>10.2f}")
