@@ -22,6 +22,7 @@ and inside a hybridized program on tracers.  ``F`` in ``hybrid_forward`` is
 from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \
     reduce, rnn, shape, sparse  # noqa: F401
 from ast_hybrid.ops import internal as _internal  # noqa: F401
+from ast_hybrid.ops.contrib import ROIPooling  # noqa: F401
 from ast_hybrid.ops.conv import *  # noqa: F401,F403
 from ast_hybrid.ops.creation import *  # noqa: F401,F403
 from ast_hybrid.ops.elemwise import *  # noqa: F401,F403

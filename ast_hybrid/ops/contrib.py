@@ -5,7 +5,9 @@
 - ``AdaptiveAvgPooling2D(data, output_size)``: cell ``i`` averages input rows
   ``floor(i * H / h)`` to ``ceil((i + 1) * H / h)``;
 - ``box_iou``, ``box_nms`` (greedy suppression in score order; kept boxes
-  first, the rest filled with -1, as MXNet lays them out);
+  first, the rest filled with -1, as MXNet lays them out), ``box_encode``,
+  ``box_decode``, ``bipartite_matching``, ``ROIAlign`` (``sample_ratio`` > 0),
+  ``ROIPooling`` (also at top level);
 - ``foreach``, ``while_loop``, ``cond``: Python loops on concrete arrays,
   ``lax.scan``/``lax.cond`` inside a hybridized program.
 """
@@ -25,11 +27,10 @@ from ast_hybrid.ops.indexing import boolean_mask, index_copy
 from ast_hybrid.ops.nn import CTCLoss
 from ast_hybrid.ops.normalization import BatchNorm
 
-__all__ = ["box_encode", "box_decode", "CTCLoss", "ctc_loss", "BatchNormWithReLU", "BilinearResize2D",
-           "AdaptiveAvgPooling2D", "box_iou",
-           "box_nms", "box_non_maximum_suppression", "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy",
-           "isnan", "isinf", "isfinite",
-           "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
+__all__ = ["ROIAlign", "ROIPooling", "bipartite_matching", "box_encode", "box_decode", "CTCLoss", "ctc_loss",
+           "BatchNormWithReLU", "BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou", "box_nms",
+           "box_non_maximum_suppression", "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy", "isnan",
+           "isinf", "isfinite", "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt"]
 
@@ -217,6 +218,131 @@ def box_decode(data, anchors, std0=1.0, std1=1.0, std2=1.0, std3=1.0, clip=-1.0,
     ox, oy = d[..., 0] * std0 * aw + ax, d[..., 1] * std1 * ah + ay
     ow, oh = jnp.exp(dw) * aw / 2, jnp.exp(dh) * ah / 2
     return jnp.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(d.dtype)
+
+
+@op
+def bipartite_matching(data, is_ascend=False, threshold=None, topk=-1):
+    """Greedy matching on the (N, M) score matrices in the last two axes, as MXNet's kernel does it: pairs in
+    score order, a pair of a free row and a free column is matched if its score is strictly better than
+    ``threshold``, else the matching stops; ``topk > 0`` stops after topk + 1 matches (MXNet's count).
+    ``[row_marker (.., N), col_marker (.., M)]``, -1 where unmatched."""
+    check(threshold is not None, "bipartite_matching", "threshold is required")
+    x = jnp.asarray(data)
+    shape = x.shape
+    n, m = shape[-2:]
+    flat = x.reshape((-1, n * m))
+
+    def one(scores):
+        order = jnp.argsort(scores if is_ascend else -scores, stable=True)
+
+        def step(k, state):
+            rows, cols, count, stopped = state
+            idx = order[k]
+            r, c = idx // m, idx % m
+            free = ~stopped & (rows[r] < 0) & (cols[c] < 0)
+            good = (scores[idx] < threshold) if is_ascend else (scores[idx] > threshold)
+            take = free & good
+            count = count + take.astype(jnp.int32)
+            stopped = stopped | (free & ~good)
+            if topk > 0:
+                stopped = stopped | (count > topk)
+            rows = rows.at[r].set(jnp.where(take, c, rows[r]))
+            cols = cols.at[c].set(jnp.where(take, r, cols[c]))
+            return rows, cols, count, stopped
+
+        init = (jnp.full((n,), -1, jnp.int32), jnp.full((m,), -1, jnp.int32), jnp.zeros((), jnp.int32),
+                jnp.zeros((), bool))
+        rows, cols, _, _ = lax.fori_loop(0, n * m, step, init)
+        return rows, cols
+
+    rows, cols = jax.vmap(one)(flat)
+    return [rows.reshape(shape[:-1]).astype(x.dtype), cols.reshape(shape[:-2] + (m,)).astype(x.dtype)]
+
+
+def _c_round(v):
+    """C's ``round``: half away from zero (jnp.round goes to even)."""
+    return (jnp.sign(v) * jnp.floor(jnp.abs(v) + 0.5)).astype(jnp.int32)
+
+
+def _roi_boxes(rois, spatial_scale, offset):
+    r = jnp.asarray(rois)
+    return r[:, 0].astype(jnp.int32), [r[:, i] * spatial_scale - offset for i in range(1, 5)]
+
+
+@op
+def ROIPooling(data, rois, pooled_size, spatial_scale):
+    """Max pooling of each region ``rois[i] = [batch, x1, y1, x2, y2]`` (scaled by ``spatial_scale`` and
+    rounded) into ``pooled_size`` bins, as MXNet's ROIPooling: (R, C, ph, pw), empty bins give 0."""
+    x = jnp.asarray(data)
+    _, _, height, width = x.shape
+    ph, pw = as_tuple(pooled_size) if not isinstance(pooled_size, int) else (pooled_size, pooled_size)
+    batch, (x1, y1, x2, y2) = _roi_boxes(rois, spatial_scale, 0.0)
+    x1, y1, x2, y2 = (_c_round(v) for v in (x1, y1, x2, y2))
+    rh = jnp.maximum(y2 - y1 + 1, 1).astype(jnp.float32)
+    rw = jnp.maximum(x2 - x1 + 1, 1).astype(jnp.float32)
+
+    def bins(start, size, pooled, limit):
+        i = jnp.arange(pooled, dtype=jnp.float32)
+        lo = jnp.floor(i[None] * (size[:, None] / pooled)).astype(jnp.int32) + start[:, None]
+        hi = jnp.ceil((i[None] + 1) * (size[:, None] / pooled)).astype(jnp.int32) + start[:, None]
+        return jnp.clip(lo, 0, limit), jnp.clip(hi, 0, limit)
+
+    hs, he = bins(y1, rh, ph, height)
+    ws, we = bins(x1, rw, pw, width)
+    hh, ww = jnp.arange(height), jnp.arange(width)
+    in_h = (hh[None, None] >= hs[..., None]) & (hh[None, None] < he[..., None])       # (R, ph, H)
+    in_w = (ww[None, None] >= ws[..., None]) & (ww[None, None] < we[..., None])       # (R, pw, W)
+    feats = x[batch]                                                                  # (R, C, H, W)
+    neg = jnp.asarray(-jnp.inf, x.dtype)
+    over_w = jnp.max(jnp.where(in_w[:, None, None, :, :], feats[:, :, :, None, :], neg), axis=-1)  # (R,C,H,pw)
+    out = jnp.max(jnp.where(in_h[:, None, :, :, None], over_w[:, :, None, :, :], neg), axis=3)     # (R,C,ph,pw)
+    empty = (he <= hs)[:, None, :, None] | (we <= ws)[:, None, None, :]
+    return jnp.where(empty, jnp.zeros((), x.dtype), out)
+
+
+def _bilinear(feat, y, x):
+    """``feat`` (C, H, W) sampled at the points (y, x) with MXNet's ROIAlign border rules."""
+    _, height, width = feat.shape
+    outside = (y < -1.0) | (y > height) | (x < -1.0) | (x > width)
+    y, x = jnp.maximum(y, 0.0), jnp.maximum(x, 0.0)
+    y0 = jnp.minimum(jnp.floor(y).astype(jnp.int32), height - 1)
+    x0 = jnp.minimum(jnp.floor(x).astype(jnp.int32), width - 1)
+    y = jnp.where(y0 >= height - 1, y0.astype(y.dtype), y)
+    x = jnp.where(x0 >= width - 1, x0.astype(x.dtype), x)
+    y1, x1 = jnp.minimum(y0 + 1, height - 1), jnp.minimum(x0 + 1, width - 1)
+    ly, lx = y - y0, x - x0
+    hy, hx = 1 - ly, 1 - lx
+    v = (hy * hx * feat[:, y0, x0] + hy * lx * feat[:, y0, x1] + ly * hx * feat[:, y1, x0]
+         + ly * lx * feat[:, y1, x1])
+    return jnp.where(outside, 0.0, v)
+
+
+@op
+def ROIAlign(data, rois, pooled_size, spatial_scale, sample_ratio=-1, position_sensitive=False, aligned=False):
+    """ROIAlign (Mask R-CNN): each of the ``pooled_size`` bins of ``rois[i] = [batch, x1, y1, x2, y2]`` is the
+    mean of ``sample_ratio`` x ``sample_ratio`` bilinear samples; (R, C, ph, pw)."""
+    check(sample_ratio > 0, "ROIAlign", "sample_ratio <= 0 (adaptive) gives each region a number of samples that "
+          "depends on its size, which a compiled program cannot have; pass sample_ratio > 0 (GluonCV uses 2)")
+    check(not position_sensitive, "ROIAlign", "position_sensitive=True is not supported")
+    x = jnp.asarray(data)
+    ph, pw = as_tuple(pooled_size) if not isinstance(pooled_size, int) else (pooled_size, pooled_size)
+    batch, (x1, y1, x2, y2) = _roi_boxes(rois, spatial_scale, 0.5 if aligned else 0.0)
+    rw, rh = x2 - x1, y2 - y1
+    if not aligned:
+        rw, rh = jnp.maximum(rw, 1.0), jnp.maximum(rh, 1.0)
+    g = int(sample_ratio)
+    frac = (jnp.arange(g, dtype=jnp.float32) + 0.5) / g
+    ys = y1[:, None, None] + (jnp.arange(ph)[None, :, None] + frac[None, None, :]) * (rh / ph)[:, None, None]
+    xs = x1[:, None, None] + (jnp.arange(pw)[None, :, None] + frac[None, None, :]) * (rw / pw)[:, None, None]
+
+    def one(b, yy, xx):     # yy (ph, g), xx (pw, g) -> (C, ph, pw)
+        yg = yy[:, None, :, None]
+        xg = xx[None, :, None, :]
+        yb, xb = jnp.broadcast_arrays(yg, xg)
+        vals = _bilinear(x[b], yb, xb)          # (C, ph, pw, g, g)
+        return vals.mean(axis=(-2, -1))
+
+    return jax.vmap(one)(batch, ys, xs).astype(x.dtype)
 
 
 @op

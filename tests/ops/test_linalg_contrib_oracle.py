@@ -26,6 +26,10 @@ ARR["corners"] = np.concatenate([xy, xy + wh], axis=-1).astype("float32")
 ARR["samples"] = np.array([[1, -1, 0, 1, 1, 0], [0, 1, 1, -1, 1, 1]], "float32")
 ARR["matches"] = np.array([[0, 1, 2, 2, 1, 0], [1, 0, 2, 2, 1, 0]], "float32")
 ARR["deltas"] = g.uniform(-0.5, 0.5, (2, 6, 4)).astype("float32")
+ARR["feat"] = g.uniform(-1, 1, (2, 3, 12, 10)).astype("float32")
+ARR["rois"] = np.array([[0, 1, 2, 20, 30], [1, 0.5, 0.5, 8.2, 6.7], [0, 30, 10, 39, 38], [1, -4, -3, 3, 2.5],
+                        [0, 5, 5, 5.5, 5.2]], "float32")
+ARR["match"] = g.uniform(0, 1, (2, 4, 5)).astype("float32")
 
 CASES = [
     "nd.dot(a, b)", "nd.dot(a, a, transpose_b=True)", "nd.dot(a, c, transpose_a=True)", "nd.dot(v, v)",
@@ -67,6 +71,14 @@ CASES = [
     "nd.contrib.box_decode(deltas * 10, corners[:1], std0=0.1, std1=0.1, std2=0.2, std3=0.2, clip=1.5)",
     "nd._internal._plus(a, a)", "nd._internal._mul(a, a)", "nd._internal._plus_scalar(a, scalar=2)",
     "nd._internal._rdiv_scalar(a, scalar=2)", "nd.sparse.dot(a, b)",
+    "nd.ROIPooling(feat, rois, pooled_size=(3, 2), spatial_scale=0.25)",
+    "nd.ROIPooling(feat, rois, pooled_size=(2, 2), spatial_scale=1.0)",
+    "nd.contrib.ROIAlign(feat, rois, pooled_size=(3, 2), spatial_scale=0.25, sample_ratio=2)",
+    "nd.contrib.ROIAlign(feat, rois, pooled_size=(2, 2), spatial_scale=0.5, sample_ratio=1)",
+    "nd.contrib.ROIAlign(feat, rois, pooled_size=(4, 3), spatial_scale=0.25, sample_ratio=3, aligned=True)",
+    "nd.contrib.bipartite_matching(match, threshold=0.2)",
+    "nd.contrib.bipartite_matching(match, threshold=0.6, topk=2)",
+    "nd.contrib.bipartite_matching(match, threshold=0.5, is_ascend=True)",
     "nd.contrib.arange_like(a)", "nd.contrib.arange_like(a, start=2, step=0.5)", "nd.contrib.arange_like(t, axis=1)",
     "nd.contrib.arange_like(a, repeat=2)", "nd.contrib.div_sqrt_dim(t)",
     "nd.contrib.isnan(nd.array([1, np.nan]))", "nd.contrib.isinf(nd.array([1, np.inf]))",
