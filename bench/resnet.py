@@ -3,7 +3,8 @@
     python bench/resnet.py [--calls N] [--no-mxnet]
 
 Medians of 5 repeats, ms per call, one run (PERF_NOTES: compare ratios only).
-Our convolutions run in NCHW as written (no NHWC relayout yet).
+Our convolutions run in NCHW as written: wrapping each convolution in NCHW<->NHWC transposes measured
+the same (XLA already relayouts per convolution); the win PERF_NOTES measured needs the whole program in NHWC.
 """
 
 from __future__ import annotations
