@@ -112,7 +112,11 @@ def _make_binary(opname, kernel, same_shape=False):
     fn = _KERNELS[kernel]
     compare = kernel in _COMPARE
 
-    def impl(lhs, rhs):
+    def impl(lhs, rhs, **attrs):
+        # MXNet's binary ops have no parameters and ignore keyword attributes (gluon's own CosineEmbeddingLoss
+        # passes axis=1 to broadcast_maximum); only the NDArray-level helpers (nd.add, ...) refuse them
+        if attrs and not opname.startswith(("broadcast_", "elemwise_")):
+            raise TypeError(f"{opname}() got unexpected keyword arguments {sorted(attrs)}")
         return _binary(opname, fn, lhs, rhs, same_shape, compare)
 
     impl.__name__ = impl.__qualname__ = opname

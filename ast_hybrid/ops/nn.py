@@ -272,7 +272,7 @@ def CTCLoss(data, label, data_lengths=None, label_lengths=None, use_data_lengths
     s_len = 2 * lab.shape[1] + 1
     ext = jnp.full((batch, s_len), blank).at[:, 1::2].set(jnp.where(lab == pad, blank, jnp.clip(lab, 0, classes - 1)))
     skip = jnp.concatenate([jnp.zeros((batch, 2), bool), (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])], 1)
-    neg = jnp.asarray(-jnp.inf, jnp.float32)
+    neg = jnp.asarray(-1e30, jnp.float32)     # "log 0", finite so that logaddexp's gradient stays defined
     emit = jnp.take_along_axis(logp, jnp.broadcast_to(ext[None], (t_len, batch, s_len)), axis=2)
     alpha0 = jnp.full((batch, s_len), neg).at[:, :2].set(emit[0, :, :2])
 
