@@ -67,3 +67,31 @@ def test_fused_layer_matches_mxnet(oracle, tmp_path, ctor):
         np.testing.assert_allclose(np.asarray(y), ref["y"], rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(np.asarray(st[0]), ref["s"], rtol=1e-4, atol=1e-5)
         np.testing.assert_allclose(np.asarray(layer(X)), ref["y"], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("ctor,call", [("rnn.LSTMCell(6, input_size=7)", "layer.unroll(4, x, layout='NTC', "
+                                        "merge_outputs=True)[0]"),
+                                       ("rnn.GRU(5, num_layers=2, input_size=7)", "layer(x)")])
+def test_imperative_parameter_gradients_match_mxnet(oracle, ctor, call):
+    """``autograd.record()`` + ``backward()`` through the layer run op by op gives MXNet's parameter grads."""
+    from ast_hybrid import autograd, nd
+
+    code = f"""
+layer = {ctor}
+layer.initialize()
+rs = np.random.RandomState(1)
+for p in layer.collect_params().values():
+    p.set_data(nd.array(rs.uniform(-0.5, 0.5, p.shape)))
+x = nd.array(inp['x'])
+with autograd.record():
+    loss = ({call} ** 2).sum()
+loss.backward()
+grads = {{k: p.grad().asnumpy() for k, p in layer._collect_params_with_prefix().items()}}
+"""
+    ref = oracle.run("from mxnet.gluon import rnn\nfrom mxnet import autograd\n" + code +
+                     "out.update(grads)", x=X)
+    env = {"rnn": rnn, "nd": nd, "np": np, "autograd": autograd, "inp": {"x": X}}
+    exec(code, env)
+    assert sorted(env["grads"]) == sorted(k for k in ref if k != "meta")
+    for k, g in env["grads"].items():
+        np.testing.assert_allclose(g, ref[k], rtol=1e-4, atol=1e-5, err_msg=k)

@@ -1,4 +1,5 @@
-"""RNNCell, LSTMCell and GRUCell with MXNet 1.9.1's parameter names, shapes and gate order.
+"""RNNCell, LSTMCell and GRUCell with MXNet 1.9.1's parameter names, shapes and gate order, written with ``F``
+ops as MXNet writes them (so ``autograd`` records them when they run op by op).
 
 LSTM gates (rows of ``i2h_weight``): input, forget, cell candidate, output.
 GRU gates: reset, update, candidate (the candidate uses ``reset * h2h``).
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 from ast_hybrid.gluon.block import HybridBlock
 from ast_hybrid.ops._core import raw
-from ast_hybrid.ops.rnn import cell_step
 
 __all__ = ["RNNCell", "LSTMCell", "GRUCell"]
 
@@ -50,8 +50,17 @@ class _Cell(HybridBlock):
         self.i2h_weight.shape = (self._gates * self._hidden_size, int(raw(x).shape[-1]))
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, i2h_bias, h2h_weight, h2h_bias):
-        return cell_step(self._kind, raw(inputs), [raw(s) for s in states], raw(i2h_weight), raw(i2h_bias),
-                         raw(h2h_weight), raw(h2h_bias), self._activation)
+        n = self._gates * self._hidden_size
+        i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=n)
+        h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=n)
+        return self._step(F, i2h, h2h, states)
+
+    def _act(self, F, x, activation):
+        if isinstance(activation, str):
+            if activation in ("tanh", "relu", "sigmoid", "softsign"):
+                return getattr(F, activation)(x)
+            return F.Activation(x, act_type=activation)
+        return activation(x)     # a block, as MXNet allows
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         """Run ``length`` steps; with ``valid_length`` the outputs past each length are 0 and the states
@@ -89,13 +98,21 @@ class _Cell(HybridBlock):
 
 
 class RNNCell(_Cell):
+    """``h' = activation(i2h(x) + h2h(h))``."""
+
     _kind, _gates = "rnn", 1
 
     def _alias(self):
         return "rnn"
 
+    def _step(self, F, i2h, h2h, states):
+        out = self._act(F, F.elemwise_add(i2h, h2h), self._activation)
+        return out, [out]
+
 
 class LSTMCell(_Cell):
+    """Gates input, forget, cell, output (MXNet's order); ``c' = f * c + i * g``, ``h' = o * act(c')``."""
+
     _kind, _gates = "lstm", 4
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
@@ -103,12 +120,24 @@ class LSTMCell(_Cell):
                  params=None, activation="tanh", recurrent_activation="sigmoid"):
         super().__init__(hidden_size, activation, i2h_weight_initializer, h2h_weight_initializer,
                          i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
+        self._recurrent_activation = recurrent_activation
 
     def _alias(self):
         return "lstm"
 
+    def _step(self, F, i2h, h2h, states):
+        gi, gf, gc, go = F.SliceChannel(F.elemwise_add(i2h, h2h), num_outputs=4)
+        rec = self._recurrent_activation
+        in_gate, forget_gate, out_gate = self._act(F, gi, rec), self._act(F, gf, rec), self._act(F, go, rec)
+        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1]),
+                                F.elemwise_mul(in_gate, self._act(F, gc, self._activation)))
+        next_h = F.elemwise_mul(out_gate, F.Activation(next_c, act_type=self._activation))
+        return next_h, [next_h, next_c]
+
 
 class GRUCell(_Cell):
+    """Gates reset, update, new; the new gate uses ``reset * h2h``; ``h' = (1 - z) * n + z * h``."""
+
     _kind, _gates = "gru", 3
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
@@ -116,6 +145,17 @@ class GRUCell(_Cell):
                  params=None, activation="tanh", recurrent_activation="sigmoid"):
         super().__init__(hidden_size, activation, i2h_weight_initializer, h2h_weight_initializer,
                          i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
+        self._recurrent_activation = recurrent_activation
 
     def _alias(self):
         return "gru"
+
+    def _step(self, F, i2h, h2h, states):
+        i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3)
+        h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3)
+        rec = self._recurrent_activation
+        reset = self._act(F, F.elemwise_add(i2h_r, h2h_r), rec)
+        update = self._act(F, F.elemwise_add(i2h_z, h2h_z), rec)
+        new = self._act(F, F.elemwise_add(i2h_n, F.elemwise_mul(reset, h2h_n)), self._activation)
+        out = F.elemwise_add(F.elemwise_mul(F.ones_like(update) - update, new), F.elemwise_mul(update, states[0]))
+        return out, [out]

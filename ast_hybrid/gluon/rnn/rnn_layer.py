@@ -1,12 +1,12 @@
 """Fused RNN/LSTM/GRU layers with MXNet's parameter names (``l0_i2h_weight``, ``r0_...`` for the
 reverse direction), layouts (``TNC`` default) and state shapes ``(num_layers * dirs, N, H)``.
-Each layer/direction runs as one ``lax.scan`` over the cell step (``rnn_cell.cell_step``)."""
+The forward is MXNet's: the parameters concatenated into one vector for ``F.RNN`` (``ops/rnn.py``:
+one ``lax.scan`` per layer and direction)."""
 
 from __future__ import annotations
 
 from ast_hybrid.gluon.block import HybridBlock
 from ast_hybrid.ops._core import raw
-from ast_hybrid.ops.rnn import cell_step
 
 __all__ = ["RNN", "LSTM", "GRU"]
 
@@ -85,33 +85,18 @@ class _RNNLayer(HybridBlock):
     forward = __call__
 
     def hybrid_forward(self, F, inputs, states, **params):
-        import jax.numpy as jnp
-        from jax import lax
-
-        x = raw(inputs)
         if self._layout == "NTC":
-            x = jnp.swapaxes(x, 0, 1)
-        states = [raw(s) for s in states]
-        new_states = [[] for _ in states]
-        for i in range(self._num_layers):
-            outs = []
-            for d, j in enumerate(["l", "r"][:self._dir]):
-                k = i * self._dir + d
-                w = [raw(params[f"{j}{i}_{n}"]) for n in ("i2h_weight", "i2h_bias", "h2h_weight", "h2h_bias")]
-
-                def step(carry, xt, w=w):
-                    out, carry = cell_step(self._mode, xt, carry, *w, activation=self._activation)
-                    return carry, out
-
-                seq = x[::-1] if d == 1 else x
-                carry, ys = lax.scan(step, [s[k] for s in states], seq)
-                outs.append(ys[::-1] if d == 1 else ys)
-                for n, c in enumerate(carry):
-                    new_states[n].append(c)
-            x = jnp.concatenate(outs, axis=-1) if self._dir == 2 else outs[0]
+            inputs = F.swapaxes(inputs, 0, 1)
+        flat = [params[f"{d}{i}_{g}_{t}"].reshape((-1,)) for t in ("weight", "bias") for i in range(self._num_layers)
+                for d in ["l", "r"][:self._dir] for g in ("i2h", "h2h")]
+        mode = f"rnn_{self._activation}" if self._mode == "rnn" else self._mode
+        out = F.RNN(inputs, F._internal._rnn_param_concat(*flat, dim=0), *states, state_size=self._hidden_size,
+                    num_layers=self._num_layers, bidirectional=self._dir == 2, p=self._dropout, state_outputs=True,
+                    mode=mode)
+        outputs, states = out[0], list(out[1:])
         if self._layout == "NTC":
-            x = jnp.swapaxes(x, 0, 1)
-        return x, [jnp.stack(s, 0) for s in new_states]
+            outputs = F.swapaxes(outputs, 0, 1)
+        return outputs, states
 
     def __repr__(self):
         shape = self._reg_params["l0_i2h_weight"].shape
