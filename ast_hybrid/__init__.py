@@ -6,7 +6,7 @@ linter never import jax:
 - ``lint(path_or_source, ...)``: static diagnostics (no code is imported or run);
 - ``convert(fn)``, ``jit(fn, **jit_options)``, ``to_source(fn)``,
   ``do_not_convert``: the transpiler;
-- ``nd``, ``sym``, ``autograd``, ``init``, ``gluon``: the Gluon-compatible front;
+- ``nd``, ``sym``, ``autograd``, ``init``, ``gluon``, ``random``, ``cpu``/``gpu``: the Gluon-compatible front;
 - ``Diagnostic``, ``ConversionError``: what both report.
 """
 
@@ -28,6 +28,10 @@ _LAZY = {
     "sym": ("ast_hybrid.sym", None),
     "autograd": ("ast_hybrid.autograd", None),
     "init": ("ast_hybrid.init", None),
+    "random": ("ast_hybrid.ops.random", None),     # mx.random.seed(n) -> ast_hybrid.random.seed(n)
+    "cpu": ("ast_hybrid.ndarray", "cpu"),
+    "gpu": ("ast_hybrid.ndarray", "gpu"),
+    "Context": ("ast_hybrid.ndarray", "Context"),
     "gluon": ("ast_hybrid.gluon", None),
 }
 

@@ -22,12 +22,9 @@ __all__ = ["Initializer", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Zero", "O
 
 
 def _key():
-    import jax
+    """A fresh key from ``ast_hybrid.rng`` (``nd.random.seed`` makes initialisation reproducible)."""
+    from ast_hybrid.rng import next_key
 
-    try:
-        from ast_hybrid.rng import next_key
-    except ImportError:   # the rng module is not there yet: draw a key from numpy's global state
-        return jax.random.PRNGKey(np.random.randint(0, 2 ** 31 - 1))
     return next_key()
 
 

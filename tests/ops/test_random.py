@@ -94,3 +94,16 @@ def test_dropout_in_a_compiled_program_training_vs_predict():
     with autograd.train_mode():
         c = net(x).asnumpy()
     assert 0.35 < (c == 0).mean() < 0.65
+
+
+def test_seed_makes_initialisation_reproducible_and_is_reachable_as_ast_hybrid_random():
+    import ast_hybrid
+
+    weights = []
+    for _ in range(2):
+        ast_hybrid.random.seed(11)
+        net = nn.Dense(4, in_units=3)
+        net.initialize()
+        weights.append(net.weight.data().asnumpy())
+    np.testing.assert_array_equal(*weights)
+    assert str(ast_hybrid.cpu()) == "cpu(0)" and str(ast_hybrid.gpu(1)) == "gpu(1)"
