@@ -88,3 +88,40 @@ def test_int64_and_float64_follow_jax_x64():
 
     want = "int64" if jax.config.jax_enable_x64 else "int32"
     assert np.dtype(nd.array([1, 2], dtype="int64").dtype).name == want
+
+
+def test_nd_save_and_load_interoperate_with_mxnet(oracle, tmp_path):
+    theirs, ours = str(tmp_path / "theirs.nd"), str(tmp_path / "ours.nd")
+    oracle.run(f"""
+nd.save({theirs!r}, {{'w': nd.arange(6).reshape((2, 3)), 'i': nd.array([1, 2], dtype='int32')}})
+nd.save({theirs + '.list'!r}, [nd.ones((2,)), nd.zeros((1, 2), dtype='float16')])
+""")
+    loaded = nd.load(theirs)
+    assert sorted(loaded) == ["i", "w"] and loaded["i"].dtype == np.int32
+    np.testing.assert_array_equal(loaded["w"].asnumpy(), np.arange(6, dtype="float32").reshape(2, 3))
+    listed = nd.load(theirs + ".list")
+    assert isinstance(listed, list) and listed[1].dtype == np.float16 and listed[1].shape == (1, 2)
+    nd.save(ours, {"a": nd.array([[1.5, 2.5]]), "b": nd.arange(3, dtype="int32")})
+    nd.save(ours + ".one", nd.ones((2, 2)))
+    back = oracle.run(f"""
+d = nd.load({ours!r})
+out['a'], out['b'] = d['a'].asnumpy(), d['b'].asnumpy()
+out['one'] = nd.load({ours + '.one'!r})[0].asnumpy()
+""")
+    np.testing.assert_array_equal(back["a"], [[1.5, 2.5]])
+    assert back["b"].dtype == np.int32 and back["b"].tolist() == [0, 1, 2]
+    np.testing.assert_array_equal(back["one"], np.ones((2, 2)))
+
+
+def test_copies_contexts_and_waits():
+    x = nd.array([[1.0, 2.0]])
+    y = nd.zeros((1, 2))
+    assert x.copyto(y) is y and y.asnumpy().tolist() == [[1.0, 2.0]]
+    assert x.as_in_context(nd.cpu()) is x and str(x.context) == "cpu(0)"
+    z = x.copy()
+    z[:] = 5
+    assert x.asnumpy().tolist() == [[1.0, 2.0]]
+    x.wait_to_read()
+    nd.waitall()
+    with pytest.raises(ValueError, match="shape"):
+        x.copyto(nd.zeros((3,)))
