@@ -92,3 +92,33 @@ def test_dropout_keys_threaded_through_the_program():
         a, b = np.asarray(layer(x)), np.asarray(layer(x))
     assert not np.array_equal(a, b)                                # a fresh key per call
     assert set(np.unique(a)) <= {0.0, 2.0} and 0.3 < (a == 0).mean() < 0.7
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_batchnorm_running_statistics_follow_mxnet_after_a_training_step(oracle, hybridize):
+    """MXNet writes the running mean/var in the backward of a recorded training step; here the training-mode
+    forward writes them (out of the compiled program): after the step both hold the same values."""
+    from ast_hybrid import autograd, nd
+
+    x = np.random.default_rng(7).standard_normal((4, 3, 5)).astype("float32") * 2 + 1
+    ref = oracle.run("""
+from mxnet import autograd
+layer = gluon.nn.BatchNorm(momentum=0.7, in_channels=3)
+layer.initialize()
+layer.hybridize()
+for _ in range(2):
+    with autograd.record():
+        y = layer(nd.array(inp['x']))
+    y.backward()
+out['mean'], out['var'] = layer.running_mean.data().asnumpy(), layer.running_var.data().asnumpy()
+""", x=x)
+    layer = nn.BatchNorm(momentum=0.7, in_channels=3)
+    layer.initialize()
+    if hybridize:
+        layer.hybridize()
+    for _ in range(2):
+        with autograd.record():
+            y = layer(nd.array(x))
+        y.backward()
+    np.testing.assert_allclose(layer.running_mean.data().asnumpy(), ref["mean"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(layer.running_var.data().asnumpy(), ref["var"], rtol=1e-5, atol=1e-6)
