@@ -169,9 +169,16 @@ _RULES = [
          instead="pad to a fixed shape, or cast to one dtype before the loop"),
     Rule("HY032", "unsupported-in-traced-control-flow",
          "Construct that cannot live inside traced control flow", origin="convert",
-         what="Reported by conversion: `return`/`yield`/`global`/`try` and similar inside a converted branch or loop.",
-         why="The body becomes a function traced by `lax`; such statements have no meaning there.",
-         instead="move the construct out of the tensor-dependent branch or loop"),
+         what="Reported by conversion when an `if`/`while`/`for` on a traced value contains `try`, `with`, "
+              "`del`, `raise`, an assignment to a `global`/`nonlocal` name, or an assignment to an attribute "
+              "or item of an object made outside it (`self.cache = h`, `d[k] = v`).",
+         why="The branches and the loop body become functions that `lax` traces once each, whatever the "
+             "value: both branches of a traced `if` run while tracing, so an exception would always be raised, "
+             "a side effect on an outside object would always happen, and a `try` cannot catch anything that "
+             "happens at run time.",
+         example="def hybrid_forward(self, F, x):\n    if x.sum() > 0:\n        self.cache = x\n    return x",
+         instead="return the value (or keep it in a Parameter); select with `F.where`; validate inputs "
+                 "outside the traced branch"),
     Rule("HY033", "branch-structure-mismatch",
          "Branches of a traced `if` produce different structures", origin="convert",
          what="Reported by conversion: the two branches give values of different pytree structure, "

@@ -97,6 +97,11 @@ def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Si
                     site.assigns.setdefault(n.id, []).append((source.span(n), label))
                 if n.id in names:
                     site.unsupported.append((f"assignment to global/nonlocal `{n.id}`", source.span(n)))
+            if isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.ctx, gast.Store):
+                target = gast.unparse(n).strip()
+                target = target if len(target) <= 40 else target[:37] + "..."
+                site.unsupported.append((f"assignment to `{target}` (an object outside the branch)",
+                                         source.span(n)))
             what = _UNSUPPORTED.get(type(n))
             if what is not None:
                 site.unsupported.append((what, _keyword_span(source.span(n), what)))

@@ -94,10 +94,14 @@ def test_hy031_dtype_change_in_a_scan():
     ("del y", "del"),
     ("raise ValueError('negative')", "raise"),
     ("G = x", "assignment to global/nonlocal `G`"),
+    ("box.value = x", "assignment to `box.value` (an object outside the branch)"),
 ])
 def test_hy032_constructs_inside_traced_control_flow(stmt, what):
     f = load(f'''
+    import types
+
     G = None
+    box = types.SimpleNamespace(value=None)
 
     def f(x):
         global G
