@@ -15,6 +15,7 @@ import numpy as np
 from ast_hybrid import autograd, nd
 
 RUNNER = r'''
+import os, pickle
 from mxnet import autograd
 env0 = {"nd": nd, "mx": mx, "np": np, "autograd": autograd}
 arrays = {k: v for k, v in inp.items() if not k.startswith("case:")}
@@ -24,9 +25,7 @@ def _norm(v):
     if hasattr(v, "asnumpy"):
         return [v.asnumpy()]
     return [np.asarray(v)]
-for key in sorted(k for k in inp if k.startswith("case:")):
-    cid = key[5:]
-    code = str(inp[key])
+def _one(code, cid):
     env = dict(env0)    # fresh NDArrays per case: some MXNet ops write into their inputs
     env.update({k: nd.array(v, dtype=v.dtype) for k, v in arrays.items()})
     try:
@@ -35,12 +34,31 @@ for key in sorted(k for k in inp if k.startswith("case:")):
         except SyntaxError:
             exec(compile(code, cid, "exec"), env)
             res = env["res"]
-        outs = _norm(res)
-        meta[cid] = ["ok", [str(o.dtype) for o in outs]]
-        for i, o in enumerate(outs):
-            out[cid + "/" + str(i)] = o
+        return ["ok", _norm(res)]
     except Exception as exc:
-        meta[cid] = ["error", type(exc).__name__ + ": " + str(exc).split("\n")[0][:300]]
+        return ["error", type(exc).__name__ + ": " + str(exc).split("\n")[0][:300]]
+for key in sorted(k for k in inp if k.startswith("case:")):
+    cid = key[5:]
+    # each case in a forked child: MXNet's error paths can corrupt its heap, which must not reach other cases
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        data = pickle.dumps(_one(str(inp[key]), cid))
+        with os.fdopen(w, "wb") as f:
+            f.write(data)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    status, value = pickle.loads(data) if data else ["crash", "MXNet's process died running this case"]
+    if status == "ok":
+        meta[cid] = ["ok", [str(o.dtype) for o in value]]
+        for i, o in enumerate(value):
+            out[cid + "/" + str(i)] = o
+    else:
+        meta[cid] = [status, value]
 '''
 
 TOL = {"float16": (2e-2, 2e-3), "float32": (2e-5, 2e-6), "float64": (1e-7, 1e-9)}
@@ -49,10 +67,10 @@ TOL = {"float16": (2e-2, 2e-3), "float32": (2e-5, 2e-6), "float64": (1e-7, 1e-9)
 def mx_results(oracle, cases, arrays):
     """Run every case in MXNet at once: {id: ("ok", [numpy outputs]) or ("error", message)}.
 
-    The cases run in a fresh MXNet process (``oracle`` only proves one can be had): some of MXNet's
-    error paths corrupt its heap, and a crash must not take other cases with it.  If the process dies,
-    the cases are split in halves, each half in a new process, down to the case that crashes alone
-    (its result is ``("crash", ...)``, which fails its test: such a case must leave the list)."""
+    The cases run in a fresh MXNet process (``oracle`` only proves one can be had), each case in a forked
+    child of it: some of MXNet's error paths corrupt its heap, and that must not reach other cases.  A case
+    whose child dies gets ``("crash", ...)``, which fails its test (such a case must leave the list).  Should
+    the process itself die, the cases are split in halves, each in a new process."""
     try:
         return _run_fresh(cases, arrays)
     except EOFError:
@@ -76,7 +94,7 @@ def _run_fresh(cases, arrays):
         if status == "ok":
             results[cid] = ("ok", [raw[f"{cid}/{i}"] for i in range(len(info))])
         else:
-            results[cid] = ("error", info)
+            results[cid] = (status, info)
     return results
 
 
