@@ -114,6 +114,12 @@ class Block:
 
     @contextlib.contextmanager
     def name_scope(self):
+        if self._empty_prefix:
+            # MXNet: a block made with prefix='' opens no scope of its own, so its children are
+            # named in its parent's scope (AlexNet's `features` and `output` Dense layers are
+            # dense0..dense2 of one counter)
+            yield self
+            return
         _SCOPE_STACK.append(self._scope)
         try:
             yield self

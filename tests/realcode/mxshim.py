@@ -1,0 +1,69 @@
+"""A stand-in ``mxnet`` package that maps MXNet 1.9.1's names onto ast-hybrid, for running real MXNet code.
+
+``build(dest, gluon_tree)`` writes ``dest/mxnet/`` whose modules re-export
+ast-hybrid's front under MXNet's module paths, and copies MXNet 1.9.1's own
+``gluon/model_zoo`` source files into it unchanged: the model code that runs
+is the code MXNet ships, not ours.  Test infrastructure only.
+"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+MODULES = {
+    "__init__.py": """
+        from ast_hybrid import nd, sym, autograd, cpu, gpu, Context
+        from ast_hybrid import init as initializer
+        from ast_hybrid import init
+        ndarray = nd
+        symbol = sym
+        from . import base, context, util, gluon
+        __version__ = "1.9.1"
+    """,
+    "base.py": """
+        import os
+        import numpy as np
+        numeric_types = (float, int, np.generic)
+        integer_types = (int, np.integer)
+        string_types = (str,)
+        def data_dir():
+            return os.path.join(os.path.expanduser("~"), ".mxnet")
+    """,
+    "context.py": "from ast_hybrid import cpu, gpu, Context\n",
+    "util.py": """
+        def is_np_array():
+            return False
+        def is_np_shape():
+            return False
+    """,
+    "initializer.py": "from ast_hybrid.init import *\n",
+    "gluon/__init__.py": """
+        from ast_hybrid.gluon import Block, HybridBlock, SymbolBlock, Parameter, ParameterDict, Constant
+        from . import nn, block, contrib, utils
+    """,
+    "gluon/block.py": "from ast_hybrid.gluon import Block, HybridBlock, SymbolBlock\n",
+    "gluon/nn/__init__.py": "from ast_hybrid.gluon.nn import *\n",
+    "gluon/contrib/__init__.py": "from . import nn\n",
+    "gluon/contrib/nn/__init__.py": "from ast_hybrid.gluon.nn import HybridConcurrent, Concurrent, Identity\n",
+    "gluon/utils.py": """
+        def download(*args, **kwargs):
+            raise RuntimeError("no network: pretrained weights are not available in this test")
+        def check_sha1(*args, **kwargs):
+            return False
+        def replace_file(src, dst):
+            import os
+            os.replace(src, dst)
+    """,
+}
+
+
+def build(dest: Path, gluon_tree: Path) -> Path:
+    root = Path(dest) / "mxnet"
+    for rel, text in MODULES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    shutil.copytree(Path(gluon_tree) / "model_zoo", root / "gluon" / "model_zoo")
+    return root

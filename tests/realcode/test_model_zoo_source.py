@@ -1,0 +1,76 @@
+"""MXNet 1.9.1's own model_zoo source, run on ast-hybrid's front, against real MXNet 1.9.1.
+
+The model files are copied unchanged from the MXNet wheel into a stand-in
+``mxnet`` package (``mxshim``) whose modules re-export ast-hybrid.  Each
+network is built by the same ``vision.get_model(name)`` call in both; MXNet
+initialises it, sets random BatchNorm statistics and saves its parameters;
+we load that file and must give MXNet's output, op by op and hybridized.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import mxshim
+
+pytestmark = [pytest.mark.oracle, pytest.mark.corpus]
+
+# name -> input shape (the networks whose last pooling has a fixed window need 224 x 224)
+MODELS = {"resnet18_v1": (2, 3, 64, 64), "resnet18_v2": (2, 3, 64, 64), "resnet50_v1": (1, 3, 64, 64),
+          "mobilenet0.25": (2, 3, 64, 64), "mobilenetv2_0.25": (2, 3, 64, 64),
+          "squeezenet1.1": (1, 3, 224, 224), "densenet121": (1, 3, 224, 224), "alexnet": (1, 3, 224, 224),
+          "inceptionv3": (1, 3, 299, 299)}
+
+MX_CODE = """
+from mxnet.gluon.model_zoo import vision
+from mxnet import autograd
+net = vision.get_model({name!r}, classes=10)
+net.initialize(mx.init.Xavier())
+x = nd.array(inp['x'])
+net(x)
+rs = np.random.RandomState(0)
+for pname, p in net.collect_params().items():
+    if pname.endswith('running_mean'): p.set_data(nd.array(rs.uniform(-0.2, 0.2, p.shape)))
+    if pname.endswith('running_var'): p.set_data(nd.array(rs.uniform(0.5, 1.5, p.shape)))
+    if pname.endswith('gamma'): p.set_data(nd.array(rs.uniform(0.5, 1.5, p.shape)))
+    if pname.endswith('beta'): p.set_data(nd.array(rs.uniform(-0.2, 0.2, p.shape)))
+net.save_parameters({path!r})
+out['y'] = net(x).asnumpy()
+"""
+
+
+@pytest.fixture(scope="module")
+def vision(tmp_path_factory, gluon_tree):
+    dest = tmp_path_factory.mktemp("mxshim")
+    mxshim.build(dest, gluon_tree)
+    saved = {k: v for k, v in sys.modules.items() if k == "mxnet" or k.startswith("mxnet.")}
+    sys.path.insert(0, str(dest))
+    try:
+        from mxnet.gluon.model_zoo import vision as v
+        assert v.__file__.startswith(str(dest))      # MXNet's own file, in the stand-in package
+        yield v
+    finally:
+        sys.path.remove(str(dest))
+        for k in [k for k in sys.modules if k == "mxnet" or k.startswith("mxnet.")]:
+            del sys.modules[k]
+        sys.modules.update(saved)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_mxnet_model_zoo_source_matches_mxnet(oracle, vision, tmp_path, name):
+    x = np.random.RandomState(1).uniform(-1, 1, MODELS[name]).astype("float32")
+    path = str(tmp_path / f"{name}.params")
+    want = oracle.run(MX_CODE.format(name=name, path=path), x=x)["y"]
+
+    from ast_hybrid import nd
+    net = vision.get_model(name, classes=10)
+    net.load_parameters(path)
+    got = net(nd.array(x)).asnumpy()
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale, err_msg=f"{name} op by op")
+    net.hybridize()
+    got = net(nd.array(x)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale, err_msg=f"{name} hybridized")
