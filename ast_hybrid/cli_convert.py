@@ -3,9 +3,10 @@
 The file is read and parsed, never imported or run: conversion is a function
 of the source alone.  ``QUALNAME`` is a dotted path (``Net.hybrid_forward``,
 ``outer.inner``); without it every function and method of the file is shown.
-Exit codes as ``lint``: 0 printed, 1 a function that conversion would refuse
-(its diagnostics are printed), 2 a usage error (no such file or function, a
-syntax error).
+Exit codes as ``lint``: 0 printed, 1 a function with in-place ops or host
+syncs that conversion refuses when they meet a traced value (their
+diagnostics are printed to stderr, the code still to stdout), 2 a usage
+error (no such file or function, a syntax error).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 
 import gast
 
-from .diagnostics import ConversionError, Diagnostic
+from .diagnostics import Diagnostic
 from .render import render_text
 from .source import SourceError, read_file
 
@@ -37,7 +38,7 @@ def functions(module):
 
 
 def run(args) -> int:
-    from .converter import _precheck, transform_function
+    from .converter import lint_refusals, transform_function
 
     path, _, qualname = args.target.partition("::")
     try:
@@ -59,13 +60,11 @@ def run(args) -> int:
     status = EXIT_CLEAN
     for i, (name, fn, cls) in enumerate(found):
         fn.decorator_list = []
-        try:
-            _precheck(fn, source)
-        except ConversionError as err:
-            print(render_text(err.diagnostics, color=False), file=sys.stderr)
+        refusals = lint_refusals(fn, source)
+        if refusals:
+            print(render_text(refusals, color=False), file=sys.stderr)
             status = EXIT_FINDINGS
-            continue
-        tree, _ = transform_function(fn, source, cls)
+        tree, _ = transform_function(fn, source, cls, refusals=refusals)
         if len(found) > 1:
             print(f"{'' if i == 0 else chr(10)}# --- {path}::{name}")
         print(gast.unparse(tree.body[0].body[0]).strip())

@@ -5,8 +5,9 @@
 1. read its source through :mod:`ast_hybrid.source` (the code object's own
    ``def``, not what ``__wrapped__`` points to) and parse it with gast;
 2. refuse what cannot be converted, with diagnostics pointing at the user's
-   file: no source, generators, async functions (HY034); in-place ops and host
-   syncs found by the linter's HY001-HY004 in the function;
+   file: no source, generators, async functions (HY034); ask the linter for the
+   in-place ops and host syncs (HY001-HY004) in the function, which are refused
+   at run time when they meet a traced value (the ``refusals`` pass);
 3. run :func:`ast_hybrid.pipeline.transform`;
 4. wrap the result in a factory ``def ah__factory(ah__, <free variables>)``,
    move every location to the user's file (:func:`~ast_hybrid.origin.to_user_lines`)
@@ -37,7 +38,7 @@ from .origin import to_user_lines
 from .source import SourceError, SourceFile, Span
 
 __all__ = ["Converted", "converted_code", "convert_function", "transform_function", "cannot_convert",
-           "PRECHECK_CODES"]
+           "lint_refusals", "PRECHECK_CODES"]
 
 #: Linter findings that make conversion refuse a function (in-place ops, host syncs).
 PRECHECK_CODES = frozenset({"HY001", "HY002", "HY003", "HY004"})
@@ -50,10 +51,11 @@ _ASYNC = inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE
 class Converted:
     """The conversion of one code object: compiled code, generated tree, and what the runtime reports from."""
 
-    __slots__ = ("code", "tree", "source", "sites", "__weakref__")
+    __slots__ = ("code", "tree", "source", "sites", "refusals", "__weakref__")
 
-    def __init__(self, code, tree, source, sites):
+    def __init__(self, code, tree, source, sites, refusals=()):
         self.code, self.tree, self.source, self.sites = code, tree, source, sites
+        self.refusals = list(refusals)
 
     def to_source(self) -> str:
         return gast.unparse(self.tree).strip() + "\n"
@@ -125,9 +127,9 @@ def _convert_code(code) -> Converted:
                                  help="define it in a .py file, or mark it `@ast_hybrid.do_not_convert`") from None
         raise cannot_convert(code, f"its source could not be parsed: {err.message}") from None
     fn = _find(module, code, source)
-    _precheck(fn, source)
+    refusals = lint_refusals(fn, source)
     try:
-        tree, sites = transform_function(fn, source, _class_name(code), code.co_freevars)
+        tree, sites = transform_function(fn, source, _class_name(code), code.co_freevars, refusals)
         compiled = compile(gast.gast_to_ast(tree), source.path, "exec", dont_inherit=True)
     except (ConversionError, RecursionError):
         raise
@@ -139,10 +141,10 @@ def _convert_code(code) -> Converted:
             source_lines={source.span(fn).line: source.line(source.span(fn).line)})]) from exc
     (factory_code,) = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
     (inner,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name]
-    return Converted(inner, tree.body[0].body[0], source, sites)
+    return Converted(inner, tree.body[0].body[0], source, sites, refusals)
 
 
-def transform_function(fn, source: SourceFile, class_name=None, freevars=()):
+def transform_function(fn, source: SourceFile, class_name=None, freevars=(), refusals=()):
     """Run the pipeline on ``fn`` (a gast FunctionDef parsed from ``source``).
 
     Returns ``(module, sites)``: a module holding ``def ah__factory(ah__, *freevars)``
@@ -154,7 +156,7 @@ def transform_function(fn, source: SourceFile, class_name=None, freevars=()):
     # a nested function of converted code already calls the runtime: its ah__ is rebound
     freevars = [v for v in freevars if v != RUNTIME]
     taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | set(freevars)
-    ctx = Context(source, Namer(taken), class_name=class_name)
+    ctx = Context(source, Namer(taken), class_name=class_name, refusals=list(refusals))
     name = fn.name
     fn = transform(fn, ctx)
     factory = gast.FunctionDef(
@@ -222,19 +224,17 @@ def _file_findings(path: str, text: str) -> tuple:
                  if d.code in PRECHECK_CODES and d.severity.value == "error")
 
 
-def _precheck(fn, source):
-    """The linter's in-place/host-sync errors inside this function refuse its conversion."""
+def lint_refusals(fn, source) -> list:
+    """The linter's in-place/host-sync errors (HY001-HY004) inside ``fn``: refused at run time when traced."""
     if source.file_lines is not None:
         text = "\n".join(source.file_lines) + "\n"
     elif source.first_line == 1 and source.indent == 0:
         text = source.text          # a whole file, read by the CLI
     else:
-        return                      # an excerpt alone: no class, no entry point to lint
+        return []                   # an excerpt alone: no class, no entry point to lint
     span = source.span(fn)
-    found = [d for d in _file_findings(source.path, text)
-             if d.span is not None and span.line <= d.span.line <= span.end_line]
-    if found:
-        raise ConversionError(found)
+    return [d for d in _file_findings(source.path, text)
+            if d.span is not None and span.line <= d.span.line <= span.end_line]
 
 
 def convert_function(fn, options: dict, converter):
@@ -242,7 +242,7 @@ def convert_function(fn, options: dict, converter):
     conv = converted_code(fn.__code__)
     from .runtime import Runtime
 
-    rt = Runtime(options, conv.source, conv.sites, fn.__qualname__, converter)
+    rt = Runtime(options, conv.source, conv.sites, fn.__qualname__, converter, conv.refusals)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells[RUNTIME] = types.CellType(rt)
     closure = tuple(cells[n] for n in conv.code.co_freevars)

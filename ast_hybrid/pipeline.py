@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from passes import (asserts, break_statements, call_trees, class_scope, continue_statements,
-                    control_flow, logical, return_statements, variables)
+                    control_flow, logical, refusals, return_statements, variables)
 
 from .analysis import FunctionAnalysis
 from .naming import Namer
@@ -47,6 +47,8 @@ class Context:
     sites: dict = field(default_factory=dict)
     #: names the function declares ``global``/``nonlocal`` (generated functions redeclare them)
     declared: dict = field(default_factory=dict)
+    #: the linter's HY001-HY004 in this function: refused at run time if their values are traced
+    refusals: list = field(default_factory=list)
     _analysis: tuple | None = None
 
     def analysis(self, fn) -> FunctionAnalysis:
@@ -61,8 +63,10 @@ class Context:
 
 #: The passes, in order.  Each is a module with ``transform(fn, ctx) -> fn``.
 PASSES = (
+    # The linter's in-place ops and host syncs: a run-time refusal before each flagged statement.
+    # First, while every statement still stands at the user's line the linter reported.
+    refusals,
     # What a method's body means only inside its class: super() and __private names.
-    # First, while the tree is still exactly the user's.
     class_scope,
     # assert -> ah__.assert_ (a traced test is checked at run time).
     asserts,

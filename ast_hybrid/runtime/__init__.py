@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import sys
 
+import jax
 import jax.numpy as jnp
 
 from ..diagnostics import ConversionError, Diagnostic
@@ -44,8 +45,9 @@ class Runtime:
     retval = staticmethod(retval)
     print_ = staticmethod(calls.print_)
 
-    def __init__(self, options=None, source=None, sites=None, name="<function>", converter=None):
+    def __init__(self, options=None, source=None, sites=None, name="<function>", converter=None, refusals=()):
         self.options = dict(options or {})
+        self.refusals = list(refusals)
         self.max_iterations = self.options.get("max_iterations")
         self.source = source
         self.sites = sites or {}
@@ -99,6 +101,12 @@ class Runtime:
             return
         text = str(msg()) if msg is not None else "assertion failed"
         calls.run_time_assert(pred, text)
+
+    def refuse_if_traced(self, k, values):
+        """Raise the linter's diagnostic ``k`` (an in-place op, a host sync) when its statement
+        meets a traced value; with concrete values the statement runs as written."""
+        if any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(values)):
+            self.fail([self.refusals[k]])
 
     # -- loops ---------------------------------------------------------------------
     def while_stmt(self, test, body, args, names):

@@ -2,7 +2,7 @@
 
 ``build(dest, gluon_tree)`` writes ``dest/mxnet/`` whose modules re-export
 ast-hybrid's front under MXNet's module paths, and copies MXNet 1.9.1's own
-``gluon/model_zoo`` source files into it unchanged: the model code that runs
+``gluon/model_zoo`` and ``gluon/loss.py`` source files into it unchanged: the model code that runs
 is the code MXNet ships, not ours.  Test infrastructure only.
 """
 
@@ -41,7 +41,7 @@ MODULES = {
     "initializer.py": "from ast_hybrid.init import *\n",
     "gluon/__init__.py": """
         from ast_hybrid.gluon import Block, HybridBlock, SymbolBlock, Parameter, ParameterDict, Constant
-        from . import nn, block, contrib, utils
+        from . import nn, block, contrib, utils, loss
     """,
     "gluon/block.py": "from ast_hybrid.gluon import Block, HybridBlock, SymbolBlock\n",
     "gluon/nn/__init__.py": "from ast_hybrid.gluon.nn import *\n",
@@ -66,4 +66,5 @@ def build(dest: Path, gluon_tree: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip())
     shutil.copytree(Path(gluon_tree) / "model_zoo", root / "gluon" / "model_zoo")
+    shutil.copy(Path(gluon_tree) / "loss.py", root / "gluon" / "loss.py")
     return root

@@ -9,12 +9,8 @@ we load that file and must give MXNet's output, op by op and hybridized.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
-
-import mxshim
 
 pytestmark = [pytest.mark.oracle, pytest.mark.corpus]
 
@@ -43,20 +39,9 @@ out['y'] = net(x).asnumpy()
 
 
 @pytest.fixture(scope="module")
-def vision(tmp_path_factory, gluon_tree):
-    dest = tmp_path_factory.mktemp("mxshim")
-    mxshim.build(dest, gluon_tree)
-    saved = {k: v for k, v in sys.modules.items() if k == "mxnet" or k.startswith("mxnet.")}
-    sys.path.insert(0, str(dest))
-    try:
-        from mxnet.gluon.model_zoo import vision as v
-        assert v.__file__.startswith(str(dest))      # MXNet's own file, in the stand-in package
-        yield v
-    finally:
-        sys.path.remove(str(dest))
-        for k in [k for k in sys.modules if k == "mxnet" or k.startswith("mxnet.")]:
-            del sys.modules[k]
-        sys.modules.update(saved)
+def vision(mxnet_source):
+    from mxnet.gluon.model_zoo import vision as v
+    return v
 
 
 @pytest.mark.parametrize("name", list(MODELS))
