@@ -66,13 +66,38 @@ def _tracked(args, kwargs):
     return any(v.__class__ is NDArray and v._ag is not None for v in kwargs.values())
 
 
-def op(impl=None, *, name=None):
-    """Make ``impl`` (raw arrays in, array or list of arrays out) an MXNet op (see the module doc)."""
+def _compiled(impl, arrays):
+    """``impl`` compiled as one program, the parameters named in ``arrays`` traced and the rest static: an op
+    made of many small steps (a loop, masks) then costs one compilation per signature, not one per step."""
+    import inspect
+
+    import jax
+
+    sig = inspect.signature(impl)
+    static = tuple(n for n in sig.parameters if n not in arrays)
+    jitted = jax.jit(impl, static_argnames=static)
+
+    def run(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs).arguments
+        for n in static:
+            if isinstance(bound.get(n), list):
+                bound[n] = tuple(bound[n])
+        return jitted(**bound)
+
+    return run
+
+
+def op(impl=None, *, name=None, compile_arrays=None):
+    """Make ``impl`` (raw arrays in, array or list of arrays out) an MXNet op (see the module doc).
+
+    ``compile_arrays``: the names of the array parameters of an op that should run as one compiled program
+    even when called eagerly (the other parameters must then be hashable options)."""
     if impl is None:
-        return functools.partial(op, name=name)
+        return functools.partial(op, name=name, compile_arrays=compile_arrays)
     from ast_hybrid import autograd
 
     state = autograd._STATE
+    run = _compiled(impl, compile_arrays) if compile_arrays else impl
 
     @functools.wraps(impl)
     def call(*args, **kwargs):
@@ -82,8 +107,8 @@ def op(impl=None, *, name=None):
         if state[0] and _tracked(args, kwargs):
             result = autograd._record(impl, args, kwargs)
         else:
-            result = wrap(impl(*[_unwrap_arg(a) for a in args],
-                               **{k: _unwrap_arg(v) for k, v in kwargs.items()}))
+            result = wrap(run(*[_unwrap_arg(a) for a in args],
+                              **{k: _unwrap_arg(v) for k, v in kwargs.items()}))
         if out is not None:
             return _write_out(out, result)
         return result

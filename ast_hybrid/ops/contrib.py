@@ -67,7 +67,7 @@ def _resize_axis(x, axis, out_size, align_corners):
     return jnp.take(x, i0, axis=axis) * (1 - w1) + jnp.take(x, i1, axis=axis) * w1
 
 
-@op
+@op(compile_arrays=("data", "like"))
 def BilinearResize2D(data, like=None, height=1, width=1, scale_height=None, scale_width=None, mode="size",
                      align_corners=True):
     choice("BilinearResize2D", "mode", mode, ("size", "like"))
@@ -92,7 +92,7 @@ def _adaptive_matrix(n, out):
     return m
 
 
-@op
+@op(compile_arrays=("data",))
 def AdaptiveAvgPooling2D(data, output_size=()):
     x = jnp.asarray(data)
     size = as_tuple(output_size) or (1,)
@@ -126,7 +126,7 @@ def _iou(a, b):
     return jnp.where(union > 0, inter / jnp.where(union > 0, union, 1), 0)
 
 
-@op
+@op(compile_arrays=("lhs", "rhs"))
 def box_iou(lhs, rhs, format="corner"):
     """IoU matrix of shape ``lhs.shape[:-1] + rhs.shape[:-1]``."""
     choice("box_iou", "format", format, ("corner", "center"))
@@ -136,7 +136,7 @@ def box_iou(lhs, rhs, format="corner"):
     return out.reshape(a.shape[:-1] + b.shape[:-1])
 
 
-@op
+@op(compile_arrays=("data",))
 def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, score_index=1, id_index=-1,
             background_id=-1, force_suppress=False, in_format="corner", out_format="corner"):
     """Greedy non-maximum suppression of the boxes in the last two axes of ``data`` (see the module doc)."""
@@ -185,7 +185,7 @@ def _center_size(b):
     return (b[..., 0] + b[..., 2]) / 2, (b[..., 1] + b[..., 3]) / 2, b[..., 2] - b[..., 0], b[..., 3] - b[..., 1]
 
 
-@op
+@op(compile_arrays=("samples", "matches", "anchors", "refs", "means", "stds"))
 def box_encode(samples, matches, anchors, refs, means, stds):
     """Regression targets of the positive ``samples`` (1) from their ``anchors`` to the matched ``refs``
     (corner boxes): ``[(dx - m0) / s0, (dy - m1) / s1, (log dw - m2) / s2, (log dh - m3) / s3]``, and the 0/1
@@ -201,7 +201,7 @@ def box_encode(samples, matches, anchors, refs, means, stds):
     return [jnp.where(pos, t, 0).astype(anchors.dtype), jnp.broadcast_to(pos, t.shape).astype(anchors.dtype)]
 
 
-@op
+@op(compile_arrays=("data", "anchors"))
 def box_decode(data, anchors, std0=1.0, std1=1.0, std2=1.0, std3=1.0, clip=-1.0, format="center"):
     """Corner boxes from the deltas ``data`` (B, N, 4) applied to ``anchors`` (1, N, 4) given in
     ``format`` ('center': x, y, w, h; 'corner'); ``clip`` > 0 caps the scaled log sizes."""
@@ -220,7 +220,7 @@ def box_decode(data, anchors, std0=1.0, std1=1.0, std2=1.0, std3=1.0, clip=-1.0,
     return jnp.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(d.dtype)
 
 
-@op
+@op(compile_arrays=("data",))
 def bipartite_matching(data, is_ascend=False, threshold=None, topk=-1):
     """Greedy matching on the (N, M) score matrices in the last two axes, as MXNet's kernel does it: pairs in
     score order, a pair of a free row and a free column is matched if its score is strictly better than
@@ -269,7 +269,7 @@ def _roi_boxes(rois, spatial_scale, offset):
     return r[:, 0].astype(jnp.int32), [r[:, i] * spatial_scale - offset for i in range(1, 5)]
 
 
-@op
+@op(compile_arrays=("data", "rois"))
 def ROIPooling(data, rois, pooled_size, spatial_scale):
     """Max pooling of each region ``rois[i] = [batch, x1, y1, x2, y2]`` (scaled by ``spatial_scale`` and
     rounded) into ``pooled_size`` bins, as MXNet's ROIPooling: (R, C, ph, pw), empty bins give 0."""
@@ -317,7 +317,7 @@ def _bilinear(feat, y, x):
     return jnp.where(outside, 0.0, v)
 
 
-@op
+@op(compile_arrays=("data", "rois"))
 def ROIAlign(data, rois, pooled_size, spatial_scale, sample_ratio=-1, position_sensitive=False, aligned=False):
     """ROIAlign (Mask R-CNN): each of the ``pooled_size`` bins of ``rois[i] = [batch, x1, y1, x2, y2]`` is the
     mean of ``sample_ratio`` x ``sample_ratio`` bilinear samples; (R, C, ph, pw)."""

@@ -48,7 +48,7 @@ def _bias(out, bias, channel_first):
     return out + jnp.reshape(bias, shape)
 
 
-@op
+@op(compile_arrays=("data", "weight", "bias"))
 def Convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), num_filter=None, num_group=1,
                 workspace=1024, no_bias=False, cudnn_tune=None, cudnn_off=False, layout=None):
     x, w = jnp.asarray(data), jnp.asarray(weight)
@@ -84,7 +84,7 @@ def _deconv_pad(n, x_spatial, kernel, stride, dilate, pad, adj, target_shape):
     return tuple(pad), tuple(adj)
 
 
-@op
+@op(compile_arrays=("data", "weight", "bias"))
 def Deconvolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=(), adj=(), target_shape=(),
                   num_filter=None, num_group=1, workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False,
                   layout=None):
@@ -129,7 +129,7 @@ def _pool_pads(sizes, kernel, stride, pad, convention):
     return pads
 
 
-@op
+@op(compile_arrays=("data",))
 def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False, pooling_convention="valid",
             stride=(), pad=(), p_value=None, count_include_pad=None, layout=None):
     """Max/avg/sum/lp pooling (see the module doc for the conventions and the avg divisor)."""

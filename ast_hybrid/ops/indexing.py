@@ -176,7 +176,7 @@ def _seq_positions(data, sequence_length, axis, opname):
     return t_len, batch, lengths.astype(jnp.int32)
 
 
-@op
+@op(compile_arrays=("data", "sequence_length"))
 def SequenceMask(data, sequence_length=None, use_sequence_length=False, value=0.0, axis=0):
     """Set the steps at or past each sequence's length to ``value``."""
     data = jnp.asarray(data)
@@ -189,7 +189,7 @@ def SequenceMask(data, sequence_length=None, use_sequence_length=False, value=0.
     return jnp.where(keep, data, jnp.asarray(value, data.dtype))
 
 
-@op
+@op(compile_arrays=("data", "sequence_length"))
 def SequenceLast(data, sequence_length=None, use_sequence_length=False, axis=0):
     """The last valid step of each sequence: shape ``data.shape`` without ``axis``."""
     data = jnp.asarray(data)
@@ -202,7 +202,7 @@ def SequenceLast(data, sequence_length=None, use_sequence_length=False, axis=0):
     return data[jnp.arange(batch), last]
 
 
-@op
+@op(compile_arrays=("data", "sequence_length"))
 def SequenceReverse(data, sequence_length=None, use_sequence_length=False, axis=0):
     """Reverse the first ``length`` steps of each sequence (on axis 0), leaving the padding in place."""
     data = jnp.asarray(data)

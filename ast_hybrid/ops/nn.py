@@ -59,7 +59,7 @@ def Activation(data, act_type):
     return _ACTIVATIONS[act_type](jnp.asarray(data))
 
 
-@op
+@op(compile_arrays=("data", "gamma", "key"))
 def _leaky_relu(data, gamma=None, act_type="leaky", slope=0.25, key=None, lower_bound=0.125,
                 upper_bound=0.334, training=False):
     x = jnp.asarray(data)
@@ -117,7 +117,7 @@ def _softmax_kernel(data, length, axis, temperature, dtype, use_length, log):
     return out.astype(out_dtype)
 
 
-@op
+@op(compile_arrays=("data", "length"))
 def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False):
     """``exp(x / T) / sum(exp(x / T))`` along ``axis``; with ``use_length`` only the first ``length`` entries
     count and the rest are 0."""
@@ -127,14 +127,14 @@ def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length
 Softmax = softmax
 
 
-@op
+@op(compile_arrays=("data",))
 def log_softmax(data, axis=-1, temperature=None, dtype=None, use_length=False):
     """``log(softmax(data))``; MXNet 1.9.1's log_softmax takes no ``length``."""
     check(not use_length, "log_softmax", "use_length=True is not supported (MXNet 1.9.1 has no length here)")
     return _softmax_kernel(data, None, axis, temperature, dtype, False, log=True)
 
 
-@op
+@op(compile_arrays=("data",))
 def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False):
     """``softmax(-data)``."""
     check(not use_length, "softmin", "use_length=True is not supported (MXNet 1.9.1 has no length here)")
@@ -252,7 +252,7 @@ def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32", sp
     return jnp.take(w, idx, axis=0)
 
 
-@op
+@op(compile_arrays=("data", "label", "data_lengths", "label_lengths"))
 def CTCLoss(data, label, data_lengths=None, label_lengths=None, use_data_lengths=False, use_label_lengths=False,
             blank_label="first"):
     """Connectionist temporal classification loss, shape (batch,): ``data`` (T, N, C) activations (softmax is

@@ -35,7 +35,7 @@ def _channel_shape(x, axis):
     return tuple(shape)
 
 
-@op
+@op(compile_arrays=("data", "gamma", "beta", "moving_mean", "moving_var"))
 def batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
                       training=False, axis=1):
     """``[out, mean, inverse std, new moving mean, new moving var]`` (pure; see BatchNorm)."""
@@ -83,7 +83,7 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
 BatchNorm_v1 = BatchNorm
 
 
-@op
+@op(compile_arrays=("data", "gamma", "beta"))
 def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
     """Normalise over ``axis`` then scale by ``gamma`` and shift by ``beta`` (both of that axis' size);
     ``output_mean_var`` also returns the mean and the standard deviation ``sqrt(var + eps)``."""
@@ -102,7 +102,7 @@ def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False):
     return [out, mean.astype(x.dtype), std.astype(x.dtype)] if output_mean_var else out
 
 
-@op
+@op(compile_arrays=("data", "gamma", "beta"))
 def InstanceNorm(data, gamma, beta, eps=1e-3):
     """Normalise each (sample, channel) over its spatial axes; ``gamma``/``beta`` per channel (axis 1)."""
     x = jnp.asarray(data)
@@ -116,7 +116,7 @@ def InstanceNorm(data, gamma, beta, eps=1e-3):
     return (x - mean) * lax.rsqrt(var + eps) * jnp.reshape(gamma, shape) + jnp.reshape(beta, shape)
 
 
-@op
+@op(compile_arrays=("data", "gamma", "beta"))
 def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):
     """Normalise each group of ``C / num_groups`` channels; MXNet 1.9.1's ``gamma``/``beta`` have one value
     per group."""
@@ -136,7 +136,7 @@ def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):
     return out
 
 
-@op
+@op(compile_arrays=("data",))
 def L2Normalization(data, eps=1e-10, mode="instance"):
     """Divide by the L2 norm over all but axis 0 (``instance``), over axis 1 (``channel``) or over the spatial
     axes (``spatial``)."""
@@ -146,7 +146,7 @@ def L2Normalization(data, eps=1e-10, mode="instance"):
     return x / jnp.sqrt(jnp.sum(jnp.square(x), axis=axes, keepdims=True) + eps)
 
 
-@op
+@op(compile_arrays=("data",))
 def LRN(data, alpha=1e-4, beta=0.75, knorm=2.0, nsize=5):
     """Local response normalisation across channels: ``x / (knorm + alpha / nsize * sum x^2) ** beta``."""
     x = jnp.asarray(data)

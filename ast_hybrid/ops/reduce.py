@@ -101,7 +101,7 @@ def _sorted_indices(data, axis, is_ascend):
     return jnp.argsort(data, axis=axis, stable=True, descending=True)
 
 
-@op
+@op(compile_arrays=("data",))
 def sort(data, axis=-1, is_ascend=True):
     data = jnp.asarray(data)
     if axis is None:
@@ -110,7 +110,7 @@ def sort(data, axis=-1, is_ascend=True):
     return jnp.take_along_axis(data, idx, axis=axis)
 
 
-@op
+@op(compile_arrays=("data",))
 def argsort(data, axis=-1, is_ascend=True, dtype="float32"):
     data = jnp.asarray(data)
     if axis is None:
@@ -118,7 +118,7 @@ def argsort(data, axis=-1, is_ascend=True, dtype="float32"):
     return _sorted_indices(data, axis, is_ascend).astype(np.dtype(dtype))
 
 
-@op
+@op(compile_arrays=("data",))
 def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
     """The ``k`` largest (or smallest) entries along ``axis``: their values, indices, a 0/1 mask, or both."""
     choice("topk", "ret_typ", ret_typ, ("value", "indices", "mask", "both"))

@@ -69,7 +69,7 @@ def _unpack(params, mode, num_layers, dirs, input_size, hidden):
     return weights
 
 
-@op
+@op(compile_arrays=("data", "parameters", "state", "state_cell", "key"))
 def _rnn(data, parameters, state, state_cell=None, state_size=None, num_layers=1, bidirectional=False,
          mode="lstm", p=0.0, state_outputs=False, key=None):
     x = jnp.asarray(data)
