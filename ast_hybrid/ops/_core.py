@@ -82,6 +82,10 @@ def _compiled(impl, arrays):
         for n in static:
             if isinstance(bound.get(n), list):
                 bound[n] = tuple(bound[n])
+        try:
+            hash(tuple(bound.get(n) for n in static))
+        except TypeError:       # an option given as an array: run the steps one by one
+            return impl(**bound)
         return jitted(**bound)
 
     return run
@@ -156,8 +160,9 @@ def as_tuple(v):
     """MXNet's tuple-or-int arguments: None/() -> (), int -> (int,), sequence -> tuple of ints."""
     if v is None:
         return ()
-    if isinstance(v, (list, tuple)):
-        return tuple(int(i) for i in v)
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return tuple(int(i) for i in np.asarray(v).reshape(-1)) if isinstance(v, np.ndarray) else \
+            tuple(int(i) for i in v)
     return (int(v),)
 
 
