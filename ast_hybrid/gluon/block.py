@@ -366,6 +366,15 @@ class _Compiled:
             return out
         return self.predict_keyed(self.leaves, *rng.stream(), *xs)
 
+    def refresh(self):
+        """Take the parameters' current values as leaves; False if a shape or dtype changed."""
+        leaves = tuple(p._data for p in self.params)
+        for new, old in zip(leaves, self.leaves):
+            if new is None or new.shape != old.shape or new.dtype != old.dtype:
+                return False
+        self.leaves = leaves
+        return True
+
     def _write_back(self, writes):
         if writes:
             for i, v in writes.items():
@@ -403,18 +412,25 @@ class HybridBlock(Block):
     def __setattr__(self, name, value):
         super().__setattr__(name, value)
         if isinstance(value, Parameter):
-            value._listeners.append(self._invalidate)
+            value._listeners.append(self._param_changed)
 
     def _invalidate(self):
         object.__setattr__(self, "_compiled", None)
+
+    def _param_changed(self):
+        """A parameter got a new value: the program keeps it as an argument, so only its leaves are refreshed
+        (a new shape or dtype needs a new program)."""
+        c = self._compiled
+        if c is not None and not c.refresh():
+            object.__setattr__(self, "_compiled", None)
 
     def hybridize(self, active=True, **kwargs):
         self._active = bool(active)
         self._flags = kwargs
         self._compiled = None
         for p in self.collect_params().values():
-            if self._invalidate not in p._listeners:
-                p._listeners.append(self._invalidate)
+            if self._param_changed not in p._listeners:
+                p._listeners.append(self._param_changed)
         super().hybridize(active, **kwargs)
 
     def cast(self, dtype):

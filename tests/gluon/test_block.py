@@ -56,20 +56,23 @@ def test_hybridize_same_results_and_params_are_arguments():
     assert "dot_general" in jaxpr and jaxpr.count("f32[8,5]") >= 1
 
 
-def test_hybridize_compiles_one_program_and_retraces_only_on_new_shapes():
-    traces = []
-
+def _counting(traces, units=4):
     class Counting(HybridBlock):
         def __init__(self, **kw):
             super().__init__(**kw)
             with self.name_scope():
-                self.dense = nn.Dense(4, in_units=5)
+                self.dense = nn.Dense(units, in_units=5)
 
         def hybrid_forward(self, F, x):
             traces.append(1)
             return self.dense(x)
 
-    net = Counting()
+    return Counting()
+
+
+def test_hybridize_compiles_one_program_and_retraces_only_on_new_shapes():
+    traces = []
+    net = _counting(traces)
     net.initialize()
     net.hybridize()
     for _ in range(3):
@@ -175,3 +178,16 @@ def test_initializers_follow_mxnet_rules():
         init.Uniform()("strange", (2,))
     with pytest.raises(ValueError, match="at least 2D"):
         init.Xavier()("v_weight", (3,))
+
+
+def test_set_data_refreshes_the_program_arguments_without_recompiling():
+    traces = []
+    net = _counting(traces, units=3)
+    net.initialize()
+    net.hybridize()
+    net(X)
+    for v in (1.0, 2.0):
+        net.dense.bias.set_data(np.full((3,), v, "float32"))
+        want = X @ np.asarray(net.dense.weight.data()).T + v
+        np.testing.assert_allclose(np.asarray(net(X)), want, rtol=1e-5, atol=1e-5)
+    assert len(traces) == 1

@@ -1,0 +1,191 @@
+"""``gluon.Trainer``: apply an optimizer to the parameters' gradients (``autograd`` + ``backward()``).
+
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9})
+    with autograd.record():
+        loss = loss_fn(net(x), y)
+    loss.backward()
+    trainer.step(batch_size)
+
+The optimizers follow MXNet 1.9.1's update kernels (``sgd_update``/``sgd_mom_update``, ``nag_mom_update``,
+``adam_update`` with the bias correction folded into the learning rate, ``rmsprop_update``, AdaGrad),
+including ``rescale_grad = 1 / batch_size``, ``wd`` and ``clip_gradient``; each update is one compiled
+function per parameter shape.  For fast training loops, ``ast_hybrid.functional(net)`` with optax keeps the
+whole step in one program.
+"""
+
+from __future__ import annotations
+
+import functools
+
+__all__ = ["Trainer", "OPTIMIZERS"]
+
+
+def _clip(g, clip):
+    import jax.numpy as jnp
+
+    return g if clip is None or clip < 0 else jnp.clip(g, -clip, clip)
+
+
+def _sgd(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
+    g = _clip(rescale * g, clip)
+    if momentum == 0.0:
+        return (1 - lr * wd) * w - lr * g, states
+    mom = momentum * states[0] - lr * wd * w - lr * g
+    return w + mom, (mom,)
+
+
+def _nag(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
+    g = _clip(rescale * g, clip) + wd * w
+    if momentum == 0.0:
+        return w - lr * g, states
+    mom = momentum * states[0] + g
+    return w - lr * (g + momentum * mom), (mom,)
+
+
+def _adam(w, g, states, lr, wd, rescale, clip, t, beta1=0.9, beta2=0.999, epsilon=1e-8):
+    import jax.numpy as jnp
+
+    lr = lr * jnp.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
+    g = _clip(rescale * g + wd * w, clip)
+    mean = beta1 * states[0] + (1 - beta1) * g
+    var = beta2 * states[1] + (1 - beta2) * g * g
+    return w - lr * mean / (jnp.sqrt(var) + epsilon), (mean, var)
+
+
+def _rmsprop(w, g, states, lr, wd, rescale, clip, t, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False,
+             clip_weights=None):
+    import jax.numpy as jnp
+
+    g = _clip(rescale * g + wd * w, clip)
+    if not centered:
+        n = (1 - gamma1) * g * g + gamma1 * states[0]
+        w = w - lr * g / jnp.sqrt(n + epsilon)
+        new = (n,)
+    else:
+        n = (1 - gamma1) * g * g + gamma1 * states[0]
+        mg = (1 - gamma1) * g + gamma1 * states[1]
+        delta = gamma2 * states[2] - lr * g / jnp.sqrt(n - mg * mg + epsilon)
+        w, new = w + delta, (n, mg, delta)
+    if clip_weights is not None and clip_weights > 0:
+        w = jnp.clip(w, -clip_weights, clip_weights)
+    return w, new
+
+
+def _adagrad(w, g, states, lr, wd, rescale, clip, t, epsilon=1e-7):
+    import jax.numpy as jnp
+
+    g = _clip(rescale * g, clip)
+    history = states[0] + g * g
+    return w - lr * (g / jnp.sqrt(history + epsilon) + wd * w), (history,)
+
+
+# name -> (update, number of state arrays (given the options), default learning rate)
+OPTIMIZERS = {
+    "sgd": (_sgd, lambda o: 1 if o.get("momentum", 0.0) else 0, 0.01),
+    "nag": (_nag, lambda o: 1 if o.get("momentum", 0.0) else 0, 0.01),
+    "adam": (_adam, lambda o: 2, 0.001),
+    "rmsprop": (_rmsprop, lambda o: 3 if o.get("centered") else 1, 0.001),
+    "adagrad": (_adagrad, lambda o: 1, 0.01),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _compiled_update(name, options):
+    import jax
+
+    fn = OPTIMIZERS[name][0]
+    return jax.jit(functools.partial(fn, **dict(options)), static_argnames=("clip",))
+
+
+class Trainer:
+    """MXNet's ``gluon.Trainer(params, optimizer, optimizer_params=None, ...)`` (one device; ``kvstore`` and
+    ``compression_params`` are accepted and ignored)."""
+
+    def __init__(self, params, optimizer, optimizer_params=None, kvstore="device", compression_params=None,
+                 update_on_kvstore=None):
+        if hasattr(params, "values"):
+            params = list(params.values())
+        elif not isinstance(params, (list, tuple)):
+            raise ValueError(f"First argument must be a list or dict of Parameters, got {type(params).__name__}.")
+        seen, self._params = set(), []
+        for p in params:
+            if id(p) not in seen:
+                seen.add(id(p))
+                self._params.append(p)
+        if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
+            raise ValueError(f"Trainer: unknown optimizer {optimizer!r}; supported: {', '.join(OPTIMIZERS)}")
+        self._name = optimizer.lower()
+        opts = dict(optimizer_params or {})
+        self._lr = float(opts.pop("learning_rate", OPTIMIZERS[self._name][2]))
+        self._wd = float(opts.pop("wd", 0.0))
+        self._scale = float(opts.pop("rescale_grad", 1.0))
+        self._clip = opts.pop("clip_gradient", None)
+        self._lr_scheduler = opts.pop("lr_scheduler", None)
+        opts.pop("multi_precision", None)
+        opts.pop("lazy_update", None)
+        self._options = tuple(sorted(opts.items()))
+        self._n_states = OPTIMIZERS[self._name][1](opts)
+        self._states = {}
+        self._t = 0
+
+    @property
+    def learning_rate(self):
+        return self._lr_scheduler(self._t) if self._lr_scheduler is not None else self._lr
+
+    def set_learning_rate(self, lr):
+        self._lr = float(lr)
+
+    def allreduce_grads(self):
+        return None
+
+    def step(self, batch_size, ignore_stale_grad=False):
+        """One update of every trainable parameter, the gradients scaled by ``1 / batch_size``."""
+        self.update(batch_size, ignore_stale_grad)
+
+    def update(self, batch_size, ignore_stale_grad=False):
+        import jax.numpy as jnp
+
+        self._t += 1
+        update = _compiled_update(self._name, self._options)
+        rescale = self._scale / batch_size
+        listeners = {}
+        for p in self._params:
+            if p.grad_req == "null" or p._data is None:
+                continue
+            leaf = p._leaf
+            if leaf is None or leaf.grad is None:
+                if ignore_stale_grad:
+                    continue
+                raise UserWarning(f"Gradient of Parameter {p.name!r} has not been updated by backward since last "
+                                  "step. Call step(batch_size, ignore_stale_grad=True) to skip it.")
+            states = self._states.get(p)
+            if states is None:
+                states = self._states[p] = tuple(jnp.zeros_like(p._data) for _ in range(self._n_states))
+            new, self._states[p] = update(p._data, leaf.grad, states, self.learning_rate, self._wd, rescale,
+                                          self._clip, self._t)
+            p._data = new.astype(p._data.dtype)
+            for notify in p._listeners:
+                listeners[id(notify)] = notify
+        for notify in listeners.values():     # each compiled program refreshes its arguments once
+            notify()
+
+    def save_states(self, fname):
+        import pickle
+
+        import numpy as np
+
+        with open(fname, "wb") as f:
+            pickle.dump({"t": self._t, "states": {p.name: [np.asarray(s) for s in st]
+                                                  for p, st in self._states.items()}}, f)
+
+    def load_states(self, fname):
+        import pickle
+
+        import jax.numpy as jnp
+
+        with open(fname, "rb") as f:
+            saved = pickle.load(f)
+        by_name = {p.name: p for p in self._params}
+        self._t = saved["t"]
+        self._states = {by_name[k]: tuple(jnp.asarray(s) for s in v) for k, v in saved["states"].items()
+                        if k in by_name}
