@@ -17,6 +17,24 @@
 Every op is one function (``_core.op``) that runs eagerly on concrete arrays
 and inside a hybridized program on tracers.  ``F`` in ``hybrid_forward`` is
 ``ast_hybrid.nd``, which is this namespace plus the imperative helpers.
+
+Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on purpose:
+
+- ``F`` is ``nd`` in both modes, so a ``hybrid_forward`` branch on ``F is nd``
+  takes its imperative side inside a compiled program too;
+- integer inputs to float math are computed in float32 (MXNet: float64), and
+  int64/float64 follow jax's ``jax_enable_x64`` (off: 32-bit);
+- slices and reshapes are copies (MXNet: views that alias their source);
+- BatchNorm's running statistics are written by the training-mode forward
+  (MXNet: in the backward of a recorded step; equal after a step);
+- not available: ``pooling_convention='same'`` (MXNet 1.9.1 rejects it too),
+  ``contrib.boolean_mask`` inside a compiled program (its size depends on the
+  data), ``ROIAlign`` with an adaptive ``sample_ratio``, the RNN op's
+  ``projection_size``/``use_sequence_length``, sparse storage (``F.sparse``
+  takes dense arrays), ``Custom`` operators;
+- where MXNet reads out of bounds or returns garbage (a too-short BatchNorm
+  gamma, ``reshape`` whose -1 does not divide, float16 FullyConnected on CPU)
+  we raise a clear error or compute the result (``tests/ops``: DIVERGENT).
 """
 
 from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \
