@@ -38,7 +38,7 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
 """
 
 from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \
-    reduce, rnn, shape, sparse  # noqa: F401
+    legacy, reduce, rnn, shape, sparse  # noqa: F401
 from ast_hybrid.ops import internal as _internal  # noqa: F401
 from ast_hybrid.ops.contrib import ROIPooling  # noqa: F401
 from ast_hybrid.ops.conv import *  # noqa: F401,F403
@@ -47,6 +47,7 @@ from ast_hybrid.ops.elemwise import *  # noqa: F401,F403
 from ast_hybrid.ops.indexing import (SequenceLast, SequenceMask, SequenceReverse, batch_take,  # noqa: F401
                                      choose_element_0index, diag, fill_element_0index, gather_nd, one_hot, pick,
                                      ravel_multi_index, scatter_nd, take, unravel_index)
+from ast_hybrid.ops.legacy import *  # noqa: F401,F403
 from ast_hybrid.ops.linalg import batch_dot, dot  # noqa: F401
 from ast_hybrid.ops.nn import *  # noqa: F401,F403
 from ast_hybrid.ops.normalization import *  # noqa: F401,F403

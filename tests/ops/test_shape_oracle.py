@@ -71,6 +71,13 @@ CASES = [f"nd.reshape(x, shape={r})" for r in RESHAPES] + [
     "nd.pad(x, mode='constant', pad_width=(0, 0, 1, 1, 1, 1))",
     "nd.depth_to_space(img, block_size=2)", "nd.space_to_depth(img, block_size=2)",
     "nd.depth_to_space(img, block_size=3)",
+    "nd.crop(x, begin=(0, 1), end=(2, 3))", "nd.khatri_rao(i, i[:2] * 2)", "nd.khatri_rao(x[0], x[1, :2] * 2)",
+    "nd.khatri_rao(x[0], x[1], x[0])",
+    "nd.histogram(x, bins=4, range=(-1, 1))[0].astype('int32')", "nd.histogram(x, bins=4, range=(-1, 1))[1]",
+    "nd.histogram(x, bins=nd.array([-2, -0.5, 0, 2]))[0].astype('int32')",
+    "nd.histogram(x)", "nd.cast_storage(x, stype='default')",
+    "y = x.copy()\nnd.reset_arrays(y, num_arrays=1)\nres = y",
+    "o = nd.zeros((4, 5))\nnd.onehot_encode(nd.array([0, 4, 2, 1]), o)\nres = o",
     "nd.zeros_like(h)", "nd.ones_like(i)", "nd.shape_array(x).astype('int32')", "nd.size_array(i).astype('int32')",
 ]
 CASES = list(dict.fromkeys(CASES))
