@@ -47,10 +47,9 @@ def khatri_rao(*args):
 
 
 @op
-def _histogram(a, bins, range):
+def _histogram(a, edges):
     x = jnp.asarray(a).reshape(-1)
-    edges = jnp.linspace(range[0], range[1], bins + 1, dtype=x.dtype) if isinstance(bins, int) \
-        else jnp.asarray(bins, x.dtype)
+    edges = jnp.asarray(edges, x.dtype)
     n = edges.shape[0] - 1
     idx = jnp.searchsorted(edges, x, side="right") - 1
     idx = jnp.where(x == edges[-1], n - 1, idx)      # the last bin is closed on the right
@@ -63,12 +62,12 @@ def _histogram(a, bins, range):
 def histogram(a, bins=10, range=None, **kwargs):
     """``[counts, bin edges]`` of the flattened ``a``; values outside ``range`` are not counted.  Without
     ``range`` MXNet takes numpy's histogram (float32 counts), so does this (eagerly)."""
-    if isinstance(bins, int) and range is None:
-        counts, edges = np.histogram(np.asarray(raw(a)), bins=bins)
-        return [NDArray(jnp.asarray(counts.astype(np.float32))), NDArray(jnp.asarray(edges.astype(np.float32)))]
-    if not isinstance(bins, int):
-        bins = tuple(np.asarray(raw(bins)).tolist())
-    return _histogram(a, bins, tuple(range) if range is not None else None, **kwargs)
+    if isinstance(bins, int):
+        if range is None:
+            counts, edges = np.histogram(np.asarray(raw(a)), bins=bins)
+            return [NDArray(jnp.asarray(counts.astype(np.float32))), NDArray(jnp.asarray(edges.astype(np.float32)))]
+        bins = np.linspace(range[0], range[1], bins + 1, dtype=np.float32)
+    return _histogram(a, bins, **kwargs)
 
 
 def cast_storage(data, stype="default"):
