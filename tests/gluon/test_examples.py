@@ -44,9 +44,6 @@ def test_sgd_through_functional_lowers_the_loss():
 
 
 def test_train_optax_example():
-    if importlib.util.find_spec("optax") is None:
-        pytest.xfail("optax (the 'examples' extra) is not installed; the functional training loop is "
-                     "covered by test_sgd_through_functional_lowers_the_loss")
     mod = _load(ROOT / "examples" / "train_optax.py")
     losses, acc = mod.main(steps=15)
     assert losses[-1] < 0.5 * losses[0] and acc > 0.9
