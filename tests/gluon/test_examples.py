@@ -8,7 +8,6 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
-import pytest
 
 from ast_hybrid.gluon import nn
 from ast_hybrid.gluon.functional import functional
