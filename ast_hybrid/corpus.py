@@ -4,11 +4,15 @@
 (linted, converted from source), never imported.  It is taken from the
 oracle's virtualenv when that exists, else from the wheel, downloaded once
 with ``pip download --no-deps mxnet==1.9.1`` into ``.cache/`` and unpacked.
+:func:`f_op_sites` finds, statically, every ``F.<op>`` a tree of Gluon code
+uses (for the op-coverage test and ``bench/op_coverage.py``).
 Test and benchmark infrastructure; the runtime never imports it.
 """
 
 from __future__ import annotations
 
+import ast
+import collections
 import glob
 import subprocess
 import sys
@@ -17,7 +21,8 @@ from pathlib import Path
 
 from .oracle import DEFAULT_VENV, ROOT
 
-__all__ = ["CACHE", "CorpusUnavailable", "gluon_tree"]
+__all__ = ["CACHE", "CorpusUnavailable", "gluon_tree", "f_op_sites", "gluon_files", "resolve_op", "GLUON_SCOPE",
+           "NUMPY_BRANCH"]
 
 CACHE = ROOT / ".cache"
 WHEEL_SPEC = "mxnet==1.9.1"
@@ -53,3 +58,79 @@ def gluon_tree(cache: Path = CACHE, *, venv_dir: Path = DEFAULT_VENV) -> Path:
         members = [n for n in zf.namelist() if n.startswith("mxnet/gluon/")]
         zf.extractall(unpacked.parent.parent, members)
     return unpacked
+
+
+# -- F op sites in real code --------------------------------------------------------------------
+
+#: chains through these belong to MXNet 2's numpy mode (``is_np_array()`` branches)
+NUMPY_BRANCH = ("np", "npx")
+#: what of mxnet/gluon calls F ops that a Gluon port must have
+GLUON_SCOPE = ("nn", "rnn", "model_zoo/vision", "loss.py")
+
+
+def _chain(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name) and node.id == "F":
+        return list(reversed(parts))
+    return None
+
+
+def _op_names(tree):
+    """String op names a file passes around as ``op_name`` (what ``getattr(F, self._op_name)`` reads)."""
+    names = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.keyword) and n.arg == "op_name" and isinstance(n.value, ast.Constant):
+            names.add(n.value.value)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "pop" \
+                and len(n.args) == 2 and isinstance(n.args[0], ast.Constant) and n.args[0].value == "op_name" \
+                and isinstance(n.args[1], ast.Constant):
+            names.add(n.args[1].value)
+    return names
+
+
+def f_op_sites(files, root):
+    """``(sites, numpy_sites)``: {op: ["file:line", ...]} for the legacy ops and for the numpy-mode ones."""
+    sites, numpy_sites = collections.defaultdict(list), collections.defaultdict(list)
+    for path in files:
+        try:
+            tree = ast.parse(Path(path).read_text())
+        except SyntaxError:
+            continue
+        where = Path(path).relative_to(root).as_posix()
+        inner = {id(c) for n in ast.walk(tree) if isinstance(n, ast.Attribute) for c in [n.value]}
+        op_names = _op_names(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and id(node) not in inner:
+                chain = _chain(node)
+                if chain:
+                    target = numpy_sites if chain[0] in NUMPY_BRANCH else sites
+                    target[".".join(chain)].append(f"{where}:{node.lineno}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                    and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == "F":
+                names = [node.args[1].value] if isinstance(node.args[1], ast.Constant) else sorted(op_names)
+                for name in names:    # lower-case conv names are the npx spellings (numpy mode)
+                    target = numpy_sites if name in ("convolution", "deconvolution") else sites
+                    target[name].append(f"{where}:{node.lineno}")
+    return sites, numpy_sites
+
+
+def gluon_files(tree):
+    """The files of :data:`GLUON_SCOPE` in an unpacked ``mxnet/gluon`` tree."""
+    root = Path(tree)
+    return [p for sub in GLUON_SCOPE
+            for p in ([root / sub] if sub.endswith(".py") else sorted((root / sub).rglob("*.py")))]
+
+
+def resolve_op(name):
+    """Our op for a dotted name (``contrib.box_nms``), or None."""
+    from ast_hybrid import nd
+
+    obj = nd
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj

@@ -10,75 +10,18 @@ are reported, not required.  Anything else left out must be in ``NOT_DONE`` with
 
 from __future__ import annotations
 
-import ast
-import collections
-
 import pytest
 
-from ast_hybrid import nd
+from ast_hybrid.corpus import f_op_sites, gluon_files, resolve_op as _resolve
 
 pytestmark = pytest.mark.corpus
 
-SCOPE = ("nn", "rnn", "model_zoo/vision")
-NUMPY_BRANCH = ("np", "npx")
 NOT_DONE: dict[str, str] = {}     # op -> why it is deliberately not there (reviewed); empty: all are there
-
-
-def _chain(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name) and node.id == "F":
-        return list(reversed(parts))
-    return None
-
-
-def collect(gluon_tree):
-    """{op name: [file:line, ...]} of every F site in scope, and the numpy-branch sites apart."""
-    files = [p for sub in SCOPE for p in sorted((gluon_tree / sub).rglob("*.py"))] + [gluon_tree / "loss.py"]
-    sites, numpy_sites = collections.defaultdict(list), collections.defaultdict(list)
-    for path in files:
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                child.parent = node
-        where = path.relative_to(gluon_tree).as_posix()
-        op_names = {kw.value.value for kw in ast.walk(tree) if isinstance(kw, ast.keyword) and kw.arg == "op_name"
-                    and isinstance(kw.value, ast.Constant)}
-        op_names |= {n.args[1].value for n in ast.walk(tree) if isinstance(n, ast.Call)
-                     and isinstance(n.func, ast.Attribute) and n.func.attr == "pop" and len(n.args) == 2
-                     and isinstance(n.args[0], ast.Constant) and n.args[0].value == "op_name"
-                     and isinstance(n.args[1], ast.Constant)}
-        for node in ast.walk(tree):
-            chain = None
-            if isinstance(node, ast.Attribute) and not isinstance(getattr(node, "parent", None), ast.Attribute):
-                chain = _chain(node)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                    and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "F":
-                names = [node.args[1].value] if isinstance(node.args[1], ast.Constant) else sorted(op_names)
-                for name in names:
-                    target = numpy_sites if name.islower() and name.lower() in {"convolution", "deconvolution"} \
-                        else sites
-                    target[name].append(f"{where}:{node.lineno}")
-            if chain:
-                target = numpy_sites if chain[0] in NUMPY_BRANCH else sites
-                target[".".join(chain)].append(f"{where}:{node.lineno}")
-    return sites, numpy_sites
-
-
-def _resolve(name):
-    obj = nd
-    for part in name.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj
 
 
 @pytest.fixture(scope="module")
 def found(gluon_tree):
-    return collect(gluon_tree)
+    return f_op_sites(gluon_files(gluon_tree), gluon_tree)
 
 
 def test_every_op_gluon_calls_is_in_F(found):
