@@ -8,15 +8,11 @@ or a traced array (``lax.cond``, ``while_loop``, ``fori_loop``, ``scan``).
 as a decorator.  ``to_source(fn)`` shows the generated code.
 
     >>> import jax.numpy as jnp
-    >>> def relu_sum(x):
-    ...     if x.sum() > 0:
-    ...         return x
-    ...     return -x
-    >>> jit(relu_sum)(jnp.array([1.0, -3.0])).tolist()              # doctest: +SKIP
-    [-1.0, 3.0]
-
-(the example is skipped as a doctest only because a doctest's source cannot
-be read back by ``inspect``; ``tests/transpiler`` runs the same thing.)
+    >>> from ast_hybrid.demo import newton_sqrt      # `while abs(g * g - a) > 1e-4: ...`
+    >>> round(float(jit(newton_sqrt)(jnp.float32(2.0))), 4)
+    1.4142
+    >>> "ah__.while_stmt(" in to_source(newton_sqrt)
+    True
 
 Conversion is cached per code object (the generated code) and per function
 object and options (the converted function), so a second ``convert`` or a

@@ -19,7 +19,15 @@ import time
 from ast_hybrid import nd
 from ast_hybrid.gluon import nn
 
-__all__ = ["GatedMLP", "main"]
+__all__ = ["GatedMLP", "newton_sqrt", "main"]
+
+
+def newton_sqrt(a):
+    """Plain Python over arrays: under ``ast_hybrid.jit`` this ``while`` becomes ``lax.while_loop``."""
+    g = a * 0.5 + 0.5
+    while abs(g * g - a) > 1e-4:
+        g = (g + a / g) * 0.5
+    return g
 
 
 class GatedMLP(nn.HybridBlock):
