@@ -9,8 +9,11 @@ A template is ordinary Python.  Every identifier that is a keyword argument of
 - a list of names/expressions replaces a placeholder standing alone in an
   argument list, a tuple or a function's parameters.
 
-Load/Store/Param contexts are fixed afterwards from each node's position, so a
-name can be put on either side of ``=``.  A replacement that the template does
+The template is parsed once (cached) and copied with its placeholders
+substituted in one walk; a substituted expression takes the Load/Store/Param
+context of the placeholder it replaces, so a name can be put on either side of
+``=``.  Template nodes carry no location: :func:`~ast_hybrid.origin.copy_origin`
+gives them the user's.  A replacement that the template does
 not use is an error: misspelt placeholders fail loudly instead of leaving a
 stray name in generated code.
 
@@ -33,7 +36,6 @@ from functools import lru_cache
 import gast
 
 __all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function", "clone"]
-
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -181,13 +183,8 @@ _STORE_FIELDS = {
 }
 
 
-def fix_ctx(node, ctx=None, skip=frozenset()):
-    """Set Load/Store contexts from position (targets Store, everything else Load).
-
-    Statements whose ids are in ``skip`` are left as they are.
-    """
-    if id(node) in skip:
-        return
+def fix_ctx(node, ctx=None):
+    """Set Load/Store contexts from position (targets Store, everything else Load)."""
     if isinstance(node, (gast.Name, gast.Tuple, gast.List, gast.Starred)):
         if ctx is not None and not isinstance(node.ctx, (gast.Param, gast.Del)):
             node.ctx = ctx
@@ -214,9 +211,9 @@ def fix_ctx(node, ctx=None, skip=frozenset()):
         if isinstance(value, list):
             for v in value:
                 if isinstance(v, gast.AST):
-                    fix_ctx(v, target_ctx, skip)
+                    fix_ctx(v, target_ctx)
         elif isinstance(value, gast.AST):
-            fix_ctx(value, target_ctx, skip)
+            fix_ctx(value, target_ctx)
 
 
 def make_function(fname: str, params, body, declared=None):
