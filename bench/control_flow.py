@@ -185,42 +185,10 @@ def main(argv=None) -> None:
         cached = (time.perf_counter() - t) * 1e6
         print(f"(c) convert a {nlines}-line function: median {statistics.median(ts):.2f} ms (target < 20 ms); "
               f"again (cached): {cached:.1f} us")
-        real_code_conversion()
+        print("(c') real code, per 100 lines: python bench/convert_speed.py [TREE ...]")
     else:
         compile(src, "<long>", "exec")
         print(f"(c) convert a {nlines}-line function: n/a (transpiler not importable)")
-
-
-def real_code_conversion() -> None:
-    """(c') every function of MXNet 1.9.1's mxnet/gluon, converted from source (as `ast-hybrid convert`)."""
-    import gast
-
-    from ast_hybrid.cli_convert import functions
-    from ast_hybrid.converter import _collector_paused, transform_function
-    from ast_hybrid.corpus import CorpusUnavailable, gluon_tree
-    from ast_hybrid.source import read_file
-
-    try:
-        tree = gluon_tree()
-    except CorpusUnavailable as exc:
-        print(f"(c') real code: n/a ({exc})")
-        return
-    lines, total, biggest = 0, 0.0, (0, 0.0, "")
-    for path in sorted(tree.rglob("*.py")):
-        source = read_file(path)
-        for qualname, fn, cls in list(functions(source.parse())):
-            n = (fn.end_lineno or fn.lineno) - fn.lineno + 1
-            fn.decorator_list = []
-            t = time.perf_counter()
-            with _collector_paused():
-                out, _ = transform_function(fn, source, cls)
-                compile(gast.gast_to_ast(out), str(path), "exec")
-            dt = time.perf_counter() - t
-            lines, total = lines + n, total + dt
-            if n > biggest[0]:
-                biggest = (n, dt, f"{path.name}::{qualname}")
-    print(f"(c') mxnet/gluon, every function ({lines} lines): {total / lines * 100 * 1e3:.2f} ms per 100 lines "
-          f"(parse not included); longest, {biggest[2]} ({biggest[0]} lines): {biggest[1] * 1e3:.1f} ms")
 
 
 if __name__ == "__main__":
