@@ -92,7 +92,7 @@ def converted_code(code) -> Converted:
         return entry[1]
     with _collector_paused():
         got = _convert_code(code)
-    _BY_CODE[key] = (weakref.ref(code, lambda _, key=key: _BY_CODE.pop(key, None)), got)
+    _BY_CODE[key] = (weakref.ref(code, lambda _, key=key, table=_BY_CODE: table.pop(key, None)), got)
     return got
 
 

@@ -2,11 +2,13 @@
 
 ``converted_call(f, args, kwargs)`` converts user functions and methods on
 first use (through the same per-function cache as ``ast_hybrid.convert``) and
-calls everything else directly: builtins, classes, C functions, jax, numpy,
-the standard library, anything installed under site-packages, ast_hybrid
-itself (the Gluon front's ``F`` ops and blocks), functions already converted,
-and those marked with ``ast_hybrid.do_not_convert``.  A function that cannot
-be converted (no source, a generator) is called as it is.
+calls everything else directly: builtins, classes, C functions, the standard
+library, the numerical libraries (:data:`SKIP_ROOTS`: jax, numpy, scipy, ...),
+ast_hybrid itself (the Gluon front's ``F`` ops and blocks), functions already
+converted, and those marked with ``ast_hybrid.do_not_convert``.  Installed
+packages are user code like any other (a model zoo installed with pip, such
+as GluonCV, passes ``F`` to its helpers).  A function that cannot be
+converted (no source, a generator) is called as it is.
 
 ``print_`` is ``print`` for Python values and ``jax.debug.print`` (ordered)
 when an argument is traced, so a ``print`` in a jitted function prints real
@@ -26,16 +28,20 @@ import jax
 
 from .values import Tracer
 
-__all__ = ["converted_call", "print_", "should_convert", "run_time_assert"]
+__all__ = ["converted_call", "print_", "should_convert", "run_time_assert", "SKIP_ROOTS"]
 
 _DIRECT_TYPES = (types.BuiltinFunctionType, types.BuiltinMethodType, type,
                  types.MethodWrapperType, types.WrapperDescriptorType, functools.partial)
-_SKIP_ROOTS = frozenset({"jax", "jaxlib", "numpy", "ast_hybrid", "builtins", "functools",
-                         "collections", "math", "operator", "itertools", "typing", "abc",
-                         "scipy", "optax", "flax", "gast", "beniget", "inspect", "passes"})
-_LIB_DIRS = tuple({os.path.realpath(p) + os.sep for p in
-                   (sysconfig.get_paths().get("purelib"), sysconfig.get_paths().get("platlib"),
-                    sysconfig.get_paths().get("stdlib")) if p})
+#: top-level packages whose functions are called as they are, never converted
+SKIP_ROOTS = frozenset({
+    "ast_hybrid", "passes", "gast", "beniget",                      # ourselves
+    "jax", "jaxlib", "numpy", "scipy", "ml_dtypes", "opt_einsum",   # the arrays we trace
+    "optax", "flax", "chex", "equinox", "haiku", "etils", "absl",
+    "mxnet", "torch", "tensorflow", "pandas", "sklearn", "numba",
+    "pytest", "_pytest", "hypothesis", "six", "typing_extensions",
+})
+_STDLIB_DIRS = tuple({os.path.realpath(p) + os.sep for p in
+                      (sysconfig.get_paths().get("stdlib"), sysconfig.get_paths().get("platstdlib")) if p})
 
 
 def should_convert(fn) -> bool:
@@ -43,14 +49,14 @@ def should_convert(fn) -> bool:
     if getattr(fn, "__ah_converted__", False) or getattr(fn, "__ah_do_not_convert__", False):
         return False
     module = getattr(fn, "__module__", None) or ""
-    if module.split(".")[0] in _SKIP_ROOTS:
+    if module.split(".")[0] in SKIP_ROOTS:
         return False
     code = getattr(fn, "__code__", None)
     if code is None or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE
                                         | inspect.CO_ASYNC_GENERATOR):
         return False
     filename = code.co_filename
-    if filename.startswith("<") or os.path.realpath(filename).startswith(_LIB_DIRS):
+    if filename.startswith("<") or os.path.realpath(filename).startswith(_STDLIB_DIRS):
         return False
     return True
 

@@ -254,3 +254,23 @@ def test_bad_input_is_a_diagnostic_never_a_traceback(tmp_path):
 def test_max_iterations_must_be_positive():
     with pytest.raises(ValueError, match="max_iterations"):
         ast_hybrid.convert(lambda x: x, max_iterations=0)
+
+
+def test_helpers_of_installed_packages_are_converted_but_not_numerical_libraries(tmp_path, monkeypatch):
+    pkg = tmp_path / "site" / "zoo_helpers"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "def gate(F, x):\n    if x.sum() > 0:\n        return x * 2.0\n    return -x\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    f = load('''
+    import jax.numpy as jnp
+    from zoo_helpers import gate
+
+    def f(x):
+        return gate(jnp, x) + jnp.tanh(x).sum()
+    ''')
+    for x in (X, -X):
+        np.testing.assert_allclose(ast_hybrid.jit(f)(x), f(x), rtol=1e-6)
+    from ast_hybrid.runtime.calls import should_convert
+    assert not should_convert(jnp.tanh) and not should_convert(np.linalg.norm)
+    assert not should_convert(inspect.getsource) and should_convert(f)
