@@ -37,8 +37,8 @@ from .naming import RUNTIME, Namer
 from .origin import to_user_lines
 from .source import SourceError, SourceFile, Span
 
-__all__ = ["Converted", "converted_code", "convert_function", "transform_function", "cannot_convert",
-           "lint_refusals", "PRECHECK_CODES"]
+__all__ = ["Converted", "converted_code", "convert_function", "transform_function", "inner_code", "bind",
+           "cannot_convert", "lint_refusals", "PRECHECK_CODES"]
 
 #: Linter findings that make conversion refuse a function (in-place ops, host syncs).
 PRECHECK_CODES = frozenset({"HY001", "HY002", "HY003", "HY004"})
@@ -139,26 +139,31 @@ def _convert_code(code) -> Converted:
             source.path, source.span(fn), help="this is a bug in ast-hybrid; please report it with the "
             "function. Meanwhile mark the function `@ast_hybrid.do_not_convert`",
             source_lines={source.span(fn).line: source.line(source.span(fn).line)})]) from exc
+    return Converted(inner_code(compiled, fn.name), tree.body[0].body[0], source, sites, refusals)
+
+
+def inner_code(compiled, name):
+    """The code of the function ``name`` that the compiled factory module defines."""
     (factory_code,) = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
-    (inner,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.name]
-    return Converted(inner, tree.body[0].body[0], source, sites, refusals)
+    (inner,) = [c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == name]
+    return inner
 
 
-def transform_function(fn, source: SourceFile, class_name=None, freevars=(), refusals=()):
-    """Run the pipeline on ``fn`` (a gast FunctionDef parsed from ``source``).
+def transform_function(fn, source: SourceFile, class_name=None, freevars=(), refusals=(), passes=None):
+    """Run the pipeline (or just ``passes``) on ``fn`` (a gast FunctionDef parsed from ``source``).
 
     Returns ``(module, sites)``: a module holding ``def ah__factory(ah__, *freevars)``
     that defines and returns the converted function, with every location in the
     user's file, ready for ``compile``; and the sites the runtime reports from.
     """
-    from .pipeline import Context, transform
+    from .pipeline import PASSES, Context, transform
 
     # a nested function of converted code already calls the runtime: its ah__ is rebound
     freevars = [v for v in freevars if v != RUNTIME]
     taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | set(freevars)
     ctx = Context(source, Namer(taken), class_name=class_name, refusals=list(refusals))
     name = fn.name
-    fn = transform(fn, ctx)
+    fn = transform(fn, ctx, PASSES if passes is None else passes)
     factory = gast.FunctionDef(
         name=_FACTORY, args=_arguments([RUNTIME, *freevars]),
         body=[fn, gast.Return(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None))],
@@ -237,16 +242,22 @@ def lint_refusals(fn, source) -> list:
             if d.span is not None and span.line <= d.span.line <= span.end_line]
 
 
+def bind(code, fn, runtime, globals_=None):
+    """A function of ``code`` with ``fn``'s globals, defaults and closure cells, ``ah__`` bound to ``runtime``."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells[RUNTIME] = types.CellType(runtime)
+    closure = tuple(cells[n] for n in code.co_freevars)
+    return types.FunctionType(code, fn.__globals__ if globals_ is None else globals_, fn.__name__,
+                              fn.__defaults__, closure)
+
+
 def convert_function(fn, options: dict, converter):
     """A new function: ``fn``'s converted code with ``fn``'s globals, defaults and closure."""
     conv = converted_code(fn.__code__)
     from .runtime import Runtime
 
     rt = Runtime(options, conv.source, conv.sites, fn.__qualname__, converter, conv.refusals)
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    cells[RUNTIME] = types.CellType(rt)
-    closure = tuple(cells[n] for n in conv.code.co_freevars)
-    new = types.FunctionType(conv.code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    new = bind(conv.code, fn, rt)
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__dict__.update(fn.__dict__)
     new.__qualname__, new.__module__, new.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__

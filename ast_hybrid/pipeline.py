@@ -90,9 +90,9 @@ PASSES = (
 )
 
 
-def transform(fn, ctx: Context):
-    """Run every pass over ``fn`` (a gast FunctionDef); return the converted FunctionDef."""
-    for p in PASSES:
+def transform(fn, ctx: Context, passes=PASSES):
+    """Run every pass (or the given ones, in order) over ``fn`` (a gast FunctionDef)."""
+    for p in passes:
         fn = p.transform(fn, ctx)
         if not getattr(p, "PRESERVES_ANALYSIS", False):
             ctx.invalidate()

@@ -61,15 +61,12 @@ from __future__ import annotations
 import gast
 
 from ast_hybrid.analysis import CONTROL_FLOW, Anno, anno_get, own_statements
-from ast_hybrid.naming import is_synthetic
 from ast_hybrid.origin import copy_origin
 from ast_hybrid.sites import LoadIndex, build_site
 from ast_hybrid.templates import make_function, replace, tuple_of
 from ast_hybrid.transformer import Transformer
 
 __all__ = ["transform"]
-
-_BLOCKS = (gast.stmt, gast.excepthandler, gast.match_case)   # what holds statements
 
 
 def _state_call(call_template: str, state, **replacements):
@@ -161,15 +158,7 @@ def _convert_scope(scope, params, entry, conv_args):
 
 
 def _has_control_flow(fn) -> bool:
-    todo = list(fn.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, CONTROL_FLOW):
-            return True
-        if isinstance(n, gast.FunctionDef) and not is_synthetic(n.name):
-            continue
-        todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, _BLOCKS))
-    return False
+    return any(isinstance(n, CONTROL_FLOW) for n in own_statements(fn))
 
 
 def transform(fn, ctx):
