@@ -27,6 +27,8 @@ __all__ = ["transform"]
 
 
 class _Asserts(Transformer):
+    statements_only = True
+
     def visit_Assert(self, node):
         if node.msg is None:
             return replace("ah__.assert_(test, None)", test=node.test)

@@ -50,6 +50,7 @@ def _is_break(stmt) -> bool:
 
 class _Break(Transformer):
     skip_scopes = True
+    statements_only = True
 
     def __init__(self, ctx):
         self.ctx = ctx

@@ -43,6 +43,7 @@ def _is_continue(stmt) -> bool:
 
 class _Continue(Transformer):
     skip_scopes = True
+    statements_only = True
 
     def __init__(self, ctx):
         self.ctx = ctx

@@ -86,6 +86,7 @@ class _Scope(Transformer):
     """Converts the outermost control-flow statements of one function's own scope."""
 
     skip_scopes = True  # generated functions are scopes of their own; user ones convert when called
+    statements_only = True
 
     def __init__(self, ctx, states, loads, analysis, params, entry):
         self.ctx, self.states, self.loads, self.analysis = ctx, states, loads, analysis

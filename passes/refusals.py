@@ -59,6 +59,8 @@ def _reads(node):
 
 
 class _Refusals(Transformer):
+    statements_only = True
+
     def __init__(self, ctx, lines):
         self.ctx, self.lines = ctx, lines     # user line -> indices of the findings on it
 

@@ -61,6 +61,7 @@ class _Loads(Transformer):
 
 class _Hoist(Transformer):
     skip_scopes = True
+    statements_only = True
 
     def __init__(self):
         self.found = {"global": [], "nonlocal": []}
