@@ -9,10 +9,10 @@
    in-place ops and host syncs (HY001-HY004) in the function, which are refused
    at run time when they meet a traced value (the ``refusals`` pass);
 3. run :func:`ast_hybrid.pipeline.transform`;
-4. wrap the result in a factory ``def ah__factory(ah__, <free variables>)``,
-   move every location to the user's file (:func:`~ast_hybrid.origin.to_user_lines`)
-   and compile it under the user's file name, so tracebacks and the runtime's
-   diagnostics show the user's lines;
+4. wrap the result in a factory ``def ah__factory(ah__, <free variables>)`` and
+   compile it (:func:`compile_tree`) with every location moved to the user's file
+   (:func:`~ast_hybrid.origin.user_ast`), under the user's file name, so tracebacks
+   and the runtime's diagnostics show the user's lines;
 5. build the new function from the compiled code with the original's globals,
    defaults and closure cells (closures stay live), plus one new cell: ``ah__``,
    a :class:`~ast_hybrid.runtime.Runtime` of its own.
@@ -34,10 +34,11 @@ import gast
 
 from .diagnostics import ConversionError, Diagnostic
 from .naming import RUNTIME, Namer
-from .origin import to_user_lines
+from .origin import user_ast
 from .source import SourceError, SourceFile, Span
 
-__all__ = ["Converted", "converted_code", "convert_function", "transform_function", "inner_code", "bind",
+__all__ = ["Converted", "converted_code", "convert_function", "transform_function", "compile_tree", "inner_code",
+           "bind",
            "cannot_convert", "lint_refusals", "PRECHECK_CODES"]
 
 #: Linter findings that make conversion refuse a function (in-place ops, host syncs).
@@ -130,7 +131,7 @@ def _convert_code(code) -> Converted:
     refusals = lint_refusals(fn, source)
     try:
         tree, sites = transform_function(fn, source, _class_name(code), code.co_freevars, refusals)
-        compiled = compile(gast.gast_to_ast(tree), source.path, "exec", dont_inherit=True)
+        compiled = compile_tree(tree, source)
     except (ConversionError, RecursionError):
         raise
     except Exception as exc:   # a bug of ours: say so, where, and keep the cause chained
@@ -152,9 +153,10 @@ def inner_code(compiled, name):
 def transform_function(fn, source: SourceFile, class_name=None, freevars=(), refusals=(), passes=None):
     """Run the pipeline (or just ``passes``) on ``fn`` (a gast FunctionDef parsed from ``source``).
 
-    Returns ``(module, sites)``: a module holding ``def ah__factory(ah__, *freevars)``
-    that defines and returns the converted function, with every location in the
-    user's file, ready for ``compile``; and the sites the runtime reports from.
+    Returns ``(module, sites)``: a gast module holding ``def ah__factory(ah__, *freevars)``
+    that defines and returns the converted function (locations in ``source.text``
+    coordinates: compile it with :func:`compile_tree`); and the sites the runtime
+    reports from.
     """
     from .pipeline import PASSES, Context, transform
 
@@ -168,9 +170,12 @@ def transform_function(fn, source: SourceFile, class_name=None, freevars=(), ref
         name=_FACTORY, args=_arguments([RUNTIME, *freevars]),
         body=[fn, gast.Return(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None))],
         decorator_list=[], returns=None, type_comment=None, type_params=[])
-    tree = gast.Module(body=[factory], type_ignores=[])
-    to_user_lines(tree, source)
-    return tree, ctx.sites
+    return gast.Module(body=[factory], type_ignores=[]), ctx.sites
+
+
+def compile_tree(tree, source: SourceFile):
+    """The code of :func:`transform_function`'s module, every line and column the user's."""
+    return compile(user_ast(tree, source), source.path, "exec", dont_inherit=True)
 
 
 def _arguments(names):

@@ -16,10 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-import gast
 
 from ast_hybrid.cli_convert import functions
-from ast_hybrid.converter import _collector_paused, lint_refusals, transform_function
+from ast_hybrid.converter import _collector_paused, compile_tree, lint_refusals, transform_function
 from ast_hybrid.source import SourceError, read_file
 
 
@@ -38,7 +37,7 @@ def convert_tree(root: Path):
             try:
                 with _collector_paused():
                     tree, _ = transform_function(fn, source, cls, refusals=lint_refusals(fn, source))
-                    compile(gast.gast_to_ast(tree), str(path), "exec")
+                    compile_tree(tree, source)
             except Exception as exc:  # noqa: BLE001 - a failure is what this counts
                 failed.append(f"{path}::{qualname}: {type(exc).__name__}: {exc}")
                 continue

@@ -18,7 +18,7 @@ import gast
 sys.path.insert(0, str(Path(__file__).parent))
 import progen  # noqa: E402
 
-from ast_hybrid.converter import _class_name, bind, inner_code, transform_function  # noqa: E402
+from ast_hybrid.converter import _class_name, bind, compile_tree, inner_code, transform_function  # noqa: E402
 from ast_hybrid.runtime import Runtime  # noqa: E402
 from ast_hybrid.source import SourceFile  # noqa: E402
 
@@ -38,7 +38,7 @@ def only(passes, source: str, name: str = "f", extra_globals=None):
     fn = next(n for n in src.parse().body if isinstance(n, gast.FunctionDef))
     fn.decorator_list = []
     tree, sites = transform_function(fn, src, _class_name(code), code.co_freevars, passes=passes)
-    inner = inner_code(compile(gast.gast_to_ast(tree), src.path, "exec"), fn.name)
+    inner = inner_code(compile_tree(tree, src), fn.name)
     g = dict(original.__globals__)
     g.update(extra_globals or {})
     return original, bind(inner, original, Runtime({}, src, sites, fn.name, converter=None), g)

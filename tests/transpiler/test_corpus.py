@@ -10,11 +10,10 @@ construct they use.
 
 from __future__ import annotations
 
-import gast
 import pytest
 
 from ast_hybrid.cli_convert import functions
-from ast_hybrid.converter import transform_function
+from ast_hybrid.converter import compile_tree, transform_function
 from ast_hybrid.source import read_file
 
 pytestmark = pytest.mark.corpus
@@ -27,7 +26,7 @@ def test_every_function_of_the_gluon_tree_converts_and_compiles(gluon_tree):
         for qualname, fn, cls in list(functions(source.parse())):
             fn.decorator_list = []
             tree, _ = transform_function(fn, source, cls)
-            compile(gast.gast_to_ast(tree), str(path), "exec")
+            compile_tree(tree, source)
             converted += 1
             entries += fn.name == "hybrid_forward"
     assert (converted, entries) == (768, 90)     # every function of the tree, none skipped
