@@ -33,7 +33,7 @@ import weakref
 import gast
 
 from .diagnostics import ConversionError, Diagnostic
-from .naming import RUNTIME, Namer
+from .naming import PREFIX, RUNTIME, Namer
 from .origin import user_ast
 from .source import SourceError, SourceFile, Span
 
@@ -162,7 +162,10 @@ def transform_function(fn, source: SourceFile, class_name=None, freevars=(), ref
 
     # a nested function of converted code already calls the runtime: its ah__ is rebound
     freevars = [v for v in freevars if v != RUNTIME]
-    taken = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | set(freevars)
+    # invented names start with the reserved prefix: only a user name that does can clash
+    taken = set(freevars)
+    if PREFIX in source.text:
+        taken |= {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)}
     ctx = Context(source, Namer(taken), class_name=class_name, refusals=list(refusals))
     name = fn.name
     fn = transform(fn, ctx, PASSES if passes is None else passes)

@@ -3,8 +3,10 @@
 A jump (``break``, ``continue``, ``return``) is replaced by statements that set
 a flag; the statements after it in its block are unreachable and dropped; the
 statements after any compound statement that *may* jump are wrapped in
-``if ah__.not_(flag): ...`` (annotated :attr:`~ast_hybrid.analysis.Anno.FLAG_GUARD`),
-and so on outwards to the top of the block being lowered.
+``if not flag: ...`` (annotated :attr:`~ast_hybrid.analysis.Anno.FLAG_GUARD`),
+and so on outwards to the top of the block being lowered.  What is made is
+plain Python (``not``, ``and``): the logical pass, last in the pipeline,
+lowers it with the user's own operators.
 
 Which nested blocks belong to the same jump target is the caller's choice
 (``into_loops``): a ``break`` in a nested loop's body belongs to that loop, but
@@ -26,7 +28,7 @@ entered.
 if c:
     a = 1
     brk = True
-if ah__.not_(brk):
+if not brk:
     b = 2
 """
 
@@ -68,8 +70,8 @@ def contains_jump(stmt, is_jump, into_loops: bool = False) -> bool:
 
 
 def guard(flag: str, stmts: list, origin) -> gast.If:
-    """``if ah__.not_(flag): stmts``, marked as made by a pass."""
-    (node,) = replace("if ah__.not_(flag):\n    body", flag=flag, body=stmts)
+    """``if not flag: stmts``, marked as made by a pass."""
+    (node,) = replace("if not flag:\n    body", flag=flag, body=stmts)
     copy_origin(origin, node)
     anno_set(node, Anno.FLAG_GUARD, flag)
     return node
@@ -106,12 +108,11 @@ def add_loop_test(loop, flag: str):
     from .analysis import anno_get
     from .templates import replace_expr
 
-    stop = replace_expr("ah__.not_(flag)", flag=flag)
+    stop = replace_expr("not flag", flag=flag)
     if isinstance(loop, gast.While):
-        loop.test = copy_origin(loop.test, replace_expr("ah__.and_(lambda: stop, lambda: test)",
-                                                        stop=stop, test=loop.test))
+        loop.test = copy_origin(loop.test, replace_expr("stop and test", stop=stop, test=loop.test))
         return
     old = anno_get(loop, Anno.EXTRA_TEST)
     if old is not None:
-        stop = replace_expr("ah__.and_(lambda: old, lambda: stop)", old=old, stop=stop)
+        stop = replace_expr("old and stop", old=old, stop=stop)
     anno_set(loop, Anno.EXTRA_TEST, copy_origin(loop, stop))

@@ -70,14 +70,13 @@ PASSES = (
     class_scope,
     # assert -> ah__.assert_ (a traced test is checked at run time).
     asserts,
-    # Canonicalisation: and/or/not, `a if c else b`, chained comparisons -> lazy runtime calls.
-    logical,
     # Every call -> ah__.converted_call (recursive conversion, print, range).  Before the
     # passes below, so that the runtime calls they create are not wrapped.
     call_trees,
-    # Jumps become flags.  continue before break (a loop's continue flag is reset in its
-    # body, its break flag tested before each iteration), return last (it guards loops
-    # that the break pass may already have rewritten).
+    # Jumps become flags, tested with plain `not`/`and` (lowered by the logical pass, last).
+    # continue before break (a loop's continue flag is reset in its body, its break flag
+    # tested before each iteration), return last (it guards loops that the break pass
+    # may already have rewritten).
     continue_statements,
     break_statements,
     return_statements,
@@ -85,8 +84,12 @@ PASSES = (
     # Reads of variables that may be undefined are checked; global/nonlocal hoisted.
     variables,
     # if/while/for -> ah__.if_stmt/while_stmt/for_stmt, top-down, one scope at a time
-    # (each generated function is analysed on its own).  Last: it moves code into new scopes.
+    # (each generated function is analysed on its own).  It moves code into new scopes.
     control_flow,
+    # Canonicalisation: and/or/not, `a if c else b`, chained comparisons -> lazy runtime calls
+    # (thunks).  Last, so that no pass before it, and no analysis, meets the thunks' scopes:
+    # the analysis of a function without lambdas or comprehensions needs no def-use chains.
+    logical,
 )
 
 

@@ -23,11 +23,11 @@ After this pass no ``break`` remains and no loop has an ``else`` clause.
 ... ''')
 def f(x, t):
     ah__brk_0 = False
-    while ah__.and_(lambda: ah__.not_(ah__brk_0), lambda: x > 0):
+    while not ah__brk_0 and x > 0:
         x = x - 1
         if x < t:
             ah__brk_0 = True
-    if ah__.not_(ah__brk_0):
+    if not ah__brk_0:
         x = -1
     return x
 """

@@ -82,6 +82,9 @@ class _ClassScope(Transformer):
 
 
 def transform(fn, ctx):
+    text = ctx.source.text
+    if "super" not in text and (ctx.class_name is None or "__" not in text):
+        return fn       # neither super() nor a name to mangle can be in the function: no walk
     params = fn.args.posonlyargs + fn.args.args
     first = params[0].id if params else None
     t = _ClassScope(first, ctx.class_name)

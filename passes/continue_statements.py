@@ -20,7 +20,7 @@ def f(x):
         ah__cont_0 = False
         if v < 0:
             ah__cont_0 = True
-        if ah__.not_(ah__cont_0):
+        if not ah__cont_0:
             x = x + v
     return x
 """

@@ -11,8 +11,10 @@
 The thunks keep Python's short-circuit evaluation for Python values; for a
 traced value the runtime evaluates both sides (``logical_and``, ``lax.cond``).
 ``elif`` chains need no rewriting: in the AST they already are an ``if``
-nested in an ``else``.  After this pass no ``BoolOp``, ``not`` or ``IfExp``
-remains.
+nested in an ``else``.  The pass runs last, over the generated functions too:
+the tests the jump passes write (``not flag and test``) are lowered like the
+user's, and no earlier pass or analysis meets the thunks' scopes.  After this
+pass no ``BoolOp``, ``not`` or ``IfExp`` remains.
 
 >>> from ast_hybrid.passdoc import show
 >>> show(transform, '''

@@ -23,7 +23,7 @@ def f(x):
     if x.max() > 10:
         ah__retval = x * 0
         ah__ret = True
-    if ah__.not_(ah__ret):
+    if not ah__ret:
         ah__retval = x + 1
         ah__ret = True
     return ah__.retval(ah__retval)
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES
+from ast_hybrid.analysis import own_statements
 from ast_hybrid.jumps import add_loop_test, lower_block
 from ast_hybrid.origin import copy_origin
 from ast_hybrid.templates import replace
@@ -45,18 +45,8 @@ def _is_return(stmt) -> bool:
     return isinstance(stmt, gast.Return)
 
 
-def _returns(stmts):
-    todo = list(stmts)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, gast.Return):
-            yield n
-        if not isinstance(n, SCOPES):
-            todo.extend(gast.iter_child_nodes(n))
-
-
 def transform(fn, ctx):
-    found = list(_returns(fn.body))
+    found = [s for s in own_statements(fn) if type(s) is gast.Return]
     if all(r is fn.body[-1] for r in found):
         return fn
     flag, value = ctx.namer.fixed("ret"), ctx.namer.fixed("retval")

@@ -84,5 +84,7 @@ def transform(fn, ctx):
     fn.body = decls + fn.body
     if not any(isinstance(s, CONTROL_FLOW) for s in own_statements(fn)):
         return fn       # straight-line code: Python itself raises where a read is unbound
-    loads = _Loads(ctx.analysis(fn))
-    return loads.transform_body(fn)
+    analysis = ctx.analysis(fn)
+    if not analysis.any_maybe_undefined():
+        return fn       # every read is of a variable assigned on every path to it: nothing to check
+    return _Loads(analysis).transform_body(fn)
