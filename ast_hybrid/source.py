@@ -30,7 +30,7 @@ import tokenize
 import types
 from dataclasses import dataclass, field
 
-import gast
+from .gastconv import to_gast
 
 __all__ = ["Span", "SourceFile", "SourceError", "read_file"]
 
@@ -166,7 +166,7 @@ class SourceFile:
         """The gast tree of ``text`` (cached); :class:`SourceError` if it is not Python."""
         if self._tree is None:
             tree, self._ast = self._ast or self.parse_ast(), None
-            self._tree = gast.ast_to_gast(tree)
+            self._tree = to_gast(tree)
         return self._tree
 
     def parse_ast(self) -> ast.Module:
