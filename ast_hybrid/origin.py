@@ -19,8 +19,8 @@ user's file, line and source text with no mapping table at all.
 
 from __future__ import annotations
 
-import gast
 
+from .analysis import children
 from .gastconv import to_ast
 
 __all__ = ["copy_origin", "user_ast", "origin_span"]
@@ -44,7 +44,7 @@ def copy_origin(src, dst):
             if getattr(node, "lineno", None) is not None:
                 continue
             node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = loc
-        todo.extend(gast.iter_child_nodes(node))
+        todo.extend(children(node))
     return dst
 
 

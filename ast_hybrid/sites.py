@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .analysis import SCOPES
+from .analysis import SCOPES, children
 from .source import Span
 
 __all__ = ["Site", "LoadIndex", "build_site"]
@@ -47,7 +47,7 @@ def _walk(stmts):
         n = todo.pop()
         yield n
         if not isinstance(n, SCOPES):
-            todo.extend(gast.iter_child_nodes(n))
+            todo.extend(children(n))
 
 
 def _pos(node):

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES
+from ast_hybrid.analysis import SCOPES, children
 from ast_hybrid.templates import name, replace
 from ast_hybrid.transformer import Transformer
 
@@ -54,7 +54,7 @@ def _reads(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in seen:
             seen.append(n.id)
         if n is node or not isinstance(n, SCOPES):
-            todo.extend(gast.iter_child_nodes(n))
+            todo.extend(children(n))
     return seen
 
 
