@@ -12,6 +12,7 @@ and where each variable is assigned in each branch.  No jax here.
 
 from __future__ import annotations
 
+import ast
 import bisect
 from dataclasses import dataclass, field
 
@@ -32,10 +33,16 @@ class Site:
     span: Span                     # the statement's header (`if test`, `while test`, `for t in it`)
     #: name -> [(span, label)] of assignments, label "`if` branch"/"`else` branch"/"loop body"
     assigns: dict = field(default_factory=dict)
-    #: name -> span of its first read after the statement (for HY030)
-    used_after: dict = field(default_factory=dict)
     #: (what, span) of statements that cannot live inside traced control flow (HY032)
     unsupported: list = field(default_factory=list)
+    #: the function's :class:`LoadIndex` and where the statement ends (text coordinates)
+    loads: "LoadIndex | None" = field(default=None, repr=False)
+    end: tuple = (0, 0)
+
+    def read_after(self, name):
+        """The span of the first read of ``name`` after the statement (for HY030), or None."""
+        read = self.loads.first_after(name, self.end) if self.loads is not None else None
+        return None if read is None else self.loads.source.span(read)
 
     def kind_text(self) -> str:
         return _KIND_TEXT.get(self.kind, f"a traced `{self.kind}`")
@@ -66,18 +73,32 @@ def _keyword_span(span: Span, keyword: str) -> Span:
 
 
 class LoadIndex:
-    """Where each name is read in a function, by position: built once per conversion."""
+    """Where each name is read in a function, by position.
 
-    def __init__(self, fn):
-        self._by_name: dict = {}
-        for n in gast.walk(fn):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and getattr(n, "lineno", None):
-                self._by_name.setdefault(n.id, []).append((_pos(n), n))
-        for reads in self._by_name.values():
+    Built on first use, which is a diagnostic's (conversion itself never asks),
+    from a fresh parse of the user's source: the tree being converted is
+    rewritten as it goes, and only the user's own reads matter.
+    """
+
+    def __init__(self, source, fn):
+        self.source = source
+        self._within = (_pos(fn), _end(fn))     # the function, in text coordinates
+        self._by_name: dict | None = None
+
+    def _index(self) -> dict:
+        by_name: dict = {}
+        start, end = self._within
+        for n in ast.walk(self.source.parse_ast()):
+            if type(n) is ast.Name and type(n.ctx) is ast.Load and start <= _pos(n) <= end:
+                by_name.setdefault(n.id, []).append((_pos(n), n))
+        for reads in by_name.values():
             reads.sort(key=lambda r: r[0])
+        return by_name
 
     def first_after(self, name, pos):
         """The first read of ``name`` at or after ``pos`` (line, col), or None."""
+        if self._by_name is None:
+            self._by_name = self._index()
         reads = self._by_name.get(name, ())
         i = bisect.bisect_left(reads, pos, key=lambda r: r[0])
         return reads[i][1] if i < len(reads) else None
@@ -87,7 +108,7 @@ def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Si
     """The site of ``stmt``: ``header`` is its test/iterable, ``blocks`` ``[(label, stmts)]``,
     ``loads`` the function's :class:`LoadIndex`."""
     start, end = source.span(stmt), source.span(header)
-    site = Site(kind, Span(start.line, start.col, end.end_line, end.end_col))
+    site = Site(kind, Span(start.line, start.col, end.end_line, end.end_col), loads=loads, end=_end(stmt))
     wanted = set(state)
     names = {n for names in declared.values() for n in names}
     for label, stmts in blocks:
@@ -105,11 +126,6 @@ def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Si
             what = _UNSUPPORTED.get(type(n))
             if what is not None:
                 site.unsupported.append((what, _keyword_span(source.span(n), what)))
-    after = _end(stmt)
-    for name in wanted:
-        read = loads.first_after(name, after)
-        if read is not None:
-            site.used_after[name] = source.span(read)
     for spans in site.assigns.values():
         spans.sort()
     site.unsupported.sort(key=lambda u: u[1])

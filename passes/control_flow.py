@@ -171,5 +171,5 @@ def transform(fn, ctx):
     args = fn.args
     params = [p.id for p in args.posonlyargs + args.args + args.kwonlyargs]
     params += [p.id for p in (args.vararg, args.kwarg) if p is not None]
-    _convert_scope(fn, params, frozenset(), (ctx, states, LoadIndex(fn), a))
+    _convert_scope(fn, params, frozenset(), (ctx, states, LoadIndex(ctx.source, fn), a))
     return fn

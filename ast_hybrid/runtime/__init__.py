@@ -198,8 +198,9 @@ class Runtime:
         related = []
         if site is not None:
             related = [(s, f"`{name}` assigned here ({label})") for s, label in site.assigns.get(name, ())]
-            if name in site.used_after:
-                related.append((site.used_after[name], f"`{name}` used here after the `if`"))
+            read = site.read_after(name)
+            if read is not None:
+                related.append((read, f"`{name}` used here after the `if`"))
         return self._diag(
             "HY030", f"`{name}` is assigned in the `{where}` branch of an `if` on a traced value "
             f"but not in the `{other}` branch, and it is used after the `if`", self._span(line),

@@ -55,11 +55,14 @@ def test_hy030_inside_a_method_with_dedent():
     class Net:
         def forward(self, x):
             if x.sum() > 0:  # if
-                out = x
-            return out
+                out = x  # assign
+            y = x + 1
+            return out  # use
     ''', "Net")
     (d,) = diagnose(Net().forward, X).diagnostics
     assert (d.code, d.span.line, d.span.col) == ("HY030", *where(Net.forward, "if", "if"))
+    assert [(s.line, s.col) for s, _ in d.related] == [where(Net.forward, "assign", "out"),
+                                                       where(Net.forward, "use", "out")]
 
 
 def test_hy031_names_the_shapes_and_the_loop():
