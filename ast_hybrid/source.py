@@ -89,6 +89,8 @@ class SourceFile:
     _lines: list[str] = field(default=None, repr=False)  # type: ignore[assignment]
     _tree: object = field(default=None, repr=False)
     _ast: object = field(default=None, repr=False)   # the ast tree of ``text``, when already parsed
+    #: ``text`` is an indented excerpt under a synthetic ``if 1:`` line (see ``_excerpt``)
+    wrapped: bool = False
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -132,12 +134,7 @@ class SourceFile:
             raise SourceError(f"no source is available for {name}: {exc}",
                               getattr(getattr(target, "__code__", None), "co_filename", "<unknown>"),
                               kind="nosource") from None
-        text = "".join(lines)
-        dedented = textwrap.dedent(text)
-        indent = _removed_indent(text, dedented)
-        file_lines = [ln.rstrip("\r\n") for ln in linecache.getlines(path)] or None
-        return cls(text=dedented, path=path, first_line=max(first, 1),
-                   indent=indent, file_lines=file_lines)
+        return cls._excerpt(lines, first, path)
 
     @classmethod
     def from_code(cls, code) -> "SourceFile":
@@ -156,16 +153,36 @@ class SourceFile:
             except (OSError, TypeError, IndexError) as exc:
                 raise SourceError(f"no source is available for {code.co_qualname}: {exc}", path,
                                   kind="nosource") from None
-            dedented, tree = textwrap.dedent("".join(lines)), None
+            return cls._excerpt(lines, first, path)
         file_lines = [ln.rstrip("\r\n") for ln in linecache.getlines(path)] or None
         return cls(text=dedented, path=path, first_line=max(first, 1),
                    indent=_removed_indent("".join(lines), dedented), file_lines=file_lines, _ast=tree)
+
+    @classmethod
+    def _excerpt(cls, lines, first, path) -> "SourceFile":
+        """The lines of a ``def`` from ``path`` (``first`` its first line), made parsable.
+
+        Dedented when they can be; when a line inside a string reaches column 0
+        there is nothing to remove, and the lines are parsed as they stand under a
+        synthetic ``if 1:`` (one line before the ``def``; :meth:`parse` unwraps it),
+        so the string keeps its value and every column is the file's.
+        """
+        text = "".join(lines)
+        dedented = textwrap.dedent(text)
+        file_lines = [ln.rstrip("\r\n") for ln in linecache.getlines(path)] or None
+        if dedented[:1] in (" ", "\t") and first > 1:
+            return cls(text="if 1:\n" + text, path=path, first_line=first - 1, indent=0,
+                       file_lines=file_lines, wrapped=True)
+        return cls(text=dedented, path=path, first_line=max(first, 1),
+                   indent=_removed_indent(text, dedented), file_lines=file_lines)
 
     # -- parsing ------------------------------------------------------------
     def parse(self):
         """The gast tree of ``text`` (cached); :class:`SourceError` if it is not Python."""
         if self._tree is None:
             tree, self._ast = self._ast or self.parse_ast(), None
+            if self.wrapped:        # the synthetic `if 1:` of an excerpt that could not be dedented
+                tree = ast.Module(body=tree.body[0].body, type_ignores=[])
             self._tree = to_gast(tree)
         return self._tree
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 import inspect
-import textwrap
 
+import gast
 import pytest
 
 from ast_hybrid.source import SourceFile, _def_lines
@@ -70,6 +70,13 @@ class Net:
     def after(self):
         return 0
 
+    def column_zero_in_a_method(self):
+        s = """
+column 0 inside a method: nothing to dedent
+    an indented line of the string
+"""
+        return s
+
 
 def lambdas():
     return lambda v: v + 1
@@ -80,7 +87,7 @@ def last_in_file(x):
 '''
 
 NAMES = ["plain", "decorated", "black_style", "trailing_pass", "nested", "column_zero_string",
-         "dead_string_at_end", "Net.method", "Net.after", "last_in_file"]
+         "dead_string_at_end", "Net.method", "Net.after", "Net.column_zero_in_a_method", "last_in_file"]
 
 
 @pytest.fixture(scope="module")
@@ -100,24 +107,38 @@ def _code(mod, qualname):
     return inspect.unwrap(obj).__code__
 
 
-def _shape(text):
-    return ast.dump(ast.parse(textwrap.dedent(text)).body[0])
+def _files_def(code):
+    """The file's own ast ``FunctionDef`` of ``code`` (parsed whole, as Python does)."""
+    (node,) = [n for n in ast.walk(ast.parse(MODULE)) if isinstance(n, ast.FunctionDef)
+               and n.name == code.co_name and (n.decorator_list[0].lineno if n.decorator_list else n.lineno)
+               == code.co_firstlineno]
+    return node
 
 
 @pytest.mark.parametrize("qualname", NAMES)
-def test_same_function_as_inspect(mod, qualname):
+def test_same_function_as_the_file(mod, qualname):
     code = _code(mod, qualname)
-    lines, first = inspect.getsourcelines(code)
+    _, first = inspect.getsourcelines(code)
     src = SourceFile.from_code(code)
-    assert src.first_line == first
-    assert _shape(src.text) == _shape("".join(lines))
-    assert src.indent == (4 if "." in qualname else 0)
+    assert src.first_line + src.wrapped == first
+    (fn,) = src.parse().body
+    assert ast.dump(gast.gast_to_ast(fn)) == ast.dump(_files_def(code))
+    assert src.indent == (4 if "." in qualname and not src.wrapped else 0)
+    assert src.wrapped == (qualname == "Net.column_zero_in_a_method")
 
 
 def test_fast_path_taken_where_it_can_be(mod):
     taken = {q for q in NAMES if _def_lines(_code(mod, q)) is not None}
-    # a string constant with no instruction reaching column 0 makes the excerpt unparsable: inspect decides
-    assert taken == set(NAMES) - {"dead_string_at_end"}
+    # a string constant with no instruction reaching column 0 makes the excerpt unparsable: inspect decides;
+    # a string reaching column 0 in a method leaves nothing to dedent: the excerpt is wrapped instead
+    assert taken == set(NAMES) - {"dead_string_at_end", "Net.column_zero_in_a_method"}
+
+
+def test_column_zero_string_in_a_method_converts_with_its_value(mod):
+    import ast_hybrid
+
+    net = mod.Net()
+    assert ast_hybrid.convert(net.column_zero_in_a_method)() == net.column_zero_in_a_method()
 
 
 def test_lambda_goes_to_inspect(mod):
@@ -134,13 +155,9 @@ def test_user_ast_is_the_files_own_tree(mod, qualname):
     src = SourceFile.from_code(code)
     fn = src.parse().body[0]
     fn.decorator_list = []
-    ours = user_ast(fn, src)
-    whole = ast.parse(MODULE)
-    (theirs,) = [n for n in ast.walk(whole) if isinstance(n, ast.FunctionDef)
-                 and n.name == code.co_name and n.lineno == src.first_line + len(
-                     [ln for ln in src.text.splitlines() if ln.lstrip().startswith("@")])]
+    theirs = _files_def(code)
     theirs.decorator_list = []
-    assert ast.dump(ours, include_attributes=True) == ast.dump(theirs, include_attributes=True)
+    assert ast.dump(user_ast(fn, src), include_attributes=True) == ast.dump(theirs, include_attributes=True)
 
 
 def test_user_ast_fills_missing_locations_from_the_parent():
