@@ -38,8 +38,7 @@ from .origin import user_ast
 from .source import SourceError, SourceFile, Span
 
 __all__ = ["Converted", "converted_code", "convert_function", "transform_function", "compile_tree", "inner_code",
-           "bind",
-           "cannot_convert", "lint_refusals", "PRECHECK_CODES"]
+           "bind", "cannot_convert", "lint_refusals", "PRECHECK_CODES"]
 
 #: Linter findings that make conversion refuse a function (in-place ops, host syncs).
 PRECHECK_CODES = frozenset({"HY001", "HY002", "HY003", "HY004"})

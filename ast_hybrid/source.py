@@ -273,15 +273,16 @@ def read_file(path: str | os.PathLike) -> SourceFile:
 
 
 def _def_lines(code):
-    """``(lines, first line)`` of the ``def`` that compiled to ``code``, without tokenizing.
+    """``(lines, first line, dedented text, its ast tree)`` of the ``def`` that compiled to
+    ``code``, found without tokenizing.
 
     :func:`inspect.getsourcelines` tokenizes from the ``def`` on to find where the
     block ends (1.5 ms for 100 lines).  The code object already says where its
     instructions end (the last line of any position in it or its nested code); the
     block runs on over lines that are blank or indented deeper than the ``def`` (a
-    trailing ``pass`` or comment).  The excerpt is checked: when it is not exactly
-    one ``def`` (a lambda, a string reaching column 0, a file changed since
-    import), None, and the caller asks :mod:`inspect`.
+    trailing ``pass`` or comment).  The excerpt is checked by parsing it (the tree
+    is returned, not parsed again): when it is not exactly one ``def`` of that name
+    (a lambda, a string reaching column 0), None, and the caller asks :mod:`inspect`.
     """
     if code.co_name == "<lambda>":
         return None
