@@ -149,12 +149,17 @@ def _serve() -> None:  # pragma: no cover - runs in the oracle's process
 class Oracle:
     """A live MXNet 1.9.1 process.  Use as a context manager, or call ``close()``."""
 
-    def __init__(self, venv_dir: Path | str = DEFAULT_VENV, *, create: bool = True):
+    def __init__(self, venv_dir: Path | str = DEFAULT_VENV, *, create: bool = True, as_users_run_it: bool = False):
+        """``as_users_run_it``: MXNet's engine and OpenMP threads as this environment sets
+        them, by default its threaded engine on every core (what a user's MXNet runs: for
+        benchmarks); otherwise the synchronous NaiveEngine on one thread, so that the tests'
+        reference values are deterministic."""
         python = ensure_venv(venv_dir) if create else venv_python(venv_dir)
         if not python.exists():
             raise OracleUnavailable(f"no MXNet oracle at {venv_dir}; run `python -m ast_hybrid.oracle setup`")
-        env = dict(os.environ, MXNET_ENGINE_TYPE="NaiveEngine", OMP_NUM_THREADS="1",
-                   PYTHONPATH="")
+        env = dict(os.environ, PYTHONPATH="")
+        if not as_users_run_it:
+            env.update(MXNET_ENGINE_TYPE="NaiveEngine", OMP_NUM_THREADS="1")
         self._proc = subprocess.Popen([str(python), "-u", __file__, _SERVER_MAIN],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       env=env, cwd=str(ROOT))

@@ -2,7 +2,8 @@
 
     python bench/resnet.py [--calls N] [--no-mxnet]
 
-Medians of 5 repeats, ms per call, one run (PERF_NOTES: compare ratios only).
+Medians of 5 repeats, ms per call, one run (PERF_NOTES: compare ratios only).  MXNet runs as a user
+runs it: its threaded engine, OpenMP on every core (the tests' oracle uses one thread).
 Our convolutions run in NCHW as written: wrapping each convolution in NCHW<->NHWC transposes measured
 the same (XLA already relayouts per convolution); the win PERF_NOTES measured needs the whole program in NHWC.
 """
@@ -47,7 +48,7 @@ def main(argv=None):
         from ast_hybrid.oracle import Oracle, OracleUnavailable
 
         try:
-            mx = Oracle()
+            mx = Oracle(as_users_run_it=True)
         except OracleUnavailable as exc:
             print(f"MXNet oracle unavailable, MXNet column not measured: {exc}")
     print(f"{'batch':>5} {'ours ms':>8} {'mxnet ms':>9} {'ours/mxnet':>10}")
