@@ -47,7 +47,7 @@ import beniget
 import gast
 
 __all__ = ["Anno", "anno_get", "anno_set", "FunctionAnalysis", "SCOPES", "CONTROL_FLOW", "own_statements",
-           "bound_names", "children"]
+           "bound_names", "children", "SCOPE_TYPES"]
 
 
 class Anno(str, Enum):
@@ -69,6 +69,8 @@ def anno_get(node, key: Anno, default=None):
 #: Nodes that open a new scope.
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
           gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+#: The same, as a set for the walks' exact-class tests.
+SCOPE_TYPES = frozenset(SCOPES)
 
 _EMPTY = frozenset()
 
@@ -143,7 +145,7 @@ class FunctionAnalysis:
                 if n.ctx.__class__ is gast.Load and n.id in local:
                     out.add(n.id)
                 continue
-            if t in _SCOPE_TYPES:
+            if t in SCOPE_TYPES:
                 # evaluated where the scope is defined: decorators, defaults
                 if t is not gast.Lambda and t not in _COMPREHENSIONS:
                     todo.extend(n.decorator_list)
@@ -188,7 +190,7 @@ class FunctionAnalysis:
                 if n.name in local:
                     out.add(n.name)
                 continue
-            if t in _SCOPE_TYPES:
+            if t in SCOPE_TYPES:
                 continue
             if t is gast.Import or t is gast.ImportFrom:
                 out.update(b for b in ((a.asname or a.name).split(".")[0] for a in n.names) if b in local)
@@ -366,7 +368,7 @@ def bound_names(fn):
             if type(n.ctx) is not gast.Load:        # Store, Del, Param
                 names.add(n.id)
             continue
-        if t in _SCOPE_TYPES:
+        if t in SCOPE_TYPES:
             return None
         if t is gast.Global or t is gast.Nonlocal:
             declared.update(n.names)
@@ -381,7 +383,6 @@ def bound_names(fn):
     return frozenset(names - declared)
 
 
-_SCOPE_TYPES = frozenset(SCOPES)
 _COMPREHENSIONS = frozenset({gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp})
 _WRITE_CTX = frozenset({gast.Store, gast.Del})
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gast
 
-from .analysis import SCOPES
+from .analysis import SCOPE_TYPES
 from .origin import copy_origin
 
 __all__ = ["Transformer"]
@@ -44,7 +44,7 @@ class Transformer(gast.NodeTransformer):
 
     def visit(self, node):
         cls = node.__class__
-        if self.skip_scopes and cls in _SCOPE_SET:
+        if self.skip_scopes and cls in SCOPE_TYPES:
             return node
         try:
             method = self._methods[cls]
@@ -98,6 +98,3 @@ class Transformer(gast.NodeTransformer):
         """Run over ``fn``'s own statements (not its signature); returns ``fn``."""
         fn.body = self.visit_block(fn.body) or [gast.Pass()]
         return fn
-
-
-_SCOPE_SET = frozenset(SCOPES)
