@@ -84,7 +84,8 @@ CASES = list(dict.fromkeys(CASES))
 
 # Where MXNet 1.9.1 is wrong and we raise a clear error instead (each one reviewed).
 DIVERGENT = {
-    "nd.reshape(x, shape=(5, -1))": "MXNet infers -1 = 24 // 5 = 4 and silently returns the first 20 of 24 values",
+    "nd.reshape(x, shape=(5, -1))": "MXNet infers -1 = 24 // 5 = 4 and silently returns the first 20 of 24 values "
+                                    "(or, now and then, its forked process dies: it reads past its buffer)",
 }
 
 
@@ -100,6 +101,11 @@ def test_matches_mxnet(ref, code):
 
 @pytest.mark.parametrize("code", DIVERGENT)
 def test_divergence_raises_a_clear_error(ref, code):
-    assert ref[code][0] == "ok", "MXNet changed: this case is no longer a divergence"
+    status, value = ref[code]
+    # MXNet 1.9.1 either returns a wrong result or dies on this case, and which one varies from run to run;
+    # an "error" would mean it now refuses the case as we do
+    assert status in ("ok", "crash"), f"MXNet changed: this case is no longer a divergence ({value})"
+    if status == "ok":
+        assert value[0].shape == (5, 4) and value[0].size < ARR["x"].size
     with pytest.raises(OpError, match="reshape"):
         _ours(code, ARR)
