@@ -4,11 +4,11 @@
 
 "ours" is called with an NDArray (``nd.array``), as Gluon code does, and returns one; "ours(jax)"
 with a jax array.  MXNet runs ``hybridize(static_alloc=True, static_shape=True)`` in an oracle
-subprocess and is timed inside that process, twice: as a user runs it (its threaded engine,
-OpenMP on every core: the engine overlaps Python with compute) and as the tests' oracle runs it
-(the synchronous NaiveEngine on one thread).  Times are medians of 7 repeats (the contenders timed in turn),
-in microseconds per call; the ratios are the point (PERF_NOTES: the machine is
-noisy, compare only numbers from one run).
+subprocess and is timed inside that process, its repeats interleaved with ours, twice: as a user
+runs it (its threaded engine, OpenMP on every core: the engine overlaps Python with compute) and as
+the tests' oracle runs it (the synchronous NaiveEngine on one thread).  Times are medians of 9
+repeats (the contenders timed in turn, so all see the same noise), in microseconds per call; the
+ratios are the point (PERF_NOTES: the machine is noisy, compare only numbers from one run).
 """
 
 from __future__ import annotations
@@ -26,22 +26,27 @@ from ast_hybrid.gluon import nn
 
 BATCHES = (1, 64, 1024)
 
-MX_CODE = """
-import time
+MX_SETUP = """
 net = gluon.nn.HybridSequential()
 net.add(gluon.nn.Dense(256, activation='relu'), gluon.nn.Dense(128, activation='relu'), gluon.nn.Dense(2))
 net.initialize()
 net.hybridize(static_alloc=True, static_shape=True)
 x = nd.array(inp['x'])
-for _ in range(50): net(x)
+for _ in range(200): net(x)
 nd.waitall()
-reps = []
-for _ in range(5):
-    t = time.perf_counter()
-    for _ in range(int(inp['n'])): y = net(x)
-    nd.waitall()
-    reps.append((time.perf_counter() - t) / int(inp['n']) * 1e6)
-meta['us'] = sorted(reps)[2]
+mx._bench = net, x
+"""
+
+MX_TIME = """
+import time
+net, x = mx._bench
+n = int(inp['n'])
+for _ in range(n // 5): net(x)
+nd.waitall()
+t = time.perf_counter()
+for _ in range(n): y = net(x)
+nd.waitall()
+meta['us'] = (time.perf_counter() - t) / n * 1e6
 """
 
 
@@ -49,15 +54,27 @@ def _ready(y):
     return jax.block_until_ready(y._arr if isinstance(y, nd.NDArray) else y)
 
 
-def _time(fns, n, repeats=7):
-    """Median us per call of each ``(f, x)``, timed round-robin so no contender always goes first."""
-    for f, x in fns:
-        for _ in range(200):
-            f(x)
-        _ready(f(x))
+def _time(fns, n, repeats=9):
+    """Median us per call of each contender, timed round-robin so no contender always goes first and
+    all see the same noise.  A contender is ``(f, x)``, timed here, or a callable of ``n`` that times
+    itself elsewhere (MXNet, in its process) and returns us per call.  Each timed repeat follows
+    n/5 untimed calls of the same contender (its threads awake, its data in cache)."""
+    for c in fns:
+        if isinstance(c, tuple):
+            f, x = c
+            for _ in range(200):
+                f(x)
+            _ready(f(x))
     reps = [[] for _ in fns]
     for _ in range(repeats):
-        for i, (f, x) in enumerate(fns):
+        for i, c in enumerate(fns):
+            if not isinstance(c, tuple):
+                reps[i].append(c(n))
+                continue
+            f, x = c
+            for _ in range(n // 5):
+                y = f(x)
+            _ready(y)
             t = time.perf_counter()
             for _ in range(n):
                 y = f(x)
@@ -114,8 +131,12 @@ def main(argv=None):
         np.testing.assert_allclose(np.asarray(net(x)), np.asarray(hand(x)), rtol=1e-4, atol=1e-5)
         xj = jax.numpy.asarray(x)
         xn = nd.array(x)    # what a Gluon user passes (an NDArray in, an NDArray out)
-        ours, ours_jax, jit = _time([(net, xn), (net, xj), (hand, xj)], n)
-        theirs = [mx.run(MX_CODE, x=x, n=np.array(n))["meta"]["us"] for mx in oracles] or [float("nan")] * 2
+        mxs = []
+        for mx in oracles:
+            mx.run(MX_SETUP, x=x)
+            mxs.append(lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["us"])
+        ours, ours_jax, jit, *theirs = _time([(net, xn), (net, xj), (hand, xj), *mxs], n)
+        theirs = theirs or [float("nan")] * 2
         print(f"{b:>5} {ours:>9.1f} {ours_jax:>12.1f} {jit:>10.1f} {theirs[0]:>9.1f} {theirs[1]:>8.1f} "
               f"{ours / jit:>8.2f} {ours / theirs[0]:>10.2f} {ours / theirs[1]:>8.2f}")
     for mx in oracles:
