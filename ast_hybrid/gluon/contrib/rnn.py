@@ -1,0 +1,3 @@
+"""``mxnet.gluon.contrib.rnn`` (being written)."""
+
+__all__ = []
