@@ -229,6 +229,7 @@ class _Trace:
         self.values = dict(zip(params, leaves))
         self.params = params
         self.writes: dict = {}
+        self.carried: dict = {}     # values cells keep between steps during this trace (rnn_cell._Carried)
 
     def read(self, p):
         if p in self.writes:

@@ -207,6 +207,21 @@ class Constant(Parameter):
                          init=_init.Constant(value))
 
 
+def _merge_shapes(param, wanted):
+    """A shared parameter asked for again (MXNet's rule): an unknown (0 or -1) dimension on either side
+    takes the other's; known dimensions must agree."""
+    have = param.shape
+    if have is None or len(have) != len(wanted):
+        return wanted
+    merged = []
+    for w, h in zip(wanted, have):
+        if w != h and w > 0 and h > 0:
+            raise ValueError(f"Cannot retrieve Parameter {param.name!r}: asked for shape {tuple(wanted)}, "
+                             f"it has {tuple(have)}")
+        merged.append(h if w in (0, -1) else w)
+    return tuple(merged)
+
+
 class ParameterDict:
     """An ordered dict of parameters sharing a name prefix (``params.get('weight')``)."""
 
@@ -261,7 +276,7 @@ class ParameterDict:
         else:
             for k, v in kwargs.items():
                 if k == "shape" and v is not None:
-                    param.shape = v if isinstance(v, (tuple, list)) else (v,)
+                    param.shape = _merge_shapes(param, v if isinstance(v, (tuple, list)) else (v,))
                 elif k == "init" and param.init is None:
                     param.init = v
         return param

@@ -1,6 +1,7 @@
-"""Recurrent cells and fused recurrent layers (``from ast_hybrid.gluon import rnn``)."""
+"""Recurrent cells and fused recurrent layers (``from ast_hybrid.gluon import rnn``), as ``mxnet.gluon.rnn``."""
 
-from ast_hybrid.gluon.rnn.rnn_cell import GRUCell, LSTMCell, RNNCell  # noqa: F401
+from ast_hybrid.gluon.rnn.rnn_cell import *  # noqa: F401,F403
+from ast_hybrid.gluon.rnn.rnn_cell import __all__ as _cells
 from ast_hybrid.gluon.rnn.rnn_layer import GRU, LSTM, RNN  # noqa: F401
 
-__all__ = ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"]
+__all__ = list(_cells) + ["RNN", "LSTM", "GRU"]

@@ -1,5 +1,9 @@
-"""RNNCell, LSTMCell and GRUCell with MXNet 1.9.1's parameter names, shapes and gate order, written with ``F``
-ops as MXNet writes them (so ``autograd`` records them when they run op by op).
+"""MXNet 1.9.1's recurrent cells (``mxnet.gluon.rnn.rnn_cell``): the cell base classes users subclass
+(``RecurrentCell``, ``HybridRecurrentCell``), the three cells, the containers (``SequentialRNNCell``,
+``HybridSequentialRNNCell``, ``BidirectionalCell``) and the modifiers (``DropoutCell``, ``ZoneoutCell``,
+``ResidualCell``), with MXNet's parameter names, shapes, gate order, ``begin_state``/``unroll`` rules
+and ``valid_length`` masking.  The cells are written with ``F`` ops as MXNet writes them, so ``autograd``
+records them op by op, and a hybridized cell (or a hybridized block that unrolls one) is one program.
 
 LSTM gates (rows of ``i2h_weight``): input, forget, cell candidate, output.
 GRU gates: reset, update, candidate (the candidate uses ``reset * h2h``).
@@ -8,24 +12,195 @@ GRU gates: reset, update, candidate (the candidate uses ``reset * h2h``).
     >>> c = rnn.LSTMCell(8, input_size=3, prefix='l_')
     >>> [(k, v.shape) for k, v in c.collect_params().items()][:2]
     [('l_i2h_weight', (32, 3)), ('l_h2h_weight', (32, 8))]
+    >>> stack = rnn.HybridSequentialRNNCell()
+    >>> stack.add(rnn.GRUCell(4, input_size=3)); stack.add(rnn.DropoutCell(0.5)); stack.add(rnn.GRUCell(4))
+    >>> [s['shape'] for s in stack.state_info(2)]
+    [(2, 4), (2, 4)]
 """
 
 from __future__ import annotations
 
-from ast_hybrid.gluon.block import HybridBlock
+from ast_hybrid.gluon.block import _TRACE_STACK, Block, HybridBlock, _indent, wrap_inputs
+from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
-__all__ = ["RNNCell", "LSTMCell", "GRUCell"]
+__all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
+           "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",
+           "BidirectionalCell"]
+
+_MODIFIED = ("After applying modifier cells (e.g. ZoneoutCell) the base cell cannot be called directly. "
+             "Call the modifier cell instead.")
 
 
-class _Cell(HybridBlock):
-    _kind, _gates = "rnn", 1
+def _nd():
+    from ast_hybrid import nd
 
-    def __init__(self, hidden_size, activation="tanh", i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 input_size=0, prefix=None, params=None):
+    return nd
+
+
+def _cells_state_info(cells, batch_size):
+    return sum([c.state_info(batch_size) for c in cells], [])
+
+
+def _cells_begin_state(cells, **kwargs):
+    return sum([c.begin_state(**kwargs) for c in cells], [])
+
+
+def _get_begin_state(cell, begin_state, batch_size):
+    if begin_state is None:
+        begin_state = cell.begin_state(func=_nd().zeros, batch_size=batch_size)
+    return begin_state
+
+
+def _format_sequence(length, inputs, layout, merge, in_layout=None):
+    """MXNet's ``_format_sequence``: ``inputs`` (one array with a time axis, or a list of steps) as a list
+    of steps (``merge=False``), one array (``merge=True``) or as given (``None``); returns
+    ``(inputs, time_axis, F, batch_size)``."""
+    assert inputs is not None, "unroll(inputs=None) has been deprecated. Please create input variables " \
+                               "outside unroll."
+    nd = _nd()
+    axis, batch_axis = layout.find("T"), layout.find("N")
+    in_axis = in_layout.find("T") if in_layout is not None else axis
+    if not isinstance(inputs, (list, tuple)):
+        inputs = wrap_inputs([inputs])[0]
+    if isinstance(inputs, NDArray):
+        batch_size = inputs.shape[batch_axis]
+        if merge is False:
+            assert length is None or length == inputs.shape[in_axis]
+            steps = nd.split(inputs, axis=in_axis, num_outputs=inputs.shape[in_axis], squeeze_axis=1)
+            inputs = list(steps) if isinstance(steps, (list, tuple)) else [steps]
+    else:
+        assert length is None or len(inputs) == length
+        inputs = wrap_inputs(inputs)
+        batch_size = inputs[0].shape[0]
+        if merge is True:
+            inputs = nd.stack(*inputs, axis=axis)
+            in_axis = axis
+    if isinstance(inputs, NDArray) and axis != in_axis:
+        inputs = nd.swapaxes(inputs, dim1=axis, dim2=in_axis)
+    return inputs, axis, nd, batch_size
+
+
+def _mask_sequence_variable_length(F, data, length, valid_length, time_axis, merge):
+    """Zero the steps past each sequence's ``valid_length``."""
+    assert valid_length is not None
+    if not isinstance(data, NDArray):
+        data = F.stack(*data, axis=time_axis)
+    outputs = F.SequenceMask(data, sequence_length=valid_length, use_sequence_length=True, axis=time_axis)
+    if not merge:
+        outputs = F.split(outputs, num_outputs=length, axis=time_axis, squeeze_axis=True)
+        outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    return outputs
+
+
+def _reverse_sequences(sequences, unroll_step, valid_length=None):
+    """The steps in reverse order; with ``valid_length`` each sequence's valid steps are reversed in place."""
+    F = _nd()
+    if valid_length is None:
+        return list(reversed(sequences))
+    rev = F.SequenceReverse(F.stack(*sequences, axis=0), sequence_length=valid_length, use_sequence_length=True)
+    if unroll_step > 1:
+        return list(F.split(rev, axis=0, num_outputs=unroll_step, squeeze_axis=True))
+    return [rev[0]]
+
+
+class RecurrentCell(Block):
+    """Base class of recurrent cells: ``cell(inputs, states) -> (output, new_states)`` for one step;
+    ``unroll`` runs a whole sequence.  Subclasses define ``state_info`` and ``forward`` (or, for
+    ``HybridRecurrentCell``, ``hybrid_forward(F, inputs, states, **params)``)."""
+
+    def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
-        self._hidden_size, self._input_size, self._activation = hidden_size, input_size, activation
+        self._modified = False
+        self.reset()
+
+    def reset(self):
+        """Reset before re-using the cell for another graph (MXNet: step counters; modifiers: masks)."""
+        self._init_counter = -1
+        self._counter = -1
+        for cell in self._children.values():
+            if isinstance(cell, RecurrentCell):     # an activation block is a child too (MXNet fails there)
+                cell.reset()
+
+    def state_info(self, batch_size=0):
+        """Shape and layout of each state: a list of dicts."""
+        raise NotImplementedError()
+
+    def begin_state(self, batch_size=0, func=None, **kwargs):
+        """Initial states, one per ``state_info`` entry, made by ``func(name=..., shape=..., **kwargs)``
+        (``nd.zeros`` by default; ``nd.random.uniform`` with ``low``/``high`` works too)."""
+        assert not self._modified, _MODIFIED
+        func = func or _nd().zeros
+        states = []
+        for info in self.state_info(batch_size):
+            self._init_counter += 1
+            info = dict(info or {}, **kwargs)
+            info.pop("__layout__", None)
+            states.append(func(name=f"{self._prefix}begin_state_{self._init_counter}", **info))
+        return states
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        """Run ``length`` steps over ``inputs`` (an array with a ``T`` axis as in ``layout``, or a list of
+        steps): ``(outputs, states)``.  ``merge_outputs`` None keeps the inputs' form.  With
+        ``valid_length`` (batch,) the outputs past each length are 0 and the states are those of each
+        sequence's last valid step."""
+        self.reset()
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
+        states = _get_begin_state(self, begin_state, batch_size)
+        outputs, all_states = [], []
+        for i in range(length):
+            output, states = self(inputs[i], states)
+            outputs.append(output)
+            if valid_length is not None:
+                all_states.append(states)
+        if valid_length is not None:
+            states = [F.SequenceLast(F.stack(*ele_list, axis=0), sequence_length=valid_length,
+                                     use_sequence_length=True, axis=0) for ele_list in zip(*all_states)]
+            outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, True)
+        outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
+        return outputs, states
+
+    def _get_activation(self, F, inputs, activation, **kwargs):
+        """``activation`` as MXNet's cells apply it: a name, a ``LeakyReLU`` block, or any callable."""
+        from ast_hybrid.gluon.nn import LeakyReLU
+
+        func = {"tanh": F.tanh, "relu": F.relu, "sigmoid": F.sigmoid, "softsign": F.softsign}.get(activation) \
+            if isinstance(activation, str) else None
+        if func:
+            return func(inputs)
+        if isinstance(activation, str):
+            return F.Activation(inputs, act_type=activation)
+        if isinstance(activation, LeakyReLU):
+            return F.LeakyReLU(inputs, act_type="leaky", slope=activation._alpha)
+        return activation(inputs)
+
+    def __call__(self, inputs, states):
+        self._counter += 1
+        return super().__call__(inputs, states)
+
+    def forward(self, inputs, states):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+
+class HybridRecurrentCell(RecurrentCell, HybridBlock):
+    """A recurrent cell written as ``hybrid_forward(F, inputs, states, **params)``."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
+
+
+class _GatedCell(HybridRecurrentCell):
+    """The parameters the three cells share: ``i2h``/``h2h`` weights and biases for ``gates`` gates."""
+
+    _gates = 1
+
+    def __init__(self, hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                 h2h_bias_initializer, input_size, prefix, params):
+        super().__init__(prefix=prefix, params=params)
+        self._hidden_size, self._input_size = hidden_size, input_size
         g = self._gates * hidden_size
         self.i2h_weight = self.params.get("i2h_weight", shape=(g, input_size), init=i2h_weight_initializer,
                                           allow_deferred_init=True)
@@ -37,125 +212,380 @@ class _Cell(HybridBlock):
                                         allow_deferred_init=True)
 
     def state_info(self, batch_size=0):
-        n = 2 if self._kind == "lstm" else 1
-        return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"}] * n
-
-    def begin_state(self, batch_size=0, func=None, **kwargs):
-        from ast_hybrid import nd
-
-        func = func or nd.zeros
-        return [func(shape=info["shape"], **kwargs) for info in self.state_info(batch_size)]
+        n = 2 if self._gates == 4 else 1
+        return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"} for _ in range(n)]
 
     def infer_shape(self, x, *args):
         self.i2h_weight.shape = (self._gates * self._hidden_size, int(raw(x).shape[-1]))
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, i2h_bias, h2h_weight, h2h_bias):
+    def _projections(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
         n = self._gates * self._hidden_size
-        i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=n)
-        h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=n)
-        return self._step(F, i2h, h2h, states)
-
-    def _act(self, F, x, activation):
-        if isinstance(activation, str):
-            if activation in ("tanh", "relu", "sigmoid", "softsign"):
-                return getattr(F, activation)(x)
-            return F.Activation(x, act_type=activation)
-        return activation(x)     # a block, as MXNet allows
-
-    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
-        """Run ``length`` steps; with ``valid_length`` the outputs past each length are 0 and the states
-        are those of each sequence's last valid step (MXNet's rules)."""
-        from ast_hybrid import nd
-
-        axis = layout.find("T")
-        if isinstance(inputs, (list, tuple)):
-            steps, merge = list(inputs), bool(merge_outputs)
-        else:
-            steps = nd.split(inputs, num_outputs=length, axis=axis, squeeze_axis=True)
-            steps, merge = (steps if length > 1 else [steps]), merge_outputs is None or merge_outputs
-        states = begin_state if begin_state is not None else self.begin_state(steps[0].shape[0])
-        outputs, history = [], []
-        for t in range(length):
-            out, states = self(steps[t], states)
-            outputs.append(out)
-            history.append(states)
-        if valid_length is not None:
-            states = [nd.SequenceLast(nd.stack(*[h[i] for h in history], axis=0), sequence_length=valid_length,
-                                      use_sequence_length=True, axis=0) for i in range(len(states))]
-            merged = nd.SequenceMask(nd.stack(*outputs, axis=axis), sequence_length=valid_length,
-                                     use_sequence_length=True, axis=axis)
-            outputs = merged if merge else nd.split(merged, num_outputs=length, axis=axis, squeeze_axis=True)
-        elif merge:
-            outputs = nd.stack(*outputs, axis=axis)
-        return outputs, states
-
-    def reset(self):
-        return None
+        i2h = F.FullyConnected(data=inputs, weight=i2h_weight, bias=i2h_bias, num_hidden=n)
+        h2h = F.FullyConnected(data=states[0], weight=h2h_weight, bias=h2h_bias, num_hidden=n)
+        return i2h, h2h
 
     def __repr__(self):
         shape = self.i2h_weight.shape
         return f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]})"
 
 
-class RNNCell(_Cell):
+class RNNCell(_GatedCell):
     """``h' = activation(i2h(x) + h2h(h))``."""
 
-    _kind, _gates = "rnn", 1
+    _gates = 1
+
+    def __init__(self, hidden_size, activation="tanh", i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None,
+                 params=None):
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, input_size, prefix, params)
+        self._activation = activation
 
     def _alias(self):
         return "rnn"
 
-    def _step(self, F, i2h, h2h, states):
-        out = self._act(F, F.elemwise_add(i2h, h2h), self._activation)
-        return out, [out]
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        output = self._get_activation(F, F.elemwise_add(i2h, h2h), self._activation)
+        return output, [output]
+
+    def __repr__(self):
+        shape = self.i2h_weight.shape
+        return f"RNNCell({shape[1] if shape[1] else None} -> {shape[0]}, {self._activation})"
 
 
-class LSTMCell(_Cell):
+class LSTMCell(_GatedCell):
     """Gates input, forget, cell, output (MXNet's order); ``c' = f * c + i * g``, ``h' = o * act(c')``."""
 
-    _kind, _gates = "lstm", 4
+    _gates = 4
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None,
                  params=None, activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, activation, i2h_weight_initializer, h2h_weight_initializer,
-                         i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
-        self._recurrent_activation = recurrent_activation
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, input_size, prefix, params)
+        self._activation, self._recurrent_activation = activation, recurrent_activation
 
     def _alias(self):
         return "lstm"
 
-    def _step(self, F, i2h, h2h, states):
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
         gi, gf, gc, go = F.SliceChannel(F.elemwise_add(i2h, h2h), num_outputs=4)
         rec = self._recurrent_activation
-        in_gate, forget_gate, out_gate = self._act(F, gi, rec), self._act(F, gf, rec), self._act(F, go, rec)
-        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1]),
-                                F.elemwise_mul(in_gate, self._act(F, gc, self._activation)))
+        in_gate, forget_gate = self._get_activation(F, gi, rec), self._get_activation(F, gf, rec)
+        in_transform = self._get_activation(F, gc, self._activation)
+        out_gate = self._get_activation(F, go, rec)
+        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1]), F.elemwise_mul(in_gate, in_transform))
         next_h = F.elemwise_mul(out_gate, F.Activation(next_c, act_type=self._activation))
         return next_h, [next_h, next_c]
 
 
-class GRUCell(_Cell):
-    """Gates reset, update, new; the new gate uses ``reset * h2h``; ``h' = (1 - z) * n + z * h``."""
+class GRUCell(_GatedCell):
+    """Gates reset, update, new; the new gate uses ``reset * h2h``; ``h' = (1 - z) * n + z * h``.
+    (``activation``/``recurrent_activation`` are MXNet 2's; MXNet 1.9.1 fixes tanh and sigmoid.)"""
 
-    _kind, _gates = "gru", 3
+    _gates = 3
 
     def __init__(self, hidden_size, i2h_weight_initializer=None, h2h_weight_initializer=None,
                  i2h_bias_initializer="zeros", h2h_bias_initializer="zeros", input_size=0, prefix=None,
                  params=None, activation="tanh", recurrent_activation="sigmoid"):
-        super().__init__(hidden_size, activation, i2h_weight_initializer, h2h_weight_initializer,
-                         i2h_bias_initializer, h2h_bias_initializer, input_size, prefix, params)
-        self._recurrent_activation = recurrent_activation
+        super().__init__(hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
+                         h2h_bias_initializer, input_size, prefix, params)
+        self._activation, self._recurrent_activation = activation, recurrent_activation
 
     def _alias(self):
         return "gru"
 
-    def _step(self, F, i2h, h2h, states):
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
         i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3)
         h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3)
         rec = self._recurrent_activation
-        reset = self._act(F, F.elemwise_add(i2h_r, h2h_r), rec)
-        update = self._act(F, F.elemwise_add(i2h_z, h2h_z), rec)
-        new = self._act(F, F.elemwise_add(i2h_n, F.elemwise_mul(reset, h2h_n)), self._activation)
-        out = F.elemwise_add(F.elemwise_mul(F.ones_like(update) - update, new), F.elemwise_mul(update, states[0]))
+        reset = self._get_activation(F, F.elemwise_add(i2h_r, h2h_r), rec)
+        update = self._get_activation(F, F.elemwise_add(i2h_z, h2h_z), rec)
+        new = self._get_activation(F, F.elemwise_add(i2h_n, F.elemwise_mul(reset, h2h_n)), self._activation)
+        out = F.elemwise_add(F.elemwise_mul(F.elemwise_sub(F.ones_like(update), update), new),
+                             F.elemwise_mul(update, states[0]))
         return out, [out]
+
+
+class _Stack:
+    """What ``SequentialRNNCell`` and ``HybridSequentialRNNCell`` share: cells run one after the other,
+    each taking its slice of the states."""
+
+    def __repr__(self):
+        body = "\n".join(f"({i}): {_indent(repr(m), 2)}" for i, m in self._children.items())
+        return f"{type(self).__name__}(\n{body}\n)"
+
+    def add(self, cell):
+        """Append a cell to the stack."""
+        self.register_child(cell)
+
+    def state_info(self, batch_size=0):
+        return _cells_state_info(self._children.values(), batch_size)
+
+    def begin_state(self, **kwargs):
+        assert not self._modified, _MODIFIED
+        return _cells_begin_state(self._children.values(), **kwargs)
+
+    def __call__(self, inputs, states):
+        self._counter += 1
+        assert not any(isinstance(c, BidirectionalCell) for c in self._children.values()), \
+            "BidirectionalCell cannot be stepped; use unroll"
+        next_states, p = [], 0
+        for cell in self._children.values():
+            n = len(cell.state_info())
+            inputs, state = cell(inputs, states[p:p + n])
+            p += n
+            next_states.append(state)
+        return inputs, sum(next_states, [])
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        self.reset()
+        inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
+        num_cells = len(self._children)
+        begin_state = _get_begin_state(self, begin_state, batch_size)
+        p, next_states = 0, []
+        for i, cell in enumerate(self._children.values()):
+            n = len(cell.state_info())
+            states = begin_state[p:p + n]
+            p += n
+            inputs, states = cell.unroll(length, inputs=inputs, begin_state=states, layout=layout,
+                                         merge_outputs=None if i < num_cells - 1 else merge_outputs,
+                                         valid_length=valid_length)
+            next_states.extend(states)
+        return inputs, next_states
+
+    def __getitem__(self, i):
+        return self._children[str(i)]
+
+    def __len__(self):
+        return len(self._children)
+
+
+class SequentialRNNCell(_Stack, RecurrentCell):
+    """Stacks recurrent cells (any, hybrid or not)."""
+
+    _bidirectional = False
+
+
+class HybridSequentialRNNCell(_Stack, HybridRecurrentCell):
+    """Stacks hybrid recurrent cells; stepping it steps each cell (each compiled if hybridized)."""
+
+    _bidirectional = False
+
+    def hybrid_forward(self, F, inputs, states):
+        return self.__call__(inputs, states)
+
+
+class DropoutCell(HybridRecurrentCell):
+    """Dropout on the inputs of a step (``axes``: the axes sharing one mask); no states of its own."""
+
+    def __init__(self, rate, axes=(), prefix=None, params=None):
+        super().__init__(prefix, params)
+        assert isinstance(rate, (int, float)), "rate must be a number"
+        self._rate, self._axes = rate, axes
+
+    def __repr__(self):
+        return f"DropoutCell(rate={self._rate}, axes={self._axes})"
+
+    def state_info(self, batch_size=0):
+        return []
+
+    def _alias(self):
+        return "dropout"
+
+    def hybrid_forward(self, F, inputs, states):
+        if self._rate > 0:
+            inputs = F.Dropout(data=inputs, p=self._rate, axes=self._axes)
+        return inputs, states
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        self.reset()
+        inputs, _, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
+        if isinstance(inputs, NDArray):
+            return self.hybrid_forward(F, inputs, begin_state if begin_state else [])
+        return super().unroll(length, inputs, begin_state=begin_state, layout=layout,
+                              merge_outputs=merge_outputs, valid_length=None)
+
+
+class ModifierCell(HybridRecurrentCell):
+    """Base class of cells that wrap another (``base_cell``) and change its step; shares its parameters.
+    Once wrapped, the base cell is used through the modifier only."""
+
+    def __init__(self, base_cell):
+        assert not base_cell._modified, \
+            f"Cell {base_cell.name} is already modified. One cell cannot be modified twice"
+        base_cell._modified = True
+        super().__init__(prefix=base_cell.prefix + self._alias(), params=None)
+        self.base_cell = base_cell
+
+    @property
+    def params(self):
+        return self.base_cell.params
+
+    def state_info(self, batch_size=0):
+        return self.base_cell.state_info(batch_size)
+
+    def begin_state(self, func=None, **kwargs):
+        assert not self._modified, _MODIFIED
+        self.base_cell._modified = False
+        try:
+            return self.base_cell.begin_state(func=func, **kwargs)
+        finally:
+            self.base_cell._modified = True
+
+    def hybrid_forward(self, F, inputs, states):
+        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.base_cell!r})"
+
+
+class _Carried:
+    """A value a cell keeps from one step to the next (ZoneoutCell's previous output, VariationalDropoutCell's
+    masks).  It lives on the cell, or, while a hybridized program is traced, on that trace: no tracer
+    outlives its trace, and each trace starts from the initial value, as MXNet's cached graph does."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, cell, owner=None):
+        return self if cell is None else _carried(cell).get(self.name)
+
+    def __set__(self, cell, value):
+        _carried(cell)[self.name] = value
+
+
+def _carried(cell):
+    if _TRACE_STACK:
+        return _TRACE_STACK[-1].carried.setdefault(id(cell), {})
+    return cell.__dict__.setdefault("_carried_values", {})
+
+
+class ZoneoutCell(ModifierCell):
+    """Zoneout (Krueger et al., 2016): in training, each output and state unit keeps its previous value
+    with probability ``zoneout_outputs`` / ``zoneout_states``."""
+
+    _prev_output = _Carried()
+
+    def __init__(self, base_cell, zoneout_outputs=0.0, zoneout_states=0.0):
+        assert not isinstance(base_cell, BidirectionalCell), \
+            "BidirectionalCell doesn't support zoneout since it doesn't support step. " \
+            "Please add ZoneoutCell to the cells underneath instead."
+        assert not isinstance(base_cell, SequentialRNNCell) or not base_cell._bidirectional, \
+            "Bidirectional SequentialRNNCell doesn't support zoneout. " \
+            "Please add ZoneoutCell to the cells underneath instead."
+        super().__init__(base_cell)
+        self.zoneout_outputs, self.zoneout_states = zoneout_outputs, zoneout_states
+        self._prev_output = None
+
+    def __repr__(self):
+        return (f"ZoneoutCell(p_out={self.zoneout_outputs}, p_state={self.zoneout_states}, "
+                f"{self.base_cell!r})")
+
+    def _alias(self):
+        return "zoneout"
+
+    def reset(self):
+        super().reset()
+        self._prev_output = None
+
+    def hybrid_forward(self, F, inputs, states):
+        cell, p_outputs, p_states = self.base_cell, self.zoneout_outputs, self.zoneout_states
+        next_output, next_states = cell(inputs, states)
+
+        def mask(p, like):
+            return F.Dropout(F.ones_like(like), p=p)
+
+        prev_output = self._prev_output
+        if prev_output is None:
+            prev_output = F.zeros_like(next_output)
+        output = F.where(mask(p_outputs, next_output), next_output, prev_output) if p_outputs != 0.0 \
+            else next_output
+        if p_states != 0.0:
+            states = [F.where(mask(p_states, new_s), new_s, old_s) for new_s, old_s in zip(next_states, states)]
+        else:
+            states = next_states
+        self._prev_output = output
+        return output, states
+
+
+class ResidualCell(ModifierCell):
+    """Adds the step's input to the base cell's output (Wu et al., 2016)."""
+
+    def __init__(self, base_cell):
+        super().__init__(base_cell)
+
+    def hybrid_forward(self, F, inputs, states):
+        output, states = self.base_cell(inputs, states)
+        return F.elemwise_add(output, inputs), states
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        self.reset()
+        self.base_cell._modified = False
+        try:
+            outputs, states = self.base_cell.unroll(length, inputs=inputs, begin_state=begin_state, layout=layout,
+                                                    merge_outputs=merge_outputs, valid_length=valid_length)
+        finally:
+            self.base_cell._modified = True
+        merge_outputs = isinstance(outputs, NDArray) if merge_outputs is None else merge_outputs
+        inputs, axis, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
+        if valid_length is not None:
+            inputs = _mask_sequence_variable_length(F, inputs, length, valid_length, axis, merge_outputs)
+        if merge_outputs:
+            outputs = F.elemwise_add(outputs, inputs)
+        else:
+            outputs = [F.elemwise_add(i, j) for i, j in zip(outputs, inputs)]
+        return outputs, states
+
+
+class BidirectionalCell(HybridRecurrentCell):
+    """Runs ``l_cell`` forward and ``r_cell`` backward over the sequence and concatenates their outputs
+    (``unroll`` only: it cannot be stepped)."""
+
+    def __init__(self, l_cell, r_cell, output_prefix="bi_"):
+        super().__init__(prefix="", params=None)
+        self.register_child(l_cell, "l_cell")
+        self.register_child(r_cell, "r_cell")
+        self._output_prefix = output_prefix
+
+    def __call__(self, inputs, states):
+        raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
+
+    def __repr__(self):
+        return f"BidirectionalCell(forward={self._children['l_cell']!r}, backward={self._children['r_cell']!r})"
+
+    def state_info(self, batch_size=0):
+        return _cells_state_info(self._children.values(), batch_size)
+
+    def begin_state(self, **kwargs):
+        assert not self._modified, _MODIFIED
+        return _cells_begin_state(self._children.values(), **kwargs)
+
+    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
+        self.reset()
+        inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
+        reversed_inputs = list(_reverse_sequences(inputs, length, valid_length))
+        states = _get_begin_state(self, begin_state, batch_size)
+        l_cell, r_cell = self._children.values()
+        n_l = len(l_cell.state_info(batch_size))
+        l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=states[:n_l], layout=layout,
+                                            merge_outputs=merge_outputs, valid_length=valid_length)
+        r_outputs, r_states = r_cell.unroll(length, inputs=reversed_inputs, begin_state=states[n_l:],
+                                            layout=layout, merge_outputs=False, valid_length=valid_length)
+        reversed_r_outputs = _reverse_sequences(r_outputs, length, valid_length)
+        if merge_outputs is None:
+            merge_outputs = isinstance(l_outputs, NDArray)
+            l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout, merge_outputs)
+            reversed_r_outputs, _, _, _ = _format_sequence(None, reversed_r_outputs, layout, merge_outputs)
+        if merge_outputs:
+            if not isinstance(reversed_r_outputs, NDArray):
+                reversed_r_outputs = F.stack(*reversed_r_outputs, axis=axis)
+            outputs = F.concat(l_outputs, reversed_r_outputs, dim=2)
+        else:
+            outputs = [F.concat(lo, ro, dim=1) for lo, ro in zip(l_outputs, reversed_r_outputs)]
+        if valid_length is not None:
+            outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, merge_outputs)
+        return outputs, l_states + r_states
