@@ -46,7 +46,7 @@ UNROLLS = {
 SETUP = """
 layer.initialize()
 x = nd.array(inp['x']); vl = nd.array(inp['vl'])
-layer.unroll(4, x, layout='NTC')
+layer.unroll(x.shape[1], x, layout='NTC')
 """
 
 RUN = """
@@ -57,8 +57,8 @@ res = flat(outs, states)
 """
 
 
-def _mx_code(build, unroll, path):
-    return (f"from mxnet.gluon import rnn, contrib, nn\n{build}\n{SETUP}"
+def _mx_code(build, unroll, path, setup=SETUP):
+    return (f"from mxnet.gluon import rnn, contrib, nn\n{build}\n{setup}"
             "rs = np.random.RandomState(0)\n"
             "for p in layer.collect_params().values():\n"
             "    p.set_data(nd.array(rs.uniform(-0.5, 0.5, p.shape)))\n"
@@ -229,3 +229,57 @@ def test_modified_cell_must_be_used_through_its_modifier():
         base.begin_state(batch_size=2)
     with pytest.raises(AssertionError, match="already modified"):
         rnn.ZoneoutCell(base)
+
+
+CONV_CELLS = [
+    ("contrib.rnn.Conv1DRNNCell((2, 6), 3, i2h_kernel=3, h2h_kernel=3, i2h_pad=1, activation='relu')", (2, 3, 2, 6)),
+    ("contrib.rnn.Conv2DRNNCell((2, 5, 5), 3, i2h_kernel=(3, 1), h2h_kernel=(1, 3))", (2, 3, 2, 5, 5)),
+    ("contrib.rnn.Conv3DRNNCell((1, 3, 4, 4), 2, i2h_kernel=1, h2h_kernel=3)", (2, 3, 1, 3, 4, 4)),
+    ("contrib.rnn.Conv1DLSTMCell((2, 6), 3, i2h_kernel=3, h2h_kernel=3, i2h_dilate=2)", (2, 3, 2, 6)),
+    ("contrib.rnn.Conv2DLSTMCell((2, 5, 5), 3, i2h_kernel=3, h2h_kernel=3, i2h_pad=1)", (2, 3, 2, 5, 5)),
+    ("contrib.rnn.Conv3DLSTMCell((1, 3, 4, 4), 2, i2h_kernel=(1, 3, 3), h2h_kernel=3, i2h_pad=(0, 1, 1))",
+     (2, 3, 1, 3, 4, 4)),
+    ("contrib.rnn.Conv1DGRUCell((2, 6), 3, i2h_kernel=1, h2h_kernel=5)", (2, 3, 2, 6)),
+    ("contrib.rnn.Conv2DGRUCell((2, 5, 5), 3, i2h_kernel=3, h2h_kernel=3, activation='sigmoid')", (2, 3, 2, 5, 5)),
+    ("contrib.rnn.Conv3DGRUCell((1, 3, 4, 4), 2, i2h_kernel=1, h2h_kernel=3)", (2, 3, 1, 3, 4, 4)),
+]
+
+
+@pytest.mark.parametrize("ctor,shape", CONV_CELLS, ids=[c.split("(")[0].split(".")[-1] + str(i)
+                                                        for i, (c, _) in enumerate(CONV_CELLS)])
+def test_convolutional_cells_match_mxnet(oracle, tmp_path, ctor, shape):
+    """Unrolled (valid_length too) and stepped hybridized, with MXNet's parameters.  (MXNet's CPU build has no
+    dilated 3-D convolution and no NHWC convolution, and cannot index a 6-D array: the cases avoid them.)"""
+    path = str(tmp_path / "conv.params")
+    x = np.random.default_rng(6).standard_normal(shape).astype("float32")
+    body = ("outs, states = layer.unroll(3, x, layout='NTC', merge_outputs=True, valid_length=vl)\n"
+            "layer.hybridize()\n"
+            "o, st = layer(nd.split(x, num_outputs=3, axis=1, squeeze_axis=True)[0], layer.begin_state(batch_size=2))\n"
+            "outs, states = [outs, o], list(states) + list(st)")
+    # shapes are known, so no first run before MXNet's parameters are set (after one, MXNet's set_data fails
+    # on a 3-D convolution weight that oneDNN has re-laid out)
+    setup = SETUP.replace("layer.unroll(x.shape[1], x, layout='NTC')", "").replace("inp['vl']", "inp['vl'][:2] - 1")
+    ref = oracle.run(_mx_code(f"layer = {ctor}", body, path, setup), x=x, vl=VALID)
+    ns = {"rnn": rnn, "contrib": contrib, "nd": nd, "inp": {"x": x, "vl": VALID}}
+    exec(f"layer = {ctor}\n{setup}", ns)
+    ns["layer"].load_parameters(path)
+    exec(f"{body}\n{RUN}", ns)
+    assert sorted(ns["layer"].collect_params().keys()) == ref["meta"]["names"]
+    _check(ref, [np.asarray(r) for r in ns["res"]], ctor)
+
+
+def test_channels_last_convolutional_cell_equals_channels_first():
+    """MXNet's CPU build runs no NHWC convolution, so no oracle: the NHWC cell, given the NCHW cell's
+    weights laid out channels-last, gives its outputs transposed."""
+    first = contrib.rnn.Conv2DGRUCell((2, 5, 5), 3, i2h_kernel=3, h2h_kernel=3, i2h_pad=1)
+    last = contrib.rnn.Conv2DGRUCell((5, 5, 2), 3, i2h_kernel=3, h2h_kernel=3, i2h_pad=1, conv_layout="NHWC")
+    first.initialize()
+    last.initialize()
+    for (name, p), q in zip(first._reg_params.items(), last._reg_params.values()):
+        v = p.data()
+        q.set_data(v.transpose((0, 2, 3, 1)) if "weight" in name else v)
+    x = np.random.default_rng(7).standard_normal((2, 3, 2, 5, 5)).astype("float32")
+    a, sa = first.unroll(3, x, layout="NTC", merge_outputs=True)
+    b, sb = last.unroll(3, x.transpose(0, 1, 3, 4, 2), layout="NTC", merge_outputs=True)
+    np.testing.assert_allclose(np.asarray(b), np.asarray(a).transpose(0, 1, 3, 4, 2), rtol=1e-5, atol=1e-5)
+    assert last.state_info(2)[0]["shape"] == (2, 5, 5, 3)

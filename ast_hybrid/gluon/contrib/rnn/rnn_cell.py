@@ -1,4 +1,4 @@
-"""``mxnet.gluon.contrib.rnn``: ``LSTMPCell`` (an LSTM whose hidden state is projected, as GluonNLP's
+"""``mxnet.gluon.contrib.rnn.rnn_cell``: ``LSTMPCell`` (an LSTM whose hidden state is projected, as GluonNLP's
 big language models use it), ``VariationalDropoutCell`` (one dropout mask per sequence, Gal and
 Ghahramani 2016) and ``dynamic_unroll`` (a cell over a sequence as one loop, ``F.contrib.foreach``).
 
