@@ -9,7 +9,11 @@
   ``box_decode``, ``bipartite_matching``, ``ROIAlign`` (``sample_ratio`` > 0),
   ``ROIPooling`` (also at top level);
 - ``foreach``, ``while_loop``, ``cond``: Python loops on concrete arrays,
-  ``lax.scan``/``lax.cond`` inside a hybridized program.
+  ``lax.scan``/``lax.cond`` inside a hybridized program;
+- ``SyncBatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3,
+  momentum=0.9, fix_gamma=True, use_global_stats=False,
+  output_mean_var=False, ndev=1, key)``: MXNet's cross-device BatchNorm, on
+  the one device there is (see its doc).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ast_hybrid import autograd
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, choice, op, raw, wrap
 from ast_hybrid.ops.indexing import boolean_mask, index_copy
@@ -34,8 +39,37 @@ __all__ = ["ROIAlign", "ROIPooling", "bipartite_matching", "box_encode", "box_de
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt"]
 
-SyncBatchNorm = BatchNorm
 ctc_loss = CTCLoss
+
+
+def SyncBatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+                  use_global_stats=False, output_mean_var=False, ndev=1, key=None, name=None, attr=None):
+    """MXNet's ``contrib.SyncBatchNorm``: BatchNorm over axis 1 (it has no ``axis`` argument) whose batch
+    statistics MXNet gathers from ``ndev`` devices that meet under ``key``.  A program here runs on one device,
+    so ``ndev`` changes nothing; ``key`` is required, as in MXNet (Gluon's SyncBatchNorm passes its prefix).
+
+    ``output_mean_var=True`` returns ``[out, mean, var]``: the batch's mean and biased VARIANCE (BatchNorm's
+    third output is the inverse standard deviation); outside training MXNet leaves those two outputs
+    unwritten, and here they are the moving statistics."""
+    check(key is not None, "SyncBatchNorm", "key is required: the name that pairs a layer's copies on the "
+          "devices (Gluon's SyncBatchNorm passes its prefix)")
+    training = autograd.is_training() and not use_global_stats
+    moments = _sync_batch_moments(data, moving_mean, moving_var, training=training) if output_mean_var else []
+    out = BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum, fix_gamma=fix_gamma,
+                    use_global_stats=use_global_stats, axis=1)
+    return [out, *moments] if output_mean_var else out
+
+
+@op
+def _sync_batch_moments(data, moving_mean, moving_var, training=False):
+    """SyncBatchNorm's extra outputs: the batch's mean and biased variance over every axis but 1 in training,
+    else the moving statistics."""
+    if not training:
+        return [jnp.asarray(moving_mean), jnp.asarray(moving_var)]
+    x = jnp.asarray(data)
+    x = x.astype(jnp.float32) if x.dtype == jnp.float16 else x
+    axes = tuple(i for i in range(x.ndim) if i != 1)
+    return [jnp.mean(x, axis=axes), jnp.var(x, axis=axes)]
 
 
 def BatchNormWithReLU(data, gamma, beta, moving_mean, moving_var, **kwargs):

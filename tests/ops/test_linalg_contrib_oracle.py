@@ -30,6 +30,9 @@ ARR["feat"] = g.uniform(-1, 1, (2, 3, 12, 10)).astype("float32")
 ARR["rois"] = np.array([[0, 1, 2, 20, 30], [1, 0.5, 0.5, 8.2, 6.7], [0, 30, 10, 39, 38], [1, -4, -3, 3, 2.5],
                         [0, 5, 5, 5.5, 5.2]], "float32")
 ARR["match"] = g.uniform(0, 1, (2, 4, 5)).astype("float32")
+for name in ("sg", "sb", "smm", "smv"):      # SyncBatchNorm's gamma, beta, moving mean and var (3 channels)
+    ARR[name] = g.uniform(0.5, 1.5, (3,)).astype("float32")
+SYNC = "nd.contrib.SyncBatchNorm(img, sg, sb, smm, smv"
 
 CASES = [
     "nd.dot(a, b)", "nd.dot(a, a, transpose_b=True)", "nd.dot(a, c, transpose_a=True)", "nd.dot(v, v)",
@@ -94,6 +97,16 @@ CASES = [
     "res = [res[0][:3], res[1]]  # MXNet leaves the padding undefined",
     "res = nd.contrib.cond(nd.array([1]), lambda: a * 2, lambda: a * 3)",
     "res = nd.contrib.cond(nd.array([0]), lambda: a * 2, lambda: a * 3)",
+    # SyncBatchNorm: key is required, there is no axis; ndev changes nothing on one device
+    SYNC + ", key='bn')", SYNC + ", eps=1e-4, fix_gamma=False, ndev=2, key='bn')", SYNC + ")",
+    SYNC + ", key='bn', axis=1)", "nd.contrib.SyncBatchNorm(t, sg, sb, smm, smv, fix_gamma=False, key='bn')",
+    "with autograd.train_mode():\n    res = " + SYNC + ", fix_gamma=False, momentum=0.5, key='bn')",
+    "with autograd.train_mode():\n    res = " + SYNC + ", fix_gamma=False, output_mean_var=True, key='bn')",
+    "with autograd.train_mode():\n    res = " + SYNC + ", use_global_stats=True, key='bn')",
+    # the moving statistics after a recorded step (MXNet writes them in the backward, we in the forward)
+    "x = img.copy()\nx.attach_grad()\nwith autograd.record():\n"
+    "    y = nd.contrib.SyncBatchNorm(x, sg, sb, smm, smv, fix_gamma=False, momentum=0.7, key='bn')\n"
+    "y.backward()\nres = [y, smm, smv, x.grad]",
 ]
 CASES = list(dict.fromkeys(CASES))
 

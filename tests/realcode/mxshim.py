@@ -46,7 +46,7 @@ MODULES = {
     "gluon/block.py": "from ast_hybrid.gluon import Block, HybridBlock, SymbolBlock\n",
     "gluon/nn/__init__.py": "from ast_hybrid.gluon.nn import *\n",
     "gluon/contrib/__init__.py": "from . import nn\n",
-    "gluon/contrib/nn/__init__.py": "from ast_hybrid.gluon.nn import HybridConcurrent, Concurrent, Identity\n",
+    "gluon/contrib/nn/__init__.py": "from ast_hybrid.gluon.contrib.nn import *\n",
     "gluon/utils.py": """
         def download(*args, **kwargs):
             raise RuntimeError("no network: pretrained weights are not available in this test")
