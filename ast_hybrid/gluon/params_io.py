@@ -4,15 +4,17 @@ Layout (MXNet 1.9.1, ``src/ndarray/ndarray.cc``, little endian)::
 
     uint64 0x112 (list magic)   uint64 0 (reserved)
     uint64 n                    n x NDArray:
-        uint32 0xF993FAC9 (V2 magic)  int32 storage type (0 = dense)
+        uint32 0xF993FAC9 (V2 magic)  int32 storage type (0 dense, 1 row_sparse, 2 csr)
+        [sparse: the stored values' shape: uint32 ndim  int64 dims[ndim]]
         uint32 ndim  int64 dims[ndim]          (ndim 0: nothing follows)
         int32 dev_type  int32 dev_id           (context; 1 0 = cpu)
         int32 dtype flag                       (0 f32, 1 f64, 2 f16, 3 u8, 4 i32, 5 i8, 6 i64, 7 bool)
-        raw C-order data
+        [sparse: per index array (row_sparse: rows; csr: indptr, columns): int32 dtype flag, shape]
+        raw C-order data                       [sparse: the stored values, then each index array]
     uint64 m (0 for a list, else n)  m x (uint64 len, utf-8 bytes)
 
-``save`` writes a ``dict`` (names kept) or a ``list``; ``load`` returns the
-same kind, with numpy arrays.
+``save`` writes a ``dict`` (names kept) or a ``list`` of dense arrays; ``load``
+returns the same kind, with numpy arrays (sparse ones densified).
 
     >>> import numpy as np, tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), 'x.params')
@@ -113,22 +115,61 @@ def _read_array(r: _Reader, index: int) -> np.ndarray | None:
         raise ParamsFileError(f"{r.where}: {what} has bad magic 0x{magic:08X} (expected 0x{V2_MAGIC:08X}); "
                               "not an MXNet NDArray file, or it is corrupt")
     (stype,) = r.take("<i", what + " storage type")
-    if stype != 0:
-        raise ParamsFileError(f"{r.where}: {what} has sparse storage type {stype}; only dense arrays are supported")
-    (ndim,) = r.take("<I", what + " ndim")
-    if ndim > 32:
-        raise ParamsFileError(f"{r.where}: {what} claims {ndim} dimensions; the file is corrupt")
-    shape = r.take(f"<{ndim}q", what + " shape")
-    if ndim == 0:
+    if stype not in _AUX_COUNT:
+        raise ParamsFileError(f"{r.where}: {what} has unknown storage type {stype}; the file is corrupt")
+    storage_shape = _read_shape(r, what + " storage shape") if _AUX_COUNT[stype] else None
+    shape = _read_shape(r, what + " shape")
+    if not shape:
         return None
     r.take("<ii", what + " context")
-    (flag,) = r.take("<i", what + " dtype")
+    dtype = _read_dtype(r, what + " dtype")
+    aux = [(_read_dtype(r, f"{what} index dtype"), _read_shape(r, f"{what} index shape"))
+           for _ in range(_AUX_COUNT[stype])]
+    data = _read_data(r, dtype, storage_shape or shape, what + " data")
+    if stype == 0:
+        return data
+    aux = [_read_data(r, t, s, f"{what} indices") for t, s in aux]
+    return _densify(stype, data, aux, shape, f"{r.where}: {what}")
+
+
+# number of index arrays per storage type: dense, row_sparse (row indices), csr (indptr, column indices)
+_AUX_COUNT = {0: 0, 1: 1, 2: 2}
+
+
+def _read_shape(r: _Reader, what: str) -> tuple:
+    (ndim,) = r.take("<I", what)
+    if ndim > 32:
+        raise ParamsFileError(f"{r.where}: {what} claims {ndim} dimensions; the file is corrupt")
+    return r.take(f"<{ndim}q", what)
+
+
+def _read_dtype(r: _Reader, what: str) -> np.dtype:
+    (flag,) = r.take("<i", what)
     if flag not in _DTYPES:
-        raise ParamsFileError(f"{r.where}: {what} has unsupported dtype flag {flag}")
-    dtype = np.dtype(_DTYPES[flag])
+        raise ParamsFileError(f"{r.where}: {what}: unsupported dtype flag {flag}")
+    return np.dtype(_DTYPES[flag])
+
+
+def _read_data(r: _Reader, dtype: np.dtype, shape: tuple, what: str) -> np.ndarray:
     count = int(np.prod(shape)) if shape else 1
-    data = r.raw(count * dtype.itemsize, what + " data")
-    return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+    return np.frombuffer(r.raw(count * dtype.itemsize, what), dtype=dtype).reshape(shape).copy()
+
+
+def _densify(stype: int, data: np.ndarray, aux: list, shape: tuple, where: str) -> np.ndarray:
+    """A sparse array as MXNet writes it (``row_sparse``: the stored rows and their indices; ``csr``:
+    values, row pointers, column indices), as the dense array it stands for."""
+    out = np.zeros(shape, data.dtype)
+    try:
+        if stype == 1:
+            out[aux[0]] = data
+        else:
+            indptr, cols = aux
+            rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
+            out[rows, cols] = data
+    except (IndexError, ValueError) as exc:
+        raise ParamsFileError(f"{where}: its sparse indices do not fit shape {shape} ({exc}); "
+                              "the file is corrupt") from None
+    return out
 
 
 def loads(buf: bytes, where: str = "<bytes>"):

@@ -81,8 +81,6 @@ rs = np.random.RandomState(0)
 for p in layer.collect_params().values():
     p.set_data(nd.array(rs.uniform(0.5, 1.5, p.shape)))
 layer.save_parameters({path!r})
-if isinstance(layer, nn.SparseEmbedding):   # the file holds it row-sparse; our reader takes dense arrays
-    nd.save({path!r}, {{k: v.tostype('default') for k, v in nd.load({path!r}).items()}})
 out['y'] = layer(nd.array(inp['x'])).asnumpy()
 with autograd.record():
     t = layer(nd.array(inp['x']))

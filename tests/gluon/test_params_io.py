@@ -49,6 +49,27 @@ def test_mxnet_reads_what_we_write(oracle, tmp_path):
         assert out[k].dtype == arrays[k].dtype and np.array_equal(out[k], arrays[k]), k
 
 
+@pytest.mark.oracle
+def test_reads_sparse_arrays_mxnet_writes(oracle, tmp_path):
+    """row_sparse (a SparseEmbedding's weight, as save_parameters writes it) and csr arrays load dense."""
+    path = str(tmp_path / "sparse.params")
+    ref = oracle.run(f"""
+rs = np.random.RandomState(2)
+dense = rs.uniform(-1, 1, (6, 3)).astype('float32'); dense[[0, 2, 5]] = 0
+mat = rs.uniform(-1, 1, (4, 5)); mat[rs.uniform(size=(4, 5)) < 0.6] = 0
+arrays = {{'rows': nd.array(dense).tostype('row_sparse'), 'none': nd.zeros((3, 2), stype='row_sparse'),
+          'csr': nd.array(mat, dtype='float64').tostype('csr'), 'int_rows': nd.array(dense * 10, dtype='int32')
+          .tostype('row_sparse'), 'dense': nd.array(dense)}}
+nd.save({path!r}, arrays)
+for k, v in arrays.items(): out[k] = v.tostype('default').asnumpy()
+meta['stypes'] = {{k: v.stype for k, v in arrays.items()}}
+""")
+    assert ref["meta"]["stypes"]["rows"] == "row_sparse" and ref["meta"]["stypes"]["csr"] == "csr"
+    back = params_io.load(path)
+    for k, v in back.items():
+        assert v.dtype == ref[k].dtype and np.array_equal(v, ref[k]), k
+
+
 def test_bad_files_give_clear_errors(tmp_path):
     p = tmp_path / "bad.params"
     p.write_bytes(b"hello world, not params at all")
@@ -68,3 +89,17 @@ def test_bad_files_give_clear_errors(tmp_path):
     p.write_bytes(bytes(corrupt))
     with pytest.raises(params_io.ParamsFileError, match="bad magic"):
         params_io.load(p)
+
+
+def test_corrupt_sparse_array_gives_a_clear_error():
+    import struct
+
+    head = struct.pack("<QQQ", params_io.LIST_MAGIC, 0, 1)
+    array = struct.pack("<Ii", params_io.V2_MAGIC, 1)                  # row_sparse
+    array += struct.pack("<Iqq", 2, 1, 2) + struct.pack("<Iqq", 2, 2, 2)   # one stored row of a (2, 2) array
+    array += struct.pack("<iii", 1, 0, 0) + struct.pack("<iIq", 6, 1, 1)   # cpu, float32; int64 indices (1,)
+    array += struct.pack("<ffq", 1.0, 2.0, 7)                          # the row, stored at index 7
+    with pytest.raises(params_io.ParamsFileError, match=r"array #0: its sparse indices do not fit shape \(2, 2\)"):
+        params_io.loads(head + array + struct.pack("<Q", 0))
+    fixed = head + array[:-8] + struct.pack("<q", 1) + struct.pack("<Q", 0)
+    assert params_io.loads(fixed)[0].tolist() == [[0.0, 0.0], [1.0, 2.0]]
