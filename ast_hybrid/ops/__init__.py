@@ -29,9 +29,11 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
   (MXNet: in the backward of a recorded step; equal after a step);
 - not available: ``pooling_convention='same'`` (MXNet 1.9.1 rejects it too),
   ``contrib.boolean_mask`` inside a compiled program (its size depends on the
-  data), ``ROIAlign`` with an adaptive ``sample_ratio``, the RNN op's
-  ``projection_size``/``use_sequence_length``, sparse storage (``F.sparse``
-  takes dense arrays), ``Custom`` operators;
+  data), ``ROIAlign`` with an adaptive ``sample_ratio``, sparse storage
+  (``F.sparse`` takes dense arrays), ``Custom`` operators;
+- the RNN op's ``use_sequence_length``, ``projection_size`` and LSTM state
+  clipping follow MXNet's GPU (cuDNN) build (its CPU build ignores the first
+  and the last and refuses the projection);
 - where MXNet reads out of bounds or returns garbage (a too-short BatchNorm
   gamma, ``reshape`` whose -1 does not divide, float16 FullyConnected on CPU)
   we raise a clear error or compute the result (``tests/ops``: DIVERGENT).

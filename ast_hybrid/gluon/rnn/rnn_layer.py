@@ -14,34 +14,34 @@ __all__ = ["RNN", "LSTM", "GRU"]
 class _RNNLayer(HybridBlock):
     def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
                  i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer,
-                 mode, activation="tanh", dtype="float32", **kwargs):
-        object.__setattr__(self, "_mode", mode)    # _alias() needs it during Block.__init__
+                 mode, projection_size, h2r_weight_initializer, lstm_state_clip_min, lstm_state_clip_max,
+                 lstm_state_clip_nan, dtype, use_sequence_length=False, **kwargs):
         super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise ValueError(f"Invalid layout {layout}; must be one of ['TNC' or 'NTC']")
         self._hidden_size, self._num_layers, self._layout = hidden_size, num_layers, layout
+        self._projection_size = projection_size if projection_size else None
         self._mode, self._dropout, self._dir, self._input_size = mode, dropout, 2 if bidirectional else 1, input_size
-        self._activation = activation
-        self._gates = {"rnn": 1, "lstm": 4, "gru": 3}[mode]
+        self._lstm_state_clip_min, self._lstm_state_clip_max = lstm_state_clip_min, lstm_state_clip_max
+        self._lstm_state_clip_nan, self._dtype = lstm_state_clip_nan, dtype
+        self._use_sequence_length = use_sequence_length
+        self._gates = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}[mode]
         ng, nh, ni = self._gates, hidden_size, input_size
+        nr = self._projection_size or nh              # what the recurrence and the next layer see
         for i in range(num_layers):
             for j in ["l", "r"][:self._dir]:
-                setattr(self, f"{j}{i}_i2h_weight", self.params.get(f"{j}{i}_i2h_weight", shape=(ng * nh, ni),
-                                                                    init=i2h_weight_initializer,
-                                                                    allow_deferred_init=True))
-                setattr(self, f"{j}{i}_h2h_weight", self.params.get(f"{j}{i}_h2h_weight", shape=(ng * nh, nh),
-                                                                    init=h2h_weight_initializer,
-                                                                    allow_deferred_init=True))
-                setattr(self, f"{j}{i}_i2h_bias", self.params.get(f"{j}{i}_i2h_bias", shape=(ng * nh,),
-                                                                  init=i2h_bias_initializer,
-                                                                  allow_deferred_init=True))
-                setattr(self, f"{j}{i}_h2h_bias", self.params.get(f"{j}{i}_h2h_bias", shape=(ng * nh,),
-                                                                  init=h2h_bias_initializer,
-                                                                  allow_deferred_init=True))
-            ni = nh * self._dir
+                self._register_param(f"{j}{i}_i2h_weight", (ng * nh, ni), i2h_weight_initializer, dtype)
+                self._register_param(f"{j}{i}_h2h_weight", (ng * nh, nr), h2h_weight_initializer, dtype)
+                self._register_param(f"{j}{i}_i2h_bias", (ng * nh,), i2h_bias_initializer, dtype)
+                self._register_param(f"{j}{i}_h2h_bias", (ng * nh,), h2h_bias_initializer, dtype)
+                if self._projection_size:
+                    self._register_param(f"{j}{i}_h2r_weight", (nr, nh), h2r_weight_initializer, dtype)
+            ni = nr * self._dir
 
-    def _alias(self):
-        return self._mode
+    def _register_param(self, name, shape, init, dtype):
+        p = self.params.get(name, shape=shape, init=init, allow_deferred_init=True, dtype=dtype)
+        setattr(self, name, p)
+        return p
 
     def _collect_params_with_prefix(self, prefix=""):
         # MXNet 1.9.1's structural names for fused layers (its "unfused" compatibility format)
@@ -60,39 +60,54 @@ class _RNNLayer(HybridBlock):
 
     def state_info(self, batch_size=0):
         shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        return [{"shape": shape, "__layout__": "LNC"}] * (2 if self._mode == "lstm" else 1)
+        if self._mode != "lstm":
+            return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype}]
+        h = shape[:2] + (self._projection_size or self._hidden_size,)
+        return [{"shape": h, "__layout__": "LNC", "dtype": self._dtype},
+                {"shape": shape, "__layout__": "LNC", "dtype": self._dtype}]
 
     def begin_state(self, batch_size=0, func=None, **kwargs):
         from ast_hybrid import nd
 
         func = func or nd.zeros
-        return [func(shape=i["shape"], **kwargs) for i in self.state_info(batch_size)]
+        states = []
+        for i, info in enumerate(self.state_info(batch_size)):
+            info = dict(info, **kwargs)
+            info.pop("__layout__", None)
+            states.append(func(name=f"{self.prefix}h0_{i}", **info))
+        return states
 
     def infer_shape(self, inputs, *args):
         ni = int(raw(inputs).shape[2])
         for j in ["l", "r"][:self._dir]:
             self._reg_params[f"{j}0_i2h_weight"].shape = (self._gates * self._hidden_size, ni)
 
-    def __call__(self, inputs, states=None):
-        if states is None:
+    def __call__(self, inputs, states=None, sequence_length=None):
+        skip_states = states is None
+        if skip_states:
             n = raw(inputs).shape[self._layout.find("N")]
-            out, _ = super().__call__(inputs, self.begin_state(n))
-            return out
+            states = self.begin_state(n)
         if not isinstance(states, (list, tuple)):
             states = [states]
-        return super().__call__(inputs, list(states))
+        args = (inputs, list(states)) + ((sequence_length,) if self._use_sequence_length else ())
+        out = super().__call__(*args)
+        return out[0] if skip_states else out
 
     forward = __call__
 
-    def hybrid_forward(self, F, inputs, states, **params):
+    def hybrid_forward(self, F, inputs, states, sequence_length=None, **params):
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, 0, 1)
+        gates = ("i2h", "h2h", "h2r") if self._projection_size else ("i2h", "h2h")
         flat = [params[f"{d}{i}_{g}_{t}"].reshape((-1,)) for t in ("weight", "bias") for i in range(self._num_layers)
-                for d in ["l", "r"][:self._dir] for g in ("i2h", "h2h")]
-        mode = f"rnn_{self._activation}" if self._mode == "rnn" else self._mode
-        out = F.RNN(inputs, F._internal._rnn_param_concat(*flat, dim=0), *states, state_size=self._hidden_size,
-                    num_layers=self._num_layers, bidirectional=self._dir == 2, p=self._dropout, state_outputs=True,
-                    mode=mode)
+                for d in ["l", "r"][:self._dir] for g in gates if g != "h2r" or t != "bias"]
+        extra = [sequence_length] if self._use_sequence_length else []
+        out = F.RNN(inputs, F._internal._rnn_param_concat(*flat, dim=0), *states, *extra,
+                    use_sequence_length=self._use_sequence_length, state_size=self._hidden_size,
+                    projection_size=self._projection_size, num_layers=self._num_layers,
+                    bidirectional=self._dir == 2, p=self._dropout, state_outputs=True, mode=self._mode,
+                    lstm_state_clip_min=self._lstm_state_clip_min, lstm_state_clip_max=self._lstm_state_clip_max,
+                    lstm_state_clip_nan=self._lstm_state_clip_nan)
         outputs, states = out[0], list(out[1:])
         if self._layout == "NTC":
             outputs = F.swapaxes(outputs, 0, 1)
@@ -100,29 +115,48 @@ class _RNNLayer(HybridBlock):
 
     def __repr__(self):
         shape = self._reg_params["l0_i2h_weight"].shape
-        mapping = f"{shape[1] if shape[1] else None} -> {self._hidden_size}"
-        return f"{type(self).__name__}({mapping}, {self._layout}, num_layers={self._num_layers}" + \
+        mapping = f"{shape[1] if shape[1] else None} -> {shape[0] // self._gates}"
+        return f"{type(self).__name__}({mapping}, {self._layout}" + \
+            (f", num_layers={self._num_layers}" if self._num_layers != 1 else "") + \
+            (f", dropout={self._dropout}" if self._dropout != 0 else "") + \
             (", bidirectional" if self._dir == 2 else "") + ")"
 
-
-def _layer(mode):
-    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False, input_size=0,
-                 i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
-                 h2h_bias_initializer="zeros", dtype="float32", activation="relu" if mode == "rnn" else "tanh",
-                 **kwargs):
-        _RNNLayer.__init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
-                           i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-                           h2h_bias_initializer, mode, activation, dtype, **kwargs)
-    return __init__
+    def cast(self, dtype):
+        super().cast(dtype)
+        self._dtype = dtype
 
 
 class RNN(_RNNLayer):
-    __init__ = _layer("rnn")
+    """Multi-layer Elman RNN (``activation`` relu or tanh), MXNet's signature."""
+
+    def __init__(self, hidden_size, num_layers=1, activation="relu", layout="TNC", dropout=0, bidirectional=False,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
+                 h2h_bias_initializer="zeros", input_size=0, dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "rnn_" + activation,
+                         None, None, None, None, False, dtype, **kwargs)
 
 
 class LSTM(_RNNLayer):
-    __init__ = _layer("lstm")
+    """Multi-layer LSTM; ``projection_size`` makes it an LSTMP, ``state_clip_*`` clip the cell state (both as
+    MXNet's cuDNN build computes them)."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False, input_size=0,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
+                 h2h_bias_initializer="zeros", projection_size=None, h2r_weight_initializer=None,
+                 state_clip_min=None, state_clip_max=None, state_clip_nan=False, dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "lstm",
+                         projection_size, h2r_weight_initializer, state_clip_min, state_clip_max, state_clip_nan,
+                         dtype, **kwargs)
 
 
 class GRU(_RNNLayer):
-    __init__ = _layer("gru")
+    """Multi-layer GRU, MXNet's signature."""
+
+    def __init__(self, hidden_size, num_layers=1, layout="TNC", dropout=0, bidirectional=False, input_size=0,
+                 i2h_weight_initializer=None, h2h_weight_initializer=None, i2h_bias_initializer="zeros",
+                 h2h_bias_initializer="zeros", dtype="float32", **kwargs):
+        super().__init__(hidden_size, num_layers, layout, dropout, bidirectional, input_size, i2h_weight_initializer,
+                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer, "gru",
+                         None, None, None, None, False, dtype, **kwargs)
