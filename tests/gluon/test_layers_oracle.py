@@ -28,6 +28,9 @@ CASES = [
     ("nn.GlobalMaxPool1D()", (2, 3, 5)),
     ("nn.BatchNorm()", (4, 3, 5, 5)),
     ("nn.BatchNorm(axis=-1, scale=False)", (4, 5, 3)),
+    ("nn.BatchNormReLU()", (4, 3, 5, 5)),
+    ("nn.AvgPool2D(3, 2, 1, True)", (1, 2, 8, 8)),             # ceil_mode is AvgPool2D's 4th positional
+    ("nn.MaxPool3D(2, 2, 0, True)", (1, 2, 5, 5, 5)),
     ("nn.LayerNorm()", (3, 6)),
     ("nn.InstanceNorm()", (2, 3, 6)),
     ("nn.GroupNorm(num_groups=2)", (2, 4, 3, 3)),

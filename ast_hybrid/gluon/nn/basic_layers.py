@@ -11,10 +11,9 @@ from ast_hybrid import autograd
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.ops._core import raw
 
-__all__ = ["Sequential", "HybridSequential", "Dense", "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm",
-           "Embedding", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Activation", "Dropout", "Flatten",
-           "Identity",
-           "Lambda", "HybridLambda", "Concurrent", "HybridConcurrent"]
+__all__ = ["Sequential", "HybridSequential", "Dense", "BatchNorm", "BatchNormReLU", "LayerNorm", "InstanceNorm",
+           "GroupNorm", "Embedding", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish", "Activation", "Dropout",
+           "Flatten", "Identity", "Lambda", "HybridLambda", "Concurrent", "HybridConcurrent"]
 
 
 class Sequential(Block):
@@ -131,6 +130,9 @@ class Dropout(HybridBlock):
 
 
 class Flatten(HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+
     def hybrid_forward(self, F, x):
         return F.Flatten(x)
 
@@ -230,8 +232,11 @@ class BatchNorm(HybridBlock):
             dtype = "float32"
         super().cast(dtype)
 
+    _fuse_relu = False
+
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
-        out = F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
+        norm = F.contrib.BatchNormWithReLU if self._fuse_relu else F.BatchNorm
+        out = norm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
         if autograd.is_training() and not self._kwargs["use_global_stats"]:
             # F.BatchNorm rebound running_mean/var to the updated statistics (MXNet's aux states)
             self.running_mean.set_data(running_mean)
@@ -242,6 +247,12 @@ class BatchNorm(HybridBlock):
         in_channels = self.gamma.shape[0]
         args = ", ".join(f"{k}={v}" for k, v in self._kwargs.items())
         return f"{type(self).__name__}({args}, in_channels={in_channels if in_channels else None})"
+
+
+class BatchNormReLU(BatchNorm):
+    """BatchNorm followed by ReLU, MXNet's fused layer (``contrib.BatchNormWithReLU``); BatchNorm's parameters."""
+
+    _fuse_relu = True
 
 
 class _Norm(HybridBlock):
@@ -368,11 +379,17 @@ class ELU(HybridBlock):
 
 
 class SELU(HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+
     def hybrid_forward(self, F, x):
         return F.LeakyReLU(x, act_type="selu")
 
 
 class GELU(HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+
     def hybrid_forward(self, F, x):
         return F.LeakyReLU(x, act_type="gelu")
 

@@ -107,8 +107,10 @@ class Conv3D(_Conv):
 
 
 def _transpose_class(name, n, layout0):
-    def __init__(self, channels, kernel_size, strides=(1,) * n, padding=(0,) * n, output_padding=(0,) * n,
-                 dilation=(1,) * n, groups=1, layout=layout0, activation=None, use_bias=True,
+    one, zero = ((1,) * n, (0,) * n) if n > 1 else (1, 0)      # MXNet's defaults, ints in 1-D
+
+    def __init__(self, channels, kernel_size, strides=one, padding=zero, output_padding=zero,
+                 dilation=one, groups=1, layout=layout0, activation=None, use_bias=True,
                  weight_initializer=None, bias_initializer="zeros", in_channels=0, **kwargs):
         _Conv.__init__(self, channels, _tup(kernel_size, n), strides, padding, dilation, groups, layout,
                        in_channels, activation, use_bias, weight_initializer, bias_initializer,
@@ -161,18 +163,31 @@ class _Pooling(HybridBlock):
                 f"pool_type={k['pool_type']}, layout={k['layout']})")
 
 
-def _pool_class(name, n, pool_type, default_layout, is_global):
+def _pool_class(name, n, pool_type, default_layout, is_global, ceil_first=False):
+    """A pooling layer with MXNet's constructor; ``ceil_first``: ``ceil_mode`` comes before ``layout``
+    (MXNet 1.9.1's MaxPool3D, AvgPool2D and AvgPool3D; the others put ``layout`` first)."""
+    size = (2,) * n if n > 1 else 2
     if is_global:
         def __init__(self, layout=default_layout, **kwargs):
             _Pooling.__init__(self, (1,) * n, None, 0, True, True, pool_type, layout, **kwargs)
-    elif pool_type == "max":
-        def __init__(self, pool_size=(2,) * n if n > 1 else 2, strides=None, padding=0, layout=default_layout,
-                     ceil_mode=False, **kwargs):
+    elif pool_type == "max" and ceil_first:
+        def __init__(self, pool_size=size, strides=None, padding=0, ceil_mode=False, layout=default_layout,
+                     **kwargs):
             _Pooling.__init__(self, _tup(pool_size, n), strides, padding, ceil_mode, False, "max", layout,
                               **kwargs)
+    elif pool_type == "max":
+        def __init__(self, pool_size=size, strides=None, padding=0, layout=default_layout, ceil_mode=False,
+                     **kwargs):
+            _Pooling.__init__(self, _tup(pool_size, n), strides, padding, ceil_mode, False, "max", layout,
+                              **kwargs)
+    elif ceil_first:
+        def __init__(self, pool_size=size, strides=None, padding=0, ceil_mode=False, layout=default_layout,
+                     count_include_pad=True, **kwargs):
+            _Pooling.__init__(self, _tup(pool_size, n), strides, padding, ceil_mode, False, "avg", layout,
+                              count_include_pad, **kwargs)
     else:
-        def __init__(self, pool_size=(2,) * n if n > 1 else 2, strides=None, padding=0, layout=default_layout,
-                     ceil_mode=False, count_include_pad=True, **kwargs):
+        def __init__(self, pool_size=size, strides=None, padding=0, layout=default_layout, ceil_mode=False,
+                     count_include_pad=True, **kwargs):
             _Pooling.__init__(self, _tup(pool_size, n), strides, padding, ceil_mode, False, "avg", layout,
                               count_include_pad, **kwargs)
     return type(name, (_Pooling,), {"__init__": __init__, "__module__": __name__})
@@ -183,10 +198,10 @@ AvgPool1D = _pool_class("AvgPool1D", 1, "avg", "NCW", False)
 GlobalMaxPool1D = _pool_class("GlobalMaxPool1D", 1, "max", "NCW", True)
 GlobalAvgPool1D = _pool_class("GlobalAvgPool1D", 1, "avg", "NCW", True)
 MaxPool2D = _pool_class("MaxPool2D", 2, "max", "NCHW", False)
-AvgPool2D = _pool_class("AvgPool2D", 2, "avg", "NCHW", False)
+AvgPool2D = _pool_class("AvgPool2D", 2, "avg", "NCHW", False, ceil_first=True)
 GlobalMaxPool2D = _pool_class("GlobalMaxPool2D", 2, "max", "NCHW", True)
 GlobalAvgPool2D = _pool_class("GlobalAvgPool2D", 2, "avg", "NCHW", True)
-MaxPool3D = _pool_class("MaxPool3D", 3, "max", "NCDHW", False)
-AvgPool3D = _pool_class("AvgPool3D", 3, "avg", "NCDHW", False)
+MaxPool3D = _pool_class("MaxPool3D", 3, "max", "NCDHW", False, ceil_first=True)
+AvgPool3D = _pool_class("AvgPool3D", 3, "avg", "NCDHW", False, ceil_first=True)
 GlobalMaxPool3D = _pool_class("GlobalMaxPool3D", 3, "max", "NCDHW", True)
 GlobalAvgPool3D = _pool_class("GlobalAvgPool3D", 3, "avg", "NCDHW", True)
