@@ -45,6 +45,10 @@ class Context:
     def __init__(self, device_type="cpu", device_id=0):
         if isinstance(device_type, Context):
             device_type, device_id = device_type.device_type, device_type.device_id
+        elif isinstance(device_type, str) and device_type.endswith(")") and "(" in device_type:
+            # "gpu(1)": the string form MXNet's operators take for ctx
+            device_type, _, rest = device_type.partition("(")
+            device_id = rest[:-1]
         if device_type not in ("cpu", "gpu", "cpu_pinned", "cpu_shared"):
             raise ValueError(f"Context: unknown device_type {device_type!r} (expected 'cpu' or 'gpu')")
         self.device_type, self.device_id = device_type, int(device_id)

@@ -53,16 +53,11 @@ from ast_hybrid.ops.legacy import *  # noqa: F401,F403
 from ast_hybrid.ops.linalg import batch_dot, dot  # noqa: F401
 from ast_hybrid.ops.nn import *  # noqa: F401,F403
 from ast_hybrid.ops.normalization import *  # noqa: F401,F403
-from ast_hybrid.ops.random import normal as random_normal  # noqa: F401
-from ast_hybrid.ops.random import uniform as random_uniform  # noqa: F401
-from ast_hybrid.ops.random import (exponential as random_exponential, gamma as random_gamma,  # noqa: F401
-                                   multinomial as sample_multinomial, poisson as random_poisson,
-                                   randint as random_randint, shuffle)
+from ast_hybrid.ops.random import shuffle  # noqa: F401
 from ast_hybrid.ops.reduce import *  # noqa: F401,F403
 from ast_hybrid.ops.rnn import RNN  # noqa: F401
 from ast_hybrid.ops.shape import *  # noqa: F401,F403
 
-normal, uniform = random_normal, random_uniform   # MXNet's legacy nd.normal / nd.uniform
 linalg_gemm, linalg_gemm2, linalg_potrf, linalg_potri = linalg.gemm, linalg.gemm2, linalg.potrf, linalg.potri
 linalg_trmm, linalg_trsm, linalg_syrk, linalg_sumlogdiag = linalg.trmm, linalg.trsm, linalg.syrk, linalg.sumlogdiag
 linalg_extractdiag, linalg_makediag, linalg_inverse, linalg_det = (linalg.extractdiag, linalg.makediag,

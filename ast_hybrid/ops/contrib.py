@@ -72,9 +72,13 @@ def _sync_batch_moments(data, moving_mean, moving_var, training=False):
     return [jnp.mean(x, axis=axes), jnp.var(x, axis=axes)]
 
 
-def BatchNormWithReLU(data, gamma, beta, moving_mean, moving_var, **kwargs):
+def BatchNormWithReLU(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+                      use_global_stats=False, output_mean_var=False, axis=1, cudnn_off=False, min_calib_range=None,
+                      max_calib_range=None, **kwargs):
     """``relu(BatchNorm(...))`` (MXNet's fused contrib op; same arguments as BatchNorm)."""
-    out = BatchNorm(data, gamma, beta, moving_mean, moving_var, **kwargs)
+    out = BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum, fix_gamma=fix_gamma,
+                    use_global_stats=use_global_stats, output_mean_var=output_mean_var, axis=axis,
+                    cudnn_off=cudnn_off, min_calib_range=min_calib_range, max_calib_range=max_calib_range, **kwargs)
     if isinstance(out, list):
         return [_relu(out[0])] + out[1:]
     return _relu(out)

@@ -182,7 +182,11 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
     return total / count
 
 
-Pooling_v1 = Pooling
+def Pooling_v1(data, kernel=(), pool_type="max", global_pool=False, pooling_convention="valid", stride=(), pad=(),
+               **kwargs):
+    """MXNet's deprecated Pooling_v1 (its argument order; max/avg/sum): ``Pooling``."""
+    return Pooling(data, kernel=kernel, pool_type=pool_type, global_pool=global_pool,
+                   pooling_convention=pooling_convention, stride=stride, pad=pad)
 
 
 @op

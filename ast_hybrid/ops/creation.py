@@ -48,7 +48,7 @@ def array(source_array, ctx=None, dtype=None):
     return _place(jnp.asarray(a), ctx)
 
 
-def from_numpy(ndarray, zero_copy=True):
+def from_numpy(ndarray, zero_copy=True, array_cls=None):
     return NDArray(jnp.asarray(ndarray))
 
 

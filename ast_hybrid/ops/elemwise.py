@@ -132,7 +132,15 @@ multiply = _make_binary("multiply", "mul")
 divide = _make_binary("divide", "div")
 true_divide = divide
 modulo = _make_binary("modulo", "mod")
-power = _make_binary("power", "power")
+_power = _make_binary("power", "power")
+
+
+def power(base, exp):
+    """MXNet's ``power(base, exp)``: ``base ** exp`` with broadcasting (either may be a scalar)."""
+    return _power(base, exp)
+
+
+power.op_name = "power"
 maximum = _make_binary("maximum", "maximum")
 minimum = _make_binary("minimum", "minimum")
 equal = _make_binary("equal", "equal")

@@ -1,6 +1,8 @@
 """The rest of MXNet's top-level ``nd`` names that real code still calls: ``crop`` (the old name of
 ``slice``), ``onehot_encode``, ``khatri_rao``, ``histogram``, ``cast_storage`` (dense only),
-``reset_arrays`` and the ``random_*`` aliases."""
+``reset_arrays`` and the raw ``random_*`` samplers (and ``nd.normal``/``nd.uniform``) with the operators'
+positional order ``(params..., shape, ctx, dtype)``; ``random_exponential`` takes the rate ``lam`` (the
+``nd.random.exponential`` wrapper takes ``scale``)."""
 
 from __future__ import annotations
 
@@ -10,14 +12,53 @@ import numpy as np
 
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import check, op, raw
-from ast_hybrid.ops.random import generalized_negative_binomial, negative_binomial
+from ast_hybrid.ops import random as _random
 from ast_hybrid.ops.shape import slice as crop
 
 __all__ = ["crop", "Crop", "onehot_encode", "khatri_rao", "histogram", "cast_storage", "reset_arrays",
-           "random_negative_binomial", "random_generalized_negative_binomial"]
+           "random_uniform", "random_normal", "random_exponential", "random_gamma", "random_poisson",
+           "random_negative_binomial", "random_generalized_negative_binomial", "random_randint",
+           "sample_multinomial", "normal", "uniform"]
 
-random_negative_binomial = negative_binomial
-random_generalized_negative_binomial = generalized_negative_binomial
+
+def random_uniform(low=0, high=1, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
+    return _random.uniform(low, high, shape, dtype, ctx, out)
+
+
+def random_normal(loc=0, scale=1, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
+    return _random.normal(loc, scale, shape, dtype, ctx, out)
+
+
+def random_exponential(lam=1, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
+    return _random.exponential(1.0 / lam, shape, dtype, ctx, out)
+
+
+def random_gamma(alpha=1, beta=1, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
+    return _random.gamma(alpha, beta, shape, dtype, ctx, out)
+
+
+def random_poisson(lam=1, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
+    return _random.poisson(lam, shape, dtype, ctx, out)
+
+
+def random_negative_binomial(k=1, p=1, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
+    return _random.negative_binomial(k, p, shape, dtype, ctx, out)
+
+
+def random_generalized_negative_binomial(mu=1, alpha=1, shape=None, ctx=None, dtype=None, out=None, name=None,
+                                         **kwargs):
+    return _random.generalized_negative_binomial(mu, alpha, shape, dtype, ctx, out)
+
+
+def random_randint(low, high, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
+    return _random.randint(low, high, shape, dtype, ctx, out)
+
+
+def sample_multinomial(data, shape=None, get_prob=False, dtype="int32", out=None, name=None, **kwargs):
+    return _random.multinomial(data, shape, get_prob, out, dtype)
+
+
+normal, uniform = random_normal, random_uniform     # MXNet's legacy nd.normal / nd.uniform are the raw ops
 
 
 def Crop(*args, **kwargs):

@@ -124,9 +124,6 @@ def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length
     return _softmax_kernel(data, length, axis, temperature, dtype, use_length, log=False)
 
 
-Softmax = softmax
-
-
 @op(compile_arrays=("data",))
 def log_softmax(data, axis=-1, temperature=None, dtype=None, use_length=False):
     """``log(softmax(data))``; MXNet 1.9.1's log_softmax takes no ``length``."""
@@ -194,6 +191,9 @@ def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=F
 
     f.defvjp(fwd, bwd)
     return f(x, lab)
+
+
+Softmax = SoftmaxOutput      # MXNet's deprecated name of SoftmaxOutput (not of softmax)
 
 
 @op

@@ -131,26 +131,34 @@ def _draw_out(res, out):
     return res
 
 
-def _like(dist, names, defaults, transform=None):
-    def like(data, *args, **kwargs):
-        vals = list(defaults)
-        for i, a in enumerate(args):
-            vals[i] = a
-        for i, name in enumerate(names):
-            vals[i] = kwargs.get(name, vals[i])
-        d = raw(data)
-        return _sample(rng.next_key(), dist, transform(vals) if transform else vals, tuple(d.shape), d.dtype)
-
-    like.__name__ = f"{dist}_like"
-    like.__doc__ = f"``{dist}`` samples with the shape and dtype of ``data`` (parameters {', '.join(names)})."
-    return like
+def _like(dist, data, params):
+    d = raw(data)
+    return _sample(rng.next_key(), dist, params, tuple(d.shape), d.dtype)
 
 
-uniform_like = _like("uniform", ("low", "high"), (0, 1))
-normal_like = _like("normal", ("loc", "scale"), (0, 1))
-exponential_like = _like("exponential", ("lam",), (1,), lambda v: [1.0 / v[0]])
-gamma_like = _like("gamma", ("alpha", "beta"), (1, 1))
-poisson_like = _like("poisson", ("lam",), (1,))
+def uniform_like(data, low=0, high=1, **kwargs):
+    """Uniform samples on [low, high) with the shape and dtype of ``data``."""
+    return _like("uniform", data, [low, high])
+
+
+def normal_like(data, loc=0, scale=1, **kwargs):
+    """Normal samples with the shape and dtype of ``data``."""
+    return _like("normal", data, [loc, scale])
+
+
+def exponential_like(data, lam=1, **kwargs):
+    """Exponential samples of rate ``lam`` with the shape and dtype of ``data``."""
+    return _like("exponential", data, [1.0 / lam])
+
+
+def gamma_like(data, alpha=1, beta=1, **kwargs):
+    """Gamma samples with the shape and dtype of ``data``."""
+    return _like("gamma", data, [alpha, beta])
+
+
+def poisson_like(data, lam=1, **kwargs):
+    """Poisson samples with the shape and dtype of ``data``."""
+    return _like("poisson", data, [lam])
 
 
 @op

@@ -101,7 +101,7 @@ CASES = RNN_CASES + POOLS + [
     "nd.log_softmax(x, length=lens, use_length=True)", "nd.softmin(x)", "nd.softmin(x3, axis=0, temperature=3)",
     "nd.SoftmaxActivation(x)", "nd.SoftmaxActivation(img, mode='channel')", "nd.SoftmaxActivation(x3)",
     "nd.SoftmaxOutput(x, lab)", "nd.SoftmaxOutput(img, nd.zeros((2, 7, 7)), multi_output=True)",
-    "nd.softmax_cross_entropy(x, lab)", "nd.Softmax(x, lab)",
+    "nd.softmax_cross_entropy(x, lab)", "nd.Softmax(x, lab)", "nd.Softmax(img, nd.zeros((2, 7, 7)), multi_output=True)",
     "nd.CTCLoss(ctc, ctc_lab)", "nd.CTCLoss(ctc, ctc_last, blank_label='last')",
     "nd.CTCLoss(ctc, ctc_lab, label_lengths=nd.array([2, 1, 1]), use_label_lengths=True)",
     "nd.CTCLoss(ctc, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)",

@@ -24,6 +24,11 @@ SHAPES = [
     "nd.random_uniform(shape=(2,))", "nd.random_normal(shape=(2,))", "nd.uniform(shape=(2,))",
     "nd.normal(shape=(1, 2))",
     "nd.sample_multinomial(probs)", "nd.Dropout(nd.ones((3, 3)), p=0.5, mode='always')",
+    # the raw operators' positional order (params, shape, ctx, dtype) and names
+    "nd.random_normal(0, 1, (2, 3), 'cpu(0)', 'float16')", "nd.random_exponential(lam=4, shape=(3,))",
+    "nd.random_uniform(0, 1, (2,), 'cpu(0)', 'float16')", "nd.random_randint(0, 5, (3,), 'cpu(0)', 'int32')",
+    "nd.sample_multinomial(probs, (2,), False, 'int32')", "nd.random.normal_like(nd.zeros((2,)), 10, 0.5)",
+    "nd.random.exponential_like(nd.zeros((3,)), 2)",
 ]
 CASES = [(f"shape of {c}", f"r = {c}\nres = [np.array(o.shape) for o in (r if isinstance(r, list) else [r])] + "
           f"[np.array(str(o.dtype)) for o in (r if isinstance(r, list) else [r])]") for c in SHAPES]
@@ -50,6 +55,12 @@ def test_moments_of_the_distributions():
     assert set(np.unique(r)) == {0, 1, 2, 3} and r.dtype == np.int32
     e = nd.random.exponential(2, shape=(20000,)).asnumpy()
     assert abs(e.mean() - 2) < 0.1
+    e = nd.random_exponential(lam=4, shape=(20000,)).asnumpy()      # the raw op takes the rate
+    assert abs(e.mean() - 0.25) < 0.01
+    e = nd.random.exponential_like(nd.zeros((20000,)), lam=4).asnumpy()
+    assert abs(e.mean() - 0.25) < 0.01
+    n = nd.random.normal_like(nd.zeros((20000,)), 10, 0.5).asnumpy()
+    assert abs(n.mean() - 10) < 0.05 and abs(n.std() - 0.5) < 0.05
     m = nd.random.multinomial(nd.array([0.2, 0.8, 0.0]), shape=(20000,)).asnumpy()
     assert abs((m == 1).mean() - 0.8) < 0.02 and not (m == 2).any()
     per = nd.random.uniform(nd.array([0.0, 10.0]), nd.array([1.0, 20.0]), shape=(1000,)).asnumpy()
