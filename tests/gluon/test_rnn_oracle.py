@@ -71,7 +71,11 @@ def test_fused_layer_matches_mxnet(oracle, tmp_path, ctor):
 
 @pytest.mark.parametrize("ctor,call", [("rnn.LSTMCell(6, input_size=7)", "layer.unroll(4, x, layout='NTC', "
                                         "merge_outputs=True)[0]"),
-                                       ("rnn.GRU(5, num_layers=2, input_size=7)", "layer(x)")])
+                                       ("rnn.GRU(5, num_layers=2, input_size=7)", "layer(x)"),
+                                       ("contrib.rnn.LSTMPCell(6, 3, input_size=7)", "layer.unroll(4, x, "
+                                        "layout='NTC', merge_outputs=True, valid_length=nd.array([4, 2, 3]))[0]"),
+                                       ("rnn.ResidualCell(rnn.GRUCell(7, input_size=7))", "layer.unroll(4, x, "
+                                        "layout='NTC', merge_outputs=True)[0]")])
 def test_imperative_parameter_gradients_match_mxnet(oracle, ctor, call):
     """``autograd.record()`` + ``backward()`` through the layer run op by op gives MXNet's parameter grads."""
     from ast_hybrid import autograd, nd
@@ -88,9 +92,11 @@ with autograd.record():
 loss.backward()
 grads = {{k: p.grad().asnumpy() for k, p in layer._collect_params_with_prefix().items()}}
 """
-    ref = oracle.run("from mxnet.gluon import rnn\nfrom mxnet import autograd\n" + code +
+    ref = oracle.run("from mxnet.gluon import rnn, contrib\nfrom mxnet import autograd\n" + code +
                      "out.update(grads)", x=X)
-    env = {"rnn": rnn, "nd": nd, "np": np, "autograd": autograd, "inp": {"x": X}}
+    from ast_hybrid.gluon import contrib
+
+    env = {"rnn": rnn, "contrib": contrib, "nd": nd, "np": np, "autograd": autograd, "inp": {"x": X}}
     exec(code, env)
     assert sorted(env["grads"]) == sorted(k for k in ref if k != "meta")
     for k, g in env["grads"].items():
