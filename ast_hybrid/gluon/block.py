@@ -473,12 +473,33 @@ class HybridBlock(Block):
         try:
             params = {k: p.data() for k, p in self._reg_params.items()}
         except DeferredInitializationError:
+            if type(self).infer_shape is HybridBlock.infer_shape:    # no rule of its own: the ops infer them
+                return self._call_deferred(args)
             self.infer_shape(*args)
             for p in self._reg_params.values():
                 p._finish_deferred_init()
             params = {k: p.data() for k, p in self._reg_params.items()}
         hf = self._converted() if _TRACE_STACK else self.hybrid_forward
         return wrap_outputs(hf(nd, *args, **params))
+
+    def _call_deferred(self, args):
+        """The first call with parameters of unknown shape: each reaches ``hybrid_forward`` as a stand-in
+        whose shape the first operator using it fills in (``gluon.deferred``)."""
+        from ast_hybrid.gluon.deferred import Deferred, inferring
+
+        params = {}
+        for k, p in self._reg_params.items():
+            if p._data is None and p._deferred_init and all(p.shape or (0,)):
+                p._finish_deferred_init()
+            params[k] = Deferred(p) if p._data is None and p._deferred_init else p.data()
+        with inferring():
+            out = self.hybrid_forward(nd, *args, **params)
+        unused = [p.name for p in self._reg_params.values() if p._data is None]
+        if unused:
+            raise DeferredInitializationError(
+                f"{type(self).__name__}'s first call did not pass {', '.join(map(repr, unused))} to an operator that "
+                "can infer its shape; give the full shape at construction, or an infer_shape(self, *inputs)")
+        return wrap_outputs(out)
 
     def _converted(self):
         fn = self.__dict__.get("_ah_converted")

@@ -94,7 +94,7 @@ class Parameter:
         if self._data is not None and not force_reinit:
             return
         default_init = _init.create(default_init) if default_init is not None else _init.Uniform()
-        explicit = self.init if self.init is not None else init
+        explicit = init if init is not None else self.init     # MXNet: an init given here wins over the parameter's
         if not _known(self._shape):
             if self.allow_deferred_init:
                 self._deferred_init = (explicit, default_init)
@@ -113,11 +113,10 @@ class Parameter:
                 f"deferred; its shape {self._shape} is still unknown")
         explicit, default_init = self._deferred_init
         self._deferred_init = ()
-        if isinstance(explicit, (_init.Initializer, str)):
-            value = default_init(self.name, self._shape, self.dtype, explicit=explicit)
-        else:
-            value = default_init(self.name, self._shape, self.dtype)
-        self._set(value)
+        # Gluon's rule (not the name patterns of Initializer.__call__): the parameter's own initializer,
+        # else the one given to initialize(), fills it whatever its name ends in
+        chosen = explicit if isinstance(explicit, (_init.Initializer, str)) else default_init
+        self._set(_init.create(chosen)._init_weight(self.name, self._shape, self.dtype))
 
     def reset_ctx(self, ctx=None):
         return None

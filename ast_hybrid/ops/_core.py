@@ -91,6 +91,12 @@ def _compiled(impl, arrays):
     return run
 
 
+# set while a block's first call infers the shapes of parameters declared with unknown dimensions: a
+# function (op name, impl, args, kwargs) -> (args, kwargs) that replaces those parameters' stand-ins by
+# their values (ast_hybrid.gluon.deferred); None otherwise
+DEFERRED: list = [None]
+
+
 def op(impl=None, *, name=None, compile_arrays=None):
     """Make ``impl`` (raw arrays in, array or list of arrays out) an MXNet op (see the module doc).
 
@@ -105,6 +111,8 @@ def op(impl=None, *, name=None, compile_arrays=None):
 
     @functools.wraps(impl)
     def call(*args, **kwargs):
+        if DEFERRED[0] is not None:         # a block's first call is filling in unknown parameter shapes
+            args, kwargs = DEFERRED[0](call.op_name, impl, args, kwargs)
         out = kwargs.pop("out", None) if "out" in kwargs else None
         kwargs.pop("name", None)
         kwargs.pop("attr", None)
