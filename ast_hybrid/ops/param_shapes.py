@@ -39,20 +39,17 @@ def _channels_last(a):
     return bool(layout) and layout.endswith("C")
 
 
-def _convolution(a):
-    d, k = _shape(a), tuple(a["kernel"])
-    c = d[-1] if _channels_last(a) else d[1]
-    n, g = int(a["num_filter"]), int(a.get("num_group", 1) or 1)
-    weight = (n,) + k + (c // g,) if _channels_last(a) else (n, c // g) + k
-    return {"weight": weight, "bias": (n,)}
-
-
-def _deconvolution(a):
-    d, k = _shape(a), tuple(a["kernel"])
-    c = d[-1] if _channels_last(a) else d[1]
-    n, g = int(a["num_filter"]), int(a.get("num_group", 1) or 1)
-    weight = (c,) + k + (n // g,) if _channels_last(a) else (c, n // g) + k
-    return {"weight": weight, "bias": (n,)}
+def _conv(transposed):
+    """Convolution: weight (num_filter, C / groups, *kernel); Deconvolution: (C, num_filter / groups, *kernel);
+    the channel dimension last in a channel-last layout."""
+    def rule(a):
+        d, k = _shape(a), tuple(a["kernel"])
+        last = _channels_last(a)
+        c = d[-1] if last else d[1]
+        n, g = int(a["num_filter"]), int(a.get("num_group", 1) or 1)
+        outer, inner = (c, n // g) if transposed else (n, c // g)
+        return {"weight": (outer,) + k + (inner,) if last else (outer, inner) + k, "bias": (n,)}
+    return rule
 
 
 def _per_channel(axis_default, names):
@@ -93,8 +90,8 @@ def _rnn(a):
 _BN = ("gamma", "beta", "moving_mean", "moving_var")
 RULES = {
     "FullyConnected": _fully_connected,
-    "Convolution": _convolution,
-    "Deconvolution": _deconvolution,
+    "Convolution": _conv(transposed=False),
+    "Deconvolution": _conv(transposed=True),
     "batch_norm_kernel": _per_channel(1, _BN),
     "LayerNorm": _per_channel(-1, ("gamma", "beta")),
     "InstanceNorm": _per_channel(1, ("gamma", "beta")),

@@ -117,7 +117,7 @@ except ValueError as e:
     p = Parameter("c_bias", shape=(200,))
     p.initialize()
     ours = np.asarray(p.data())
-    assert np.abs(ref["bias"]).max() <= 0.07 and np.abs(ours).max() <= 0.07 and np.abs(ours).std() > 0.02
+    assert np.abs(ref["bias"]).max() <= 0.07 and np.abs(ours).max() <= 0.07 and ours.std() > 0.03
     p = Parameter("c_k", shape=(3,), init="ones")
     p.initialize(init="zeros")
     assert np.asarray(p.data()).tolist() == ref["k"].tolist() == [0, 0, 0]
