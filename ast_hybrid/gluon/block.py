@@ -31,7 +31,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ast_hybrid import autograd, nd, rng
-from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, _assign
+from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, _assign, _known
 from ast_hybrid.autograd import _STATE
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import raw
@@ -489,7 +489,7 @@ class HybridBlock(Block):
 
         params = {}
         for k, p in self._reg_params.items():
-            if p._data is None and p._deferred_init and all(p.shape or (0,)):
+            if p._data is None and p._deferred_init and _known(p.shape):
                 p._finish_deferred_init()
             params[k] = Deferred(p) if p._data is None and p._deferred_init else p.data()
         with inferring():
