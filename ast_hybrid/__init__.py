@@ -12,17 +12,17 @@ linter never import jax:
 
 from importlib import import_module
 
-from .diagnostics import ConversionError, Diagnostic, Severity  # no jax here
+from .common.diagnostics import ConversionError, Diagnostic, Severity  # no jax here
 
 __version__ = "0.1.0"
 
 # name -> (module, attribute or None for the module itself)
 _LAZY = {
-    "lint": ("ast_hybrid.linting", "lint"),
-    "convert": ("ast_hybrid.api", "convert"),
-    "jit": ("ast_hybrid.api", "jit"),
-    "to_source": ("ast_hybrid.api", "to_source"),
-    "do_not_convert": ("ast_hybrid.api", "do_not_convert"),
+    "lint": ("ast_hybrid.linter.api", "lint"),
+    "convert": ("ast_hybrid.transpiler.api", "convert"),
+    "jit": ("ast_hybrid.transpiler.api", "jit"),
+    "to_source": ("ast_hybrid.transpiler.api", "to_source"),
+    "do_not_convert": ("ast_hybrid.transpiler.api", "do_not_convert"),
     "functional": ("ast_hybrid.gluon.functional", "functional"),
     "nd": ("ast_hybrid.nd", None),
     "sym": ("ast_hybrid.sym", None),

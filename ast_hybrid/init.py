@@ -22,8 +22,8 @@ __all__ = ["Initializer", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Zero", "O
 
 
 def _key():
-    """A fresh key from ``ast_hybrid.rng`` (``nd.random.seed`` makes initialisation reproducible)."""
-    from ast_hybrid.rng import next_key
+    """A fresh key from ``ast_hybrid.ops.rng`` (``nd.random.seed`` makes initialisation reproducible)."""
+    from ast_hybrid.ops.rng import next_key
 
     return next_key()
 

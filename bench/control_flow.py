@@ -13,7 +13,7 @@
 
 Medians of 5 repeats, microseconds per call.  Compare only numbers from one
 run (PERF_NOTES: the machine is noisy).  Where the transpiler
-(``ast_hybrid.api``) is not importable the converted column reads ``n/a``.
+(``ast_hybrid.transpiler.api``) is not importable the converted column reads ``n/a``.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=200)
     a = ap.parse_args(argv)
-    have = importlib.util.find_spec("ast_hybrid.api") is not None
+    have = importlib.util.find_spec("ast_hybrid.transpiler.api") is not None
     if have:
         import ast_hybrid
     user = load(USER_SRC, "user")

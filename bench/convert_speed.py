@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 
-from ast_hybrid.cli_convert import functions
-from ast_hybrid.converter import _collector_paused, compile_tree, lint_refusals, transform_function
-from ast_hybrid.source import SourceError, read_file
+from ast_hybrid.cli.convert import functions
+from ast_hybrid.transpiler.converter import _collector_paused, compile_tree, lint_refusals, transform_function
+from ast_hybrid.common.source import SourceError, read_file
 
 
 def convert_tree(root: Path):
@@ -52,7 +52,7 @@ def convert_tree(root: Path):
 def main(argv=None) -> int:
     trees = (argv if argv is not None else sys.argv[1:])
     if not trees:
-        from ast_hybrid.corpus import gluon_tree
+        from ast_hybrid.testing.corpus import gluon_tree
         trees = [str(gluon_tree())]
     status = 0
     for root in trees:

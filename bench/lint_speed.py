@@ -4,10 +4,10 @@ Usage::
 
     python bench/lint_speed.py [GLUON_DIR] [--repeat N]
 
-``GLUON_DIR`` defaults to :func:`ast_hybrid.corpus.gluon_tree` (the
+``GLUON_DIR`` defaults to :func:`ast_hybrid.testing.corpus.gluon_tree` (the
 ``mxnet/gluon`` tree of MXNet 1.9.1).  Times, medians of ``N`` repeats:
 
-1. in-process: :func:`ast_hybrid.linting.lint_files` over every file (files/s);
+1. in-process: :func:`ast_hybrid.linter.api.lint_files` over every file (files/s);
 2. whole process: ``python -m ast_hybrid lint DIR`` as a subprocess, start included;
 3. bare interpreter start (``python -c pass``), to show what process start costs;
 4. flake8 on the same files, whole process, one job (``-j1``), default checks.
@@ -53,10 +53,10 @@ def main(argv=None) -> int:
     if args.tree:
         tree = Path(args.tree)
     else:
-        from ast_hybrid.corpus import gluon_tree
+        from ast_hybrid.testing.corpus import gluon_tree
         tree = gluon_tree()
-    from ast_hybrid.config import Settings, discover
-    from ast_hybrid.linting import lint_files
+    from ast_hybrid.linter.config import Settings, discover
+    from ast_hybrid.linter.api import lint_files
 
     settings = Settings(root=tree)
     files, _ = discover([tree], settings)

@@ -112,7 +112,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     oracles = []        # MXNet as users run it, and as the tests' oracle runs it
     if not args.no_mxnet:
-        from ast_hybrid.oracle import Oracle, OracleUnavailable
+        from ast_hybrid.testing.oracle import Oracle, OracleUnavailable
 
         try:
             oracles = [Oracle(as_users_run_it=True), Oracle()]

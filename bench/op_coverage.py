@@ -15,7 +15,7 @@ import argparse
 import collections
 from pathlib import Path
 
-from ast_hybrid.corpus import f_op_sites as collect, gluon_files, resolve_op as resolve
+from ast_hybrid.testing.corpus import f_op_sites as collect, gluon_files, resolve_op as resolve
 
 
 def report(sites, numpy_sites, title):
@@ -35,7 +35,7 @@ def main(argv=None):
     ap.add_argument("trees", nargs="*", help="directories of Gluon code (default: MXNet's own gluon)")
     args = ap.parse_args(argv)
     if not args.trees:
-        from ast_hybrid.corpus import gluon_tree
+        from ast_hybrid.testing.corpus import gluon_tree
 
         root = gluon_tree()
         report(*collect(gluon_files(root), root), "mxnet/gluon (nn, rnn, loss, model_zoo/vision)")

@@ -45,7 +45,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     mx = None
     if not args.no_mxnet:
-        from ast_hybrid.oracle import Oracle, OracleUnavailable
+        from ast_hybrid.testing.oracle import Oracle, OracleUnavailable
 
         try:
             mx = Oracle(as_users_run_it=True)

@@ -1,1 +1,1 @@
-"""Transpiler passes: one gast transformer per module; see ast_hybrid.pipeline for their order."""
+"""Transpiler passes: one gast transformer per module; see ast_hybrid.transpiler.pipeline for their order."""

@@ -7,7 +7,7 @@ compiled program and raises ``AssertionError`` with the message there.
 
 After this pass no ``assert`` statement remains.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x):
 ...     assert x.sum() > 0, "x must be positive"
@@ -20,8 +20,8 @@ def f(x):
 
 from __future__ import annotations
 
-from ast_hybrid.templates import replace
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.templates import replace
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

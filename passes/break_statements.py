@@ -10,7 +10,7 @@ loop can break.
 
 After this pass no ``break`` remains and no loop has an ``else`` clause.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x, t):
 ...     while x > 0:
@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.jumps import add_loop_test, contains_jump, guard, lower_block
-from ast_hybrid.origin import copy_origin
-from ast_hybrid.templates import replace
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.jumps import add_loop_test, contains_jump, guard, lower_block
+from ast_hybrid.transpiler.ast_tools.origin import copy_origin
+from ast_hybrid.transpiler.ast_tools.templates import replace
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

@@ -14,7 +14,7 @@ look at their caller's frame (``locals``, ``globals``, ``vars``, ``eval``,
 
 After this pass every user call is a ``converted_call``.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(self, F, x):
 ...     y = self.helper(F, x, scale=2)
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.naming import RUNTIME
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.naming import RUNTIME
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

@@ -11,7 +11,7 @@ would neither give ``super()`` its implicit ``__class__`` cell nor mangle
 
 After this pass the function means the same when compiled at module level.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def hybrid_forward(self, F, x):
 ...     y = super().hybrid_forward(F, x)
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.templates import name
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.templates import name
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

@@ -6,7 +6,7 @@ statements after anything that may set it are guarded by ``if not flag``.
 
 After this pass no ``continue`` remains.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x):
 ...     for v in x:
@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.jumps import contains_jump, lower_block
-from ast_hybrid.origin import copy_origin
-from ast_hybrid.templates import replace
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.jumps import contains_jump, lower_block
+from ast_hybrid.transpiler.ast_tools.origin import copy_origin
+from ast_hybrid.transpiler.ast_tools.templates import replace
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

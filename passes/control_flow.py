@@ -10,7 +10,7 @@
   ``state = ah__.for_stmt(it, test_fn or None, body_fn, state, names)``.
 
 The state is what the statement may modify that is live around it
-(:meth:`~ast_hybrid.analysis.FunctionAnalysis.state`).  At run time a Python
+(:meth:`~ast_hybrid.transpiler.ast_tools.analysis.FunctionAnalysis.state`).  At run time a Python
 condition, range or iterable runs as plain Python, exactly as written; a
 traced one becomes ``lax.cond``/``while_loop``/``fori_loop``/``scan``.
 
@@ -24,13 +24,13 @@ statement is set to ``ah__.Undefined`` at its top (in a loop body: the top of
 the body, so a value of an earlier iteration, which is a parameter, is never
 clobbered).  Passing it to the runtime then never fails, and reading it still
 does where Python would (``ah__.ld``, the variables pass).  Each converted
-statement records a :class:`~ast_hybrid.sites.Site` for the runtime's
+statement records a :class:`~ast_hybrid.transpiler.sites.Site` for the runtime's
 diagnostics (HY030-HY033).
 
 After this pass no ``if``, ``while`` or ``for`` statement remains (in nested
 user functions aside: they are converted when they are called).
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x, n):
 ...     for i in range(n):
@@ -60,11 +60,11 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import CONTROL_FLOW, Anno, anno_get, own_statements
-from ast_hybrid.origin import copy_origin
-from ast_hybrid.sites import LoadIndex, build_site
-from ast_hybrid.templates import make_function, replace, tuple_of
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW, Anno, anno_get, own_statements
+from ast_hybrid.transpiler.ast_tools.origin import copy_origin
+from ast_hybrid.transpiler.sites import LoadIndex, build_site
+from ast_hybrid.transpiler.ast_tools.templates import make_function, replace, tuple_of
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

@@ -16,7 +16,7 @@ the tests the jump passes write (``not flag and test``) are lowered like the
 user's, and no earlier pass or analysis meets the thunks' scopes.  After this
 pass no ``BoolOp``, ``not`` or ``IfExp`` remains.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x, y):
 ...     s = x.sum()
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.templates import clone, replace_expr
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.templates import clone, replace_expr
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

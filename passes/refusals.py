@@ -15,9 +15,9 @@ semantics).
 
 After this pass every flagged statement is guarded.
 
->>> from ast_hybrid.passdoc import show
->>> from ast_hybrid.diagnostics import Diagnostic
->>> from ast_hybrid.source import Span
+>>> from ast_hybrid.transpiler.passdoc import show
+>>> from ast_hybrid.common.diagnostics import Diagnostic
+>>> from ast_hybrid.common.source import Span
 >>> def pass_(fn, ctx):
 ...     ctx.refusals = [Diagnostic("HY001", "in-place", "<doc>", Span(3, 5, 3, 11))]
 ...     return transform(fn, ctx)
@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import SCOPES, children
-from ast_hybrid.templates import name, replace
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.analysis import SCOPES, children
+from ast_hybrid.transpiler.ast_tools.templates import name, replace
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 

@@ -10,7 +10,7 @@ the function ends with ``return ah__.retval(ah__retval)`` (``None`` when no
 
 After this pass the function has exactly one ``return``, its last statement.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x):
 ...     if x.max() > 10:
@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import own_statements
-from ast_hybrid.jumps import add_loop_test, lower_block
-from ast_hybrid.origin import copy_origin
-from ast_hybrid.templates import replace
+from ast_hybrid.transpiler.ast_tools.analysis import own_statements
+from ast_hybrid.transpiler.ast_tools.jumps import add_loop_test, lower_block
+from ast_hybrid.transpiler.ast_tools.origin import copy_origin
+from ast_hybrid.transpiler.ast_tools.templates import replace
 
 __all__ = ["transform"]
 

@@ -6,7 +6,7 @@ assigned.  The control-flow pass gives such a variable the placeholder
 still fails where Python's read would:
 
 - every read that may run before its variable is assigned (definite
-  assignment, :mod:`ast_hybrid.analysis`) becomes ``ah__.ld(name)``, which
+  assignment, :mod:`ast_hybrid.transpiler.ast_tools.analysis`) becomes ``ah__.ld(name)``, which
   raises ``UnboundLocalError`` on the placeholder;
 - ``global``/``nonlocal`` declarations move to the top of the function and are
   recorded in ``ctx.declared``, so the functions the next pass creates can
@@ -15,7 +15,7 @@ still fails where Python's read would:
 After this pass every possibly-undefined read is checked, and the function's
 declarations are its first statements.
 
->>> from ast_hybrid.passdoc import show
+>>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x):
 ...     global calls
@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.analysis import CONTROL_FLOW, own_statements
-from ast_hybrid.templates import replace_expr
-from ast_hybrid.transformer import Transformer
+from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW, own_statements
+from ast_hybrid.transpiler.ast_tools.templates import replace_expr
+from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform", "PRESERVES_ANALYSIS"]
 

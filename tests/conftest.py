@@ -1,6 +1,6 @@
 """Shared fixtures: the MXNet oracle and the real-code corpus.
 
-Both are installed by the project itself (``python -m ast_hybrid.oracle
+Both are installed by the project itself (``python -m ast_hybrid.testing.oracle
 setup``; the corpus is downloaded and cached on first use).  Where they
 cannot be had on this machine the tests that need them are skipped, and the
 reason is printed loudly at the end of the run, never silently.
@@ -15,8 +15,8 @@ _UNAVAILABLE: list[str] = []
 
 @pytest.fixture(scope="session")
 def oracle():
-    """A live MXNet 1.9.1 process (``ast_hybrid.oracle.Oracle``)."""
-    from ast_hybrid.oracle import Oracle, OracleUnavailable
+    """A live MXNet 1.9.1 process (``ast_hybrid.testing.oracle.Oracle``)."""
+    from ast_hybrid.testing.oracle import Oracle, OracleUnavailable
 
     try:
         mx = Oracle()
@@ -30,7 +30,7 @@ def oracle():
 @pytest.fixture(scope="session")
 def gluon_tree():
     """Path to the unpacked ``mxnet/gluon`` tree of MXNet 1.9.1 (read, never imported)."""
-    from ast_hybrid.corpus import CorpusUnavailable, gluon_tree as find
+    from ast_hybrid.testing.corpus import CorpusUnavailable, gluon_tree as find
 
     try:
         return find()

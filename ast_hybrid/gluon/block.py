@@ -30,7 +30,8 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ast_hybrid import autograd, nd, rng
+from ast_hybrid import autograd, nd
+from ast_hybrid.ops import rng
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, _assign, _known
 from ast_hybrid.autograd import _STATE
 from ast_hybrid.ndarray import NDArray
@@ -505,7 +506,7 @@ class HybridBlock(Block):
         fn = self.__dict__.get("_ah_converted")
         if fn is None:
             try:
-                from ast_hybrid.api import convert
+                from ast_hybrid.transpiler.api import convert
             except ImportError:   # the transpiler is not there: trace the forward as written
                 fn = self.hybrid_forward
             else:

@@ -43,7 +43,7 @@ An exception inside the analysis of one function becomes an HY999
 internal-error diagnostic at that function; the other functions are still
 checked.
 
->>> from ast_hybrid.source import SourceFile
+>>> from ast_hybrid.common.source import SourceFile
 >>> code = '''
 ... class Net(HybridBlock):
 ...     def hybrid_forward(self, F, x):
@@ -60,8 +60,8 @@ checked.
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, Severity
-from ..source import SourceError, SourceFile
+from ast_hybrid.common.diagnostics import Diagnostic, Severity
+from ast_hybrid.common.source import SourceError, SourceFile
 from .noqa import noqa_map, suppressed
 
 __all__ = ["check_source", "TARGETS", "MAX_ROUNDS"]

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import gast
 
-from ..diagnostics import Fix
-from . import autofix
+from ast_hybrid.common.diagnostics import Fix
+from . import fixes
 from .kinds import is_op, Tag, Unit, definitely_tensor, module_family, tensorish
 
 __all__ = ["Finding", "Checker"]
@@ -45,7 +45,7 @@ class Finding:
 def _describe(node, src=None) -> str:
     if isinstance(node, gast.Name):
         return f"`{node.id}`"
-    text = autofix.segment(src, node) if src is not None else None
+    text = fixes.segment(src, node) if src is not None else None
     if text and "\n" not in text and len(text) <= 40:
         return f"`{text}`"
     return "a tensor"
@@ -287,8 +287,8 @@ class Checker:
             extends = Tag.S in prior or Tag.S in vk or isinstance(
                 node.value, (gast.Tuple, gast.List, gast.ListComp))
             if tensorish(prior) and not extends:
-                op = autofix.OPS.get(type(node.op), "?")
-                fix = autofix.augassign_fix(self.u, self.src, node)
+                op = fixes.OPS.get(type(node.op), "?")
+                fix = fixes.augassign_fix(self.u, self.src, node)
                 self.add("HY001", node, f"in-place `{op}=` on tensor `{tgt.id}`",
                          f"write `{tgt.id} = {tgt.id} {op} ...`: MXNet Symbols have no in-place "
                          "operators", fix)
@@ -366,7 +366,7 @@ class Checker:
         if fam in ("nd", "sym") and isinstance(func, gast.Attribute):
             ns = "mx.nd" if fam == "nd" else "mx.sym"
             name = path.split(".", 2)[2] if path and path.count(".") >= 2 else name
-            fix = autofix.use_f_fix(u, self.src, func) if u.style == "F" else None
+            fix = fixes.use_f_fix(u, self.src, func) if u.style == "F" else None
             self.add("HY007", node, f"operator `{name}` called through `{ns}` instead of `F`",
                      f"call `F.{name}(...)`: `{ns}` ops fail on "
                      + ("Symbols once hybridized" if fam == "nd" else "NDArrays when not hybridized"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..diagnostics import Diagnostic
+from ast_hybrid.common.diagnostics import Diagnostic
 from .checks import Checker
 from .kinds import EMPTY, Tag, Unit
 from .module import ModuleFacts

@@ -6,7 +6,7 @@ the line where the diagnostic *starts* (for a multi-line statement, its
 first line).  Only real comments count: a ``# noqa`` inside a string does
 not (checked with :mod:`tokenize`, only for files that mention ``noqa``).
 
->>> from ast_hybrid.source import SourceFile
+>>> from ast_hybrid.common.source import SourceFile
 >>> src = SourceFile.from_text("a = 1  # noqa\\nb = 2  # NOQA: hy001, HY004\\nc = '# noqa'\\n")
 >>> m = noqa_map(src)
 >>> m[1] is ALL, sorted(m[2]), 3 in m

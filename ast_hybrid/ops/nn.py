@@ -16,7 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid import autograd, rng
+from ast_hybrid import autograd
+from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import check, choice, norm_axis, op, raw, wrap
 
 __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin", "Softmax",

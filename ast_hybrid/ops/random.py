@@ -1,6 +1,6 @@
 """Random sampling: ``nd.random.uniform/normal/randn/randint/exponential/gamma/poisson/multinomial/shuffle``.
 
-Each call draws a fresh key from ``ast_hybrid.rng``: the eager stream, or
+Each call draws a fresh key from ``ast_hybrid.ops.rng``: the eager stream, or
 inside a hybridized program the program's own key, so every call of a
 compiled program gives new samples.  ``seed(n)`` makes the eager stream
 reproducible.  With scalar parameters the result has ``shape`` (``(1,)`` when
@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ast_hybrid import rng
+from ast_hybrid.ops import rng
 from ast_hybrid.ndarray import Context, NDArray
 from ast_hybrid.ops._core import as_tuple, check, op, raw
 

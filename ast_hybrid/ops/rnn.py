@@ -25,7 +25,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid import autograd, rng
+from ast_hybrid import autograd
+from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import check, choice, op
 
 __all__ = ["RNN", "cell_step", "GATES"]

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from ast_hybrid.diagnostics import Diagnostic, Edit, Fix, Severity
-from ast_hybrid.source import SourceError, Span
+from ast_hybrid.common.diagnostics import Diagnostic, Edit, Fix, Severity
+from ast_hybrid.common.source import SourceError, Span
 
 _AUG = re.compile(r"^(\s*)(\w+) ([-+*/])= (.+?)\s*$")
 

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import ast_hybrid
-from ast_hybrid.linting import lint
+from ast_hybrid.linter.api import lint
 
 
 def test_exported_lazily():

@@ -141,7 +141,7 @@ def test_subprocess_end_to_end_and_no_jax(tmp_path):
     assert done.returncode == 1 and "HY020" in done.stdout and "Traceback" not in done.stderr
     code = ("import sys; from ast_hybrid.cli import main; rc = main(['lint', '--isolated', %r]); "
             "assert 'jax' not in sys.modules, sorted(sys.modules); "
-            "sys.exit(rc)" % str(ROOT / "ast_hybrid" / "render.py"))
+            "sys.exit(rc)" % str(ROOT / "ast_hybrid" / "common" / "render.py"))
     done = _run(["-c", code], tmp_path)
     assert done.returncode == 0, done.stderr
 

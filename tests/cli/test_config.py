@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from ast_hybrid.config import (ConfigError, IgnoreMatcher, Settings, discover, find_pyproject,
+from ast_hybrid.linter.config import (ConfigError, IgnoreMatcher, Settings, discover, find_pyproject,
                                load_settings)
 
 

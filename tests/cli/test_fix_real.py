@@ -9,10 +9,10 @@ import ast
 
 import pytest
 
-from ast_hybrid.config import Settings
-from ast_hybrid.fixes import fix_text
-from ast_hybrid.linting import lint_source
-from ast_hybrid.source import SourceFile
+from ast_hybrid.linter.config import Settings
+from ast_hybrid.linter.apply import fix_text
+from ast_hybrid.linter.api import lint_source
+from ast_hybrid.common.source import SourceFile
 
 MODEL = '''\
 import mxnet as mx

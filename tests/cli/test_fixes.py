@@ -1,8 +1,8 @@
 import pytest
 
-from ast_hybrid.diagnostics import Diagnostic, Edit, Fix
-from ast_hybrid.fixes import apply_fixes, fix_file, fix_text
-from ast_hybrid.source import Span
+from ast_hybrid.common.diagnostics import Diagnostic, Edit, Fix
+from ast_hybrid.linter.apply import apply_fixes, fix_file, fix_text
+from ast_hybrid.common.source import Span
 
 
 def _d(span, content, appl="safe"):
@@ -30,7 +30,7 @@ def test_multiline_edit_and_crlf_columns():
 
 @pytest.fixture
 def _lint(fake_linter):
-    from ast_hybrid.source import SourceFile
+    from ast_hybrid.common.source import SourceFile
     return lambda text: fake_linter(SourceFile.from_text(text, "m.py"))
 
 

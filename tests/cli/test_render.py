@@ -1,10 +1,10 @@
 import json
 
-from ast_hybrid.diagnostics import Diagnostic, Edit, Fix, Severity
-from ast_hybrid.render import (render_github, render_json, render_sarif, render_statistics,
+from ast_hybrid.common.diagnostics import Diagnostic, Edit, Fix, Severity
+from ast_hybrid.common.render import (render_github, render_json, render_sarif, render_statistics,
                                render_summary, render_text)
-from ast_hybrid.rules import RULES
-from ast_hybrid.source import Span
+from ast_hybrid.common.rules import RULES
+from ast_hybrid.common.source import Span
 
 
 def _diag(path, **kw):

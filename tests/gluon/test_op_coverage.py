@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from ast_hybrid.corpus import f_op_sites, gluon_files, resolve_op as _resolve
+from ast_hybrid.testing.corpus import f_op_sites, gluon_files, resolve_op as _resolve
 
 pytestmark = pytest.mark.corpus
 

@@ -6,7 +6,7 @@ import ast
 import textwrap
 
 from ast_hybrid.linter import check_source
-from ast_hybrid.source import SourceFile
+from ast_hybrid.common.source import SourceFile
 
 
 def model(body: str, *, params: str = "x, y", header: str = "") -> str:

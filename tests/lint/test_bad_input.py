@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ast_hybrid.linter import check_source
-from ast_hybrid.linting import lint
-from ast_hybrid.source import SourceFile
+from ast_hybrid.linter.api import lint
+from ast_hybrid.common.source import SourceFile
 from lint_helpers import codes
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import collections
 import pytest
 
 from ast_hybrid.linter import check_source
-from ast_hybrid.source import read_file
+from ast_hybrid.common.source import read_file
 
 
 def _lint_tree(tree, target):

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from ast_hybrid.linter import check_source
-from ast_hybrid.rules import RULES
-from ast_hybrid.source import read_file
+from ast_hybrid.common.rules import RULES
+from ast_hybrid.common.source import read_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LINT_CODES = {c for c, r in RULES.items() if r.origin == "lint" and c != "HY020"}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ast_hybrid.diagnostics import Severity
+from ast_hybrid.common.diagnostics import Severity
 from lint_helpers import check, codes, model
 
 BOTH = ["jax", "mxnet"]

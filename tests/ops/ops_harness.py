@@ -101,7 +101,7 @@ def mx_results(oracle, cases, arrays):
 
 
 def _run_fresh(cases, arrays):
-    from ast_hybrid.oracle import Oracle
+    from ast_hybrid.testing.oracle import Oracle
 
     inputs = dict(arrays)
     inputs.update({f"case:{cid}": np.array(code) for cid, code in cases})

@@ -18,9 +18,9 @@ import gast
 sys.path.insert(0, str(Path(__file__).parent))
 import progen  # noqa: E402
 
-from ast_hybrid.converter import _class_name, bind, compile_tree, inner_code, transform_function  # noqa: E402
-from ast_hybrid.runtime import Runtime  # noqa: E402
-from ast_hybrid.source import SourceFile  # noqa: E402
+from ast_hybrid.transpiler.converter import _class_name, bind, compile_tree, inner_code, transform_function  # noqa: E402
+from ast_hybrid.transpiler.runtime import Runtime  # noqa: E402
+from ast_hybrid.common.source import SourceFile  # noqa: E402
 
 __all__ = ["load", "only"]
 

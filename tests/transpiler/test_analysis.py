@@ -5,9 +5,9 @@ from __future__ import annotations
 import gast
 import pytest
 
-from ast_hybrid.analysis import FunctionAnalysis, _QuietChains, bound_names
-from ast_hybrid.cli_convert import functions
-from ast_hybrid.source import read_file
+from ast_hybrid.transpiler.ast_tools.analysis import FunctionAnalysis, _QuietChains, bound_names
+from ast_hybrid.cli.convert import functions
+from ast_hybrid.common.source import read_file
 
 
 def _beniget_locals(fn):

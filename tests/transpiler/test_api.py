@@ -163,8 +163,8 @@ def test_lambda(m):
 
 
 def test_conversion_is_cached(m, monkeypatch):
-    from ast_hybrid import converter
-    from ast_hybrid.source import SourceFile
+    from ast_hybrid.transpiler import converter
+    from ast_hybrid.common.source import SourceFile
 
     f = load(MODULE, "f")        # a fresh function nobody converted yet
     reads = []
@@ -271,6 +271,6 @@ def test_helpers_of_installed_packages_are_converted_but_not_numerical_libraries
     ''')
     for x in (X, -X):
         np.testing.assert_allclose(ast_hybrid.jit(f)(x), f(x), rtol=1e-6)
-    from ast_hybrid.runtime.calls import should_convert
+    from ast_hybrid.transpiler.runtime.calls import should_convert
     assert not should_convert(jnp.tanh) and not should_convert(np.linalg.norm)
     assert not should_convert(inspect.getsource) and should_convert(f)

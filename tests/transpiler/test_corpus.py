@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from ast_hybrid.cli_convert import functions
-from ast_hybrid.converter import compile_tree, transform_function
-from ast_hybrid.source import read_file
+from ast_hybrid.cli.convert import functions
+from ast_hybrid.transpiler.converter import compile_tree, transform_function
+from ast_hybrid.common.source import read_file
 
 pytestmark = pytest.mark.corpus
 

@@ -13,7 +13,7 @@ from helpers import load
 
 import ast_hybrid
 from ast_hybrid import ConversionError
-from ast_hybrid.render import render_text
+from ast_hybrid.common.render import render_text
 
 X = jnp.array([1.0, 2.0], jnp.float32)
 
@@ -214,7 +214,7 @@ def test_diagnostics_render_in_every_format():
         return z
     ''')
     err = diagnose(f, X)
-    from ast_hybrid.render import render
+    from ast_hybrid.common.render import render
     for fmt in ("text", "json", "sarif", "github"):
         assert "HY030" in render(err.diagnostics, fmt)
     assert render_text(err.diagnostics, color=False) in str(err)

@@ -1,4 +1,4 @@
-"""``ast_hybrid.gastconv`` gives exactly what gast's own translators give, on real code."""
+"""``ast_hybrid.common.gastconv`` gives exactly what gast's own translators give, on real code."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ast
 import gast
 import pytest
 
-from ast_hybrid.gastconv import to_ast, to_gast
+from ast_hybrid.common.gastconv import to_ast, to_gast
 
 SNIPPETS = [
     "def f(a, /, b: int = 1, *args, c, d=2, **kw) -> int:\n    return a\n",

@@ -220,7 +220,7 @@ def test_all_jumps_together():
 
 
 def test_return_only_at_the_end_is_left_alone():
-    from ast_hybrid.passdoc import run
+    from ast_hybrid.transpiler.passdoc import run
     fn = run(return_statements, "def f(x):\n    y = x + 1\n    return y\n")
     assert [type(s).__name__ for s in fn.body] == ["Assign", "Return"]
 
@@ -300,14 +300,14 @@ def test_control_flow_nested_scopes_get_their_own_placeholders():
 
 def test_pipeline_on_python_values_equals_plain_python():
     """The whole pipeline, applied to the jump programs, on plain Python values."""
-    from ast_hybrid.pipeline import PASSES
+    from ast_hybrid.transpiler.pipeline import PASSES
     for src in (JUMPS, RETURNS, CONTROL, LOGICAL_SRC):
         original, converted = only(PASSES, src)
         same(original, converted, *SMALL)
 
 
 def test_every_pass_is_in_the_pipeline_once():
-    from ast_hybrid.pipeline import PASSES
+    from ast_hybrid.transpiler.pipeline import PASSES
     import passes
     import pkgutil
     modules = {m.name for m in pkgutil.iter_modules(passes.__path__) if not m.name.startswith("_")}

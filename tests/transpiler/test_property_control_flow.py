@@ -103,7 +103,7 @@ def test_variable_defined_in_one_traced_branch_raises_hy030(cond, assign):
     import jax.numpy as jnp
 
     import ast_hybrid
-    from ast_hybrid.diagnostics import ConversionError
+    from ast_hybrid.common.diagnostics import ConversionError
 
     src = f"def f(x):\n    if {cond}:\n        {assign}\n    return z\n"
     f = progen.load(src)

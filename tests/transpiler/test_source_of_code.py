@@ -9,7 +9,7 @@ import inspect
 import gast
 import pytest
 
-from ast_hybrid.source import SourceFile, _def_lines
+from ast_hybrid.common.source import SourceFile, _def_lines
 
 MODULE = '''
 import functools
@@ -149,7 +149,7 @@ def test_lambda_goes_to_inspect(mod):
 def test_user_ast_is_the_files_own_tree(mod, qualname):
     """An excerpt parsed by gast and moved back by ``user_ast`` equals Python's parse of the whole
     file at that ``def``: same nodes, same lines and columns (decorators aside: conversion drops them)."""
-    from ast_hybrid.origin import user_ast
+    from ast_hybrid.transpiler.ast_tools.origin import user_ast
 
     code = _code(mod, qualname)
     src = SourceFile.from_code(code)
@@ -163,7 +163,7 @@ def test_user_ast_is_the_files_own_tree(mod, qualname):
 def test_user_ast_fills_missing_locations_from_the_parent():
     import gast
 
-    from ast_hybrid.origin import user_ast
+    from ast_hybrid.transpiler.ast_tools.origin import user_ast
 
     src = SourceFile(text="def f(x):\n    return x\n", path="m.py", first_line=7, indent=4)
     fn = src.parse().body[0]

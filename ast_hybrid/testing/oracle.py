@@ -2,7 +2,7 @@
 
 MXNet 1.9.1 needs ``numpy<1.24``; jax needs numpy 2.  They cannot share an
 environment, so this module creates ``.venv-mxnet`` at the project root
-(``python -m ast_hybrid.oracle setup``) and talks to a long-lived MXNet
+(``python -m ast_hybrid.testing.oracle setup``) and talks to a long-lived MXNet
 process over a pipe.  Arrays cross as ``.npz`` bytes, a format both numpy
 versions read; everything else crosses as JSON.
 
@@ -36,7 +36,7 @@ import numpy as np
 __all__ = ["ROOT", "DEFAULT_VENV", "OracleUnavailable", "OracleError", "venv_python",
            "ensure_venv", "Oracle"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the repository: ast_hybrid/testing/oracle.py
 DEFAULT_VENV = ROOT / ".venv-mxnet"
 REQUIREMENTS = ("mxnet==1.9.1", "numpy<1.24")
 
@@ -156,7 +156,7 @@ class Oracle:
         reference values are deterministic."""
         python = ensure_venv(venv_dir) if create else venv_python(venv_dir)
         if not python.exists():
-            raise OracleUnavailable(f"no MXNet oracle at {venv_dir}; run `python -m ast_hybrid.oracle setup`")
+            raise OracleUnavailable(f"no MXNet oracle at {venv_dir}; run `python -m ast_hybrid.testing.oracle setup`")
         env = dict(os.environ, PYTHONPATH="")
         if not as_users_run_it:
             env.update(MXNET_ENGINE_TYPE="NaiveEngine", OMP_NUM_THREADS="1")
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
             return 2
         print(f"oracle ready: {python}")
         return 0
-    print("usage: python -m ast_hybrid.oracle setup [VENV_DIR]", file=sys.stderr)
+    print("usage: python -m ast_hybrid.testing.oracle setup [VENV_DIR]", file=sys.stderr)
     return 2
 
 

@@ -27,9 +27,9 @@ import sys
 import jax
 import jax.numpy as jnp
 
-from ..diagnostics import ConversionError, Diagnostic
-from ..naming import RETVAL
-from ..source import Span
+from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
+from ..ast_tools.naming import RETVAL
+from ast_hybrid.common.source import Span
 from . import calls, conditionals, loops
 from .values import Undefined, UndefinedReturn, as_pred, is_traced, ld, retval, unwrap
 

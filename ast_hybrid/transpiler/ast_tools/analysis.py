@@ -18,7 +18,7 @@ elsewhere.  ``tests/transpiler/test_analysis.py`` checks that both ways agree
 on every function of MXNet's Gluon.
 
 The analysis is cached by the pipeline and invalidated after each pass that
-changes the tree (:meth:`ast_hybrid.pipeline.Context.analysis`).  It expects
+changes the tree (:meth:`ast_hybrid.transpiler.pipeline.Context.analysis`).  It expects
 no ``break``/``continue`` and no early ``return`` (the passes before it remove
 them), so control flow is structured.
 

@@ -10,8 +10,8 @@
 
 Nothing here prints: every function returns a string.
 
->>> from ast_hybrid.diagnostics import Diagnostic
->>> from ast_hybrid.source import Span
+>>> from ast_hybrid.common.diagnostics import Diagnostic
+>>> from ast_hybrid.common.source import Span
 >>> d = Diagnostic("HY001", "in-place `+=` on tensor `x`", "m.py", Span(2, 5, 2, 11),
 ...                help="write `x = x + 1`",
 ...                source_lines={1: "def f(F, x):", 2: "    x += 1"})
@@ -284,7 +284,7 @@ def _file_uri(path: str) -> str:
 
 def render_sarif(diagnostics) -> str:
     """SARIF 2.1.0: the whole rule catalogue as ``rules``, one result per diagnostic."""
-    from . import __version__
+    from ast_hybrid import __version__
     from .rules import RULES
 
     rules = []

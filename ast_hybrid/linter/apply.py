@@ -8,8 +8,8 @@ round; edits are applied back to front so earlier offsets stay valid.
 second time.  :func:`fix_file` writes the file back in its own encoding
 (BOM included) and newline style, or returns a unified diff instead.
 
->>> from ast_hybrid.diagnostics import Diagnostic, Fix, Edit
->>> from ast_hybrid.source import Span
+>>> from ast_hybrid.common.diagnostics import Diagnostic, Fix, Edit
+>>> from ast_hybrid.common.source import Span
 >>> d = Diagnostic("HY001", "in-place", "m.py", Span(2, 5, 2, 11),
 ...                fix=Fix("rewrite", (Edit(Span(2, 5, 2, 11), "x = x + 1"),)))
 >>> apply_fixes("def f(x):\\n    x += 1\\n", [d])
@@ -125,7 +125,7 @@ def fix_file(path: str, lint_source, *, unsafe: bool = False, write: bool = True
     does and written back in the same encoding; a file that cannot be read
     is returned unchanged with the reader's diagnostics.
     """
-    from .source import SourceFile
+    from ast_hybrid.common.source import SourceFile
 
     with open(path, "rb") as fh:
         data = fh.read()
@@ -135,7 +135,7 @@ def fix_file(path: str, lint_source, *, unsafe: bool = False, write: bool = True
     except (SyntaxError, UnicodeDecodeError, LookupError):
         encoding, text = None, None
     if text is None:
-        from .linting import lint_file  # reports the HY020 for us
+        from .api import lint_file  # reports the HY020 for us
         from .config import Settings
         diags = lint_file(path, Settings(target="jax"))
         return FixResult(path, 0, diags, "", "")

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ..naming import is_synthetic
+from ..ast_tools.naming import is_synthetic
 from .values import Layout, describe
 
 __all__ = ["traced_cond"]

@@ -9,7 +9,7 @@ the converted code object's line numbers *are* the user's: a traceback through c
 user's file, line and source text with no mapping table at all.
 
 >>> import gast
->>> from ast_hybrid.source import SourceFile
+>>> from ast_hybrid.common.source import SourceFile
 >>> src = SourceFile.from_text("x = 1\\nif x:\\n    y = 2\\n", "m.py")
 >>> if_node = src.parse().body[1]
 >>> new = gast.Expr(value=gast.Constant(value=0, kind=None))
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 
 from .analysis import children
-from .gastconv import to_ast
+from ast_hybrid.common.gastconv import to_ast
 
 __all__ = ["copy_origin", "user_ast", "origin_span"]
 
@@ -67,7 +67,7 @@ def _first_line(src):
 
 
 def origin_span(source, node):
-    """The user-file :class:`~ast_hybrid.source.Span` of ``node`` (text coordinates)."""
+    """The user-file :class:`~ast_hybrid.common.source.Span` of ``node`` (text coordinates)."""
     return source.span(node)
 
 
@@ -75,7 +75,7 @@ def user_ast(tree, source):
     """The standard-library :mod:`ast` twin of gast ``tree``, located in the user's file.
 
     Locations move from ``source.text`` to the file (the dedent undone); a node
-    without one takes its parent's (:func:`ast_hybrid.gastconv.to_ast`).
+    without one takes its parent's (:func:`ast_hybrid.common.gastconv.to_ast`).
     """
     dl, dc = source.first_line - 1, source.indent
     return to_ast(tree, dl, dc, (source.first_line, dc, source.first_line, dc + 1))

@@ -1,7 +1,7 @@
 """The base of every pass: a gast ``NodeTransformer`` that keeps the user's locations.
 
 - A node returned in place of another (or a list of statements) inherits the
-  replaced node's location wherever it has none (:func:`~ast_hybrid.origin.copy_origin`),
+  replaced node's location wherever it has none (:func:`~ast_hybrid.transpiler.ast_tools.origin.copy_origin`),
   so everything a pass creates points back at the user's source.
 - ``skip_scopes = True`` makes the pass leave nested functions, lambdas,
   classes and comprehensions alone (a ``break`` inside a nested function is

@@ -1,7 +1,7 @@
 """The transpiler's pipeline: one function, one list of passes, in order.
 
 :func:`transform` takes the gast ``FunctionDef`` of one user function (parsed
-by :mod:`ast_hybrid.source`) and returns the converted ``FunctionDef``; the
+by :mod:`ast_hybrid.common.source`) and returns the converted ``FunctionDef``; the
 :class:`Context` carries what the passes share for this one conversion (the
 source, fresh names, the sites the runtime reports from, diagnostics, and the
 cached analysis).  Nothing outlives a conversion.
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from passes import (asserts, break_statements, call_trees, class_scope, continue_statements,
                     control_flow, logical, refusals, return_statements, variables)
 
-from .analysis import FunctionAnalysis
-from .naming import Namer
-from .source import SourceFile
+from .ast_tools.analysis import FunctionAnalysis
+from .ast_tools.naming import Namer
+from ast_hybrid.common.source import SourceFile
 
 __all__ = ["Context", "transform", "PASSES"]
 
@@ -43,7 +43,7 @@ class Context:
     namer: Namer
     #: the class a method is defined in (for ``super()`` and ``__private`` names), or None
     class_name: str | None = None
-    #: user line -> :class:`~ast_hybrid.sites.Site`, for the runtime's diagnostics
+    #: user line -> :class:`~ast_hybrid.transpiler.sites.Site`, for the runtime's diagnostics
     sites: dict = field(default_factory=dict)
     #: names the function declares ``global``/``nonlocal`` (generated functions redeclare them)
     declared: dict = field(default_factory=dict)

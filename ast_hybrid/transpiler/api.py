@@ -8,7 +8,7 @@ or a traced array (``lax.cond``, ``while_loop``, ``fori_loop``, ``scan``).
 as a decorator.  ``to_source(fn)`` shows the generated code.
 
     >>> import jax.numpy as jnp
-    >>> from ast_hybrid.demo import newton_sqrt      # `while abs(g * g - a) > 1e-4: ...`
+    >>> from ast_hybrid.cli.demo import newton_sqrt      # `while abs(g * g - a) > 1e-4: ...`
     >>> round(float(jit(newton_sqrt)(jnp.float32(2.0))), 4)
     1.4142
     >>> "ah__.while_stmt(" in to_source(newton_sqrt)
@@ -27,7 +27,7 @@ import types
 import weakref
 
 from .converter import cannot_convert, convert_function, converted_code
-from .diagnostics import ConversionError
+from ast_hybrid.common.diagnostics import ConversionError
 
 __all__ = ["convert", "jit", "to_source", "do_not_convert"]
 

@@ -93,7 +93,7 @@ class Settings:
 
     def check_selectors(self) -> None:
         """:class:`ConfigError` for a select/ignore entry that names no rule (a typo)."""
-        from .rules import RULES
+        from ast_hybrid.common.rules import RULES
 
         known = (*RULES, "HY999")
         entries = [*(self.select or ()), *self.extend_select, *self.ignore,

@@ -34,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from ast_hybrid import __version__
 
     p = _Parser(prog="ast-hybrid",
                 description="Lint MXNet Gluon models for hybridizability; convert them to JAX.")
@@ -102,7 +102,7 @@ def main(argv=None) -> int:
         if args.command == "convert":
             return _cmd_convert(args)
         if args.command == "demo":
-            from .demo import main as demo
+            from ast_hybrid.cli.demo import main as demo
             return demo()
         parser.print_help(sys.stderr)
         return EXIT_ERROR
@@ -131,10 +131,10 @@ def _join(values):
 
 
 def _cmd_lint(args) -> int:
-    from .config import ConfigError, discover
-    from .diagnostics import Severity
-    from .linting import lint_files, lint_source, resolve_settings
-    from .render import render, render_statistics, render_summary
+    from ast_hybrid.linter.config import ConfigError, discover
+    from ast_hybrid.common.diagnostics import Severity
+    from ast_hybrid.linter.api import lint_files, lint_source, resolve_settings
+    from ast_hybrid.common.render import render, render_statistics, render_summary
 
     paths = args.paths or ["."]
     try:
@@ -155,7 +155,7 @@ def _cmd_lint(args) -> int:
     fixed = failed_writes = 0
     diffs = []
     if args.fix or args.diff:
-        from .fixes import fix_file
+        from ast_hybrid.linter.apply import fix_file
 
         diagnostics = []
         for f in files:
@@ -163,7 +163,7 @@ def _cmd_lint(args) -> int:
                 res = fix_file(f, lambda src: lint_source(src, settings),
                                unsafe=args.unsafe_fixes, write=args.fix and not args.diff)
             except OSError as exc:
-                from .linting import lint_file
+                from ast_hybrid.linter.api import lint_file
                 diagnostics.extend(lint_file(f, settings))
                 _err(f"cannot fix {f}: {exc.strerror or exc}")
                 failed_writes += 1
@@ -208,16 +208,16 @@ def _cmd_lint(args) -> int:
 
 def _lint_stdin(args, settings, fmt) -> int:
     """``ast-hybrid lint -``: lint stdin (editors); with ``--fix`` print the fixed source."""
-    from .diagnostics import Severity
-    from .linting import lint_source
-    from .render import render, render_summary
-    from .source import SourceFile
+    from ast_hybrid.common.diagnostics import Severity
+    from ast_hybrid.linter.api import lint_source
+    from ast_hybrid.common.render import render, render_summary
+    from ast_hybrid.common.source import SourceFile
 
     name = args.stdin_filename or "-"
     text = sys.stdin.read()
     lint_text = lambda t: lint_source(SourceFile.from_text(t, name), settings)  # noqa: E731
     if args.fix:
-        from .fixes import fix_text
+        from ast_hybrid.linter.apply import fix_text
 
         res = fix_text(text, name, lint_text, unsafe=args.unsafe_fixes)
         sys.stdout.write(res.text)
@@ -238,7 +238,7 @@ def _lint_stdin(args, settings, fmt) -> int:
 
 
 def _cmd_rules(args) -> int:
-    from .rules import RULES
+    from ast_hybrid.common.rules import RULES
 
     for code, rule in RULES.items():
         fix = "[*]" if "safe" in rule.fix.lower() and not rule.fix.lower().startswith("no ") else "   "
@@ -248,7 +248,7 @@ def _cmd_rules(args) -> int:
 
 
 def _cmd_rule(args) -> int:
-    from .rules import get_rule
+    from ast_hybrid.common.rules import get_rule
 
     rule = get_rule(args.code)
     if rule is None:
@@ -273,7 +273,7 @@ def _cmd_rule(args) -> int:
 
 def _cmd_convert(args) -> int:
     """``convert FILE[::QUALNAME]``: the transpiler's output, from the source alone."""
-    from . import cli_convert
+    from ast_hybrid.cli import convert as cli_convert
 
     return cli_convert.run(args)
 

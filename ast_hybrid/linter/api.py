@@ -3,12 +3,12 @@
 What counts as a path and what as source:
 
 - a :class:`os.PathLike`, or a list/tuple of str/PathLike, is always paths
-  (files, or directories walked as :mod:`ast_hybrid.config` describes);
+  (files, or directories walked as :mod:`ast_hybrid.linter.config` describes);
 - a ``str`` that contains a newline, or that names no existing file or
   directory, is Python *source* (its diagnostics carry the path ``<string>``);
 - any other ``str`` is a path.
 
-Files are read with :func:`ast_hybrid.source.read_file` and checked by
+Files are read with :func:`ast_hybrid.common.source.read_file` and checked by
 :func:`ast_hybrid.linter.check_source`; nothing is imported or executed.  A
 file that cannot be read or decoded gives a HY020 diagnostic (at its
 position when it has one) and the other files go on; an exception inside the
@@ -25,8 +25,8 @@ from __future__ import annotations
 import os
 
 from .config import ConfigError, Settings, discover, find_pyproject, load_settings
-from .diagnostics import Diagnostic
-from .source import SourceError, SourceFile, read_file
+from ast_hybrid.common.diagnostics import Diagnostic
+from ast_hybrid.common.source import SourceError, SourceFile, read_file
 
 __all__ = ["lint", "lint_source", "lint_file", "lint_files", "resolve_settings",
            "missing_path", "ConfigError", "STRING_PATH"]
@@ -81,7 +81,7 @@ def _internal_error(path: str, exc: BaseException) -> Diagnostic:
 
 def lint_source(src: SourceFile, settings: Settings) -> list[Diagnostic]:
     """Check one decoded source; select/ignore applied; never raises."""
-    from .linter import check_source  # late: keeps `import ast_hybrid.linting` light
+    from . import check_source  # late: keeps `import ast_hybrid.linter.api` light
 
     try:
         found = check_source(src, target=settings.target)
@@ -123,12 +123,12 @@ def lint(path_or_source, *, target: str | None = None, select=None, ignore=None,
     ``"mxnet"`` (what breaks MXNet 1.x ``hybridize()``); default: the
     configuration's, else ``"jax"``.  ``select``/``ignore``: codes or prefixes
     (a list, or a comma-separated string).  ``config``: a ``pyproject.toml``
-    path or a :class:`~ast_hybrid.config.Settings`; else the nearest
+    path or a :class:`~ast_hybrid.linter.config.Settings`; else the nearest
     ``pyproject.toml`` is used unless ``respect_config=False``.
 
     A path that does not exist gives a positionless HY020 diagnostic and the
     other paths are still linted; a bad configuration raises
-    :class:`~ast_hybrid.config.ConfigError`.
+    :class:`~ast_hybrid.linter.config.ConfigError`.
     """
     if target is not None and target not in ("jax", "mxnet"):
         raise ValueError(f"target must be 'jax' or 'mxnet', not {target!r}")

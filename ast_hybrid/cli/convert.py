@@ -15,13 +15,13 @@ import sys
 
 import gast
 
-from .diagnostics import Diagnostic
-from .render import render_text
-from .source import SourceError, read_file
+from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from ast_hybrid.common.diagnostics import Diagnostic
+from ast_hybrid.common.render import render_text
+from ast_hybrid.common.source import SourceError, read_file
 
 __all__ = ["run", "functions"]
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 _DEFS = (gast.FunctionDef, gast.ClassDef)
 
 
@@ -38,7 +38,7 @@ def functions(module):
 
 
 def run(args) -> int:
-    from .converter import lint_refusals, transform_function
+    from ast_hybrid.transpiler.converter import lint_refusals, transform_function
 
     path, _, qualname = args.target.partition("::")
     try:

@@ -1,12 +1,12 @@
 """The one Diagnostic type, shared by the linter and the transpiler.
 
-A :class:`Diagnostic` is a finding at a :class:`~ast_hybrid.source.Span` of a
+A :class:`Diagnostic` is a finding at a :class:`~ast_hybrid.common.source.Span` of a
 user's file: a rule code (``HY001``), a severity, a message saying what is
 wrong and why, a ``help`` line saying what to write instead, and optionally a
 :class:`Fix` made of text :class:`Edit` s, marked safe or unsafe as in ruff.
-Nothing here prints; renderers live in :mod:`ast_hybrid.render`.
+Nothing here prints; renderers live in :mod:`ast_hybrid.common.render`.
 
->>> from ast_hybrid.source import Span
+>>> from ast_hybrid.common.source import Span
 >>> d = Diagnostic("HY001", "in-place `+=` on tensor `x`", "m.py", Span(3, 5, 3, 11),
 ...                help="write `x = x + y`",
 ...                fix=Fix("Replace with `x = x + y`", (Edit(Span(3, 5, 3, 11), "x = x + y"),)))

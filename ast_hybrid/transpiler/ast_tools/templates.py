@@ -12,7 +12,7 @@ A template is ordinary Python.  Every identifier that is a keyword argument of
 The template is parsed once (cached) and copied with its placeholders
 substituted in one walk; a substituted expression takes the Load/Store/Param
 context of the placeholder it replaces, so a name can be put on either side of
-``=``.  Template nodes carry no location: :func:`~ast_hybrid.origin.copy_origin`
+``=``.  Template nodes carry no location: :func:`~ast_hybrid.transpiler.ast_tools.origin.copy_origin`
 gives them the user's.  A replacement that the template does
 not use is an error: misspelt placeholders fail loudly instead of leaving a
 stray name in generated code.

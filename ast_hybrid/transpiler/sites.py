@@ -6,7 +6,7 @@ runs at, since it is compiled with the user's line numbers).  When the runtime
 finds at trace time that a traced branch leaves a variable undefined (HY030),
 changes a loop variable's shape (HY031), contains a statement that cannot be
 traced (HY032) or gives mismatched structures (HY033), it builds the
-:class:`~ast_hybrid.diagnostics.Diagnostic` from the site: the statement's span,
+:class:`~ast_hybrid.common.diagnostics.Diagnostic` from the site: the statement's span,
 and where each variable is assigned in each branch.  No jax here.
 """
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .analysis import SCOPES, children
-from .source import Span
+from .ast_tools.analysis import SCOPES, children
+from ast_hybrid.common.source import Span
 
 __all__ = ["Site", "LoadIndex", "build_site"]
 

@@ -2,20 +2,20 @@
 
 :func:`convert_function` is the whole path for a plain function:
 
-1. read its source through :mod:`ast_hybrid.source` (the code object's own
+1. read its source through :mod:`ast_hybrid.common.source` (the code object's own
    ``def``, not what ``__wrapped__`` points to) and parse it with gast;
 2. refuse what cannot be converted, with diagnostics pointing at the user's
    file: no source, generators, async functions (HY034); ask the linter for the
    in-place ops and host syncs (HY001-HY004) in the function, which are refused
    at run time when they meet a traced value (the ``refusals`` pass);
-3. run :func:`ast_hybrid.pipeline.transform`;
+3. run :func:`ast_hybrid.transpiler.pipeline.transform`;
 4. wrap the result in a factory ``def ah__factory(ah__, <free variables>)`` and
    compile it (:func:`compile_tree`) with every location moved to the user's file
-   (:func:`~ast_hybrid.origin.user_ast`), under the user's file name, so tracebacks
+   (:func:`~ast_hybrid.transpiler.ast_tools.origin.user_ast`), under the user's file name, so tracebacks
    and the runtime's diagnostics show the user's lines;
 5. build the new function from the compiled code with the original's globals,
    defaults and closure cells (closures stay live), plus one new cell: ``ah__``,
-   a :class:`~ast_hybrid.runtime.Runtime` of its own.
+   a :class:`~ast_hybrid.transpiler.runtime.Runtime` of its own.
 
 Steps 1-4 depend only on the code object and are cached by it
 (:class:`Converted`); step 5 is cheap and is done per function object.
@@ -32,10 +32,10 @@ import weakref
 
 import gast
 
-from .diagnostics import ConversionError, Diagnostic
-from .naming import PREFIX, RUNTIME, Namer
-from .origin import user_ast
-from .source import SourceError, SourceFile, Span
+from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
+from .ast_tools.naming import PREFIX, RUNTIME, Namer
+from .ast_tools.origin import user_ast
+from ast_hybrid.common.source import SourceError, SourceFile, Span
 
 __all__ = ["Converted", "converted_code", "convert_function", "transform_function", "compile_tree", "inner_code",
            "bind", "cannot_convert", "lint_refusals", "PRECHECK_CODES"]
@@ -230,7 +230,7 @@ def _find_lambda(module, code, source):
 
 @functools.lru_cache(maxsize=32)
 def _file_findings(path: str, text: str) -> tuple:
-    from .linter import check_source
+    from ast_hybrid.linter import check_source
 
     return tuple(d for d in check_source(SourceFile.from_text(text, path), target="jax")
                  if d.code in PRECHECK_CODES and d.severity.value == "error")

@@ -18,7 +18,7 @@ those definitions lets the array escape:
 
 >>> import ast
 >>> from ast_hybrid.linter import check_source
->>> from ast_hybrid.source import SourceFile
+>>> from ast_hybrid.common.source import SourceFile
 >>> code = '''
 ... class N(HybridBlock):
 ...     def hybrid_forward(self, F, x):
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import gast
 
-from ..diagnostics import Edit, Fix
+from ast_hybrid.common.diagnostics import Edit, Fix
 from .kinds import is_op, Tag, module_family
 
 OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",

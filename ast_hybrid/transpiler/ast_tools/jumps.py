@@ -3,7 +3,7 @@
 A jump (``break``, ``continue``, ``return``) is replaced by statements that set
 a flag; the statements after it in its block are unreachable and dropped; the
 statements after any compound statement that *may* jump are wrapped in
-``if not flag: ...`` (annotated :attr:`~ast_hybrid.analysis.Anno.FLAG_GUARD`),
+``if not flag: ...`` (annotated :attr:`~ast_hybrid.transpiler.ast_tools.analysis.Anno.FLAG_GUARD`),
 and so on outwards to the top of the block being lowered.  What is made is
 plain Python (``not``, ``and``): the logical pass, last in the pipeline,
 lowers it with the user's own operators.

@@ -21,9 +21,9 @@ __all__ = ["show", "run"]
 def run(pass_module, source: str, class_name: str | None = None):
     """The gast FunctionDef of ``source``'s first statement after ``pass_module``
     (a pass module, or its ``transform`` function)."""
-    from .naming import Namer
+    from .ast_tools.naming import Namer
     from .pipeline import Context
-    from .source import SourceFile
+    from ast_hybrid.common.source import SourceFile
 
     src = SourceFile.from_text(textwrap.dedent(source).strip() + "\n", "<doc>")
     fn = src.parse().body[0]

@@ -19,7 +19,7 @@ import time
 from ast_hybrid import nd
 from ast_hybrid.gluon import nn
 
-__all__ = ["GatedMLP", "newton_sqrt", "main"]
+__all__ = ["GatedMLP", "newton_sqrt", "main", "run"]
 
 
 def newton_sqrt(a):
@@ -62,8 +62,8 @@ def main() -> int:
     import numpy as np
 
     import ast_hybrid
-    from ast_hybrid.linting import lint
-    from ast_hybrid.render import render_text
+    from ast_hybrid.linter.api import lint
+    from ast_hybrid.common.render import render_text
 
     _section("1. ast-hybrid lint --target mxnet (static: this file is read, never imported)")
     found = lint(__file__, target="mxnet", respect_config=False)
@@ -100,6 +100,11 @@ def main() -> int:
         print(f"{label:>10}: {(time.perf_counter() - start) * 1e3:8.1f} ms")
     print("\nresults agree" if ok else "\nRESULTS DIFFER")
     return 0 if ok else 1
+
+
+def run(args) -> int:
+    """``ast-hybrid demo``."""
+    return main()
 
 
 if __name__ == "__main__":  # pragma: no cover

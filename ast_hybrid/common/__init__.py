@@ -1,0 +1,12 @@
+"""What the linter and the transpiler share: sources, locations, diagnostics, the rule catalogue.
+
+- ``source``: source files, spans and parsing (the one place that knows where code comes from);
+- ``gastconv``: ast <-> gast in one walk each;
+- ``diagnostics``: the one ``Diagnostic`` type (with its fixes and edits) and ``ConversionError``;
+- ``rules``: the rule catalogue, the one source of each rule's facts;
+- ``render``: diagnostics as text, JSON, SARIF and GitHub annotations.
+
+May import: the standard library, gast, and each other.  Never jax or numpy
+(``ast-hybrid lint`` must start fast and run where jax is not installed), and
+nothing else of ast_hybrid.
+"""
