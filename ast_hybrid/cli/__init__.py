@@ -1,6 +1,6 @@
 """The ``ast-hybrid`` command line (also ``python -m ast_hybrid``).
 
-Subcommands::
+Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``)::
 
     ast-hybrid lint PATH...        # hybridizability diagnostics (never imports the code)
     ast-hybrid rules               # every rule: code, name, fixability, summary
@@ -21,10 +21,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from importlib import import_module
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "EXIT_CLEAN", "EXIT_FINDINGS", "EXIT_ERROR"]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+# subcommand -> the module of this package that runs it (``run(args) -> exit code``),
+# imported only when that command runs: ``lint`` never loads jax
+COMMANDS = {"lint": "lint", "check": "lint", "rules": "rules", "rule": "rules",
+            "convert": "convert", "demo": "demo"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,19 +99,11 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_ERROR
     try:
-        if args.command in ("lint", "check"):
-            return _cmd_lint(args)
-        if args.command == "rules":
-            return _cmd_rules(args)
-        if args.command == "rule":
-            return _cmd_rule(args)
-        if args.command == "convert":
-            return _cmd_convert(args)
-        if args.command == "demo":
-            from ast_hybrid.cli.demo import main as demo
-            return demo()
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
+        command = import_module(f"{__name__}.{COMMANDS[args.command]}")
+        return command.run(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -117,165 +115,9 @@ def main(argv=None) -> int:
         return EXIT_CLEAN
 
 
-def _err(msg: str):
+def err(msg: str):
+    """Print a usage or tool error to stderr (what every command does before exiting 2)."""
     print(f"error: {msg}", file=sys.stderr)
-
-
-def _join(values):
-    if not values:
-        return None
-    out = []
-    for v in values:
-        out.extend(x for x in v.split(",") if x.strip())
-    return out
-
-
-def _cmd_lint(args) -> int:
-    from ast_hybrid.linter.config import ConfigError, discover
-    from ast_hybrid.common.diagnostics import Severity
-    from ast_hybrid.linter.api import lint_files, lint_source, resolve_settings
-    from ast_hybrid.common.render import render, render_statistics, render_summary
-
-    paths = args.paths or ["."]
-    try:
-        settings = resolve_settings(
-            paths, config=args.config, respect_config=not args.isolated,
-            target=args.target, select=_join(args.select), ignore=_join(args.ignore),
-            extend_select=_join(args.extend_select))
-    except ConfigError as exc:
-        _err(str(exc))
-        return EXIT_ERROR
-    fmt = args.output_format or settings.output_format
-    if paths == ["-"]:
-        return _lint_stdin(args, settings, fmt)
-    files, missing = discover(paths, settings)
-    for m in missing:
-        _err(f"path does not exist: {m}")
-
-    fixed = failed_writes = 0
-    diffs = []
-    if args.fix or args.diff:
-        from ast_hybrid.linter.apply import fix_file
-
-        diagnostics = []
-        for f in files:
-            try:
-                res = fix_file(f, lambda src: lint_source(src, settings),
-                               unsafe=args.unsafe_fixes, write=args.fix and not args.diff)
-            except OSError as exc:
-                from ast_hybrid.linter.api import lint_file
-                diagnostics.extend(lint_file(f, settings))
-                _err(f"cannot fix {f}: {exc.strerror or exc}")
-                failed_writes += 1
-                continue
-            fixed += res.fixed
-            if args.diff and res.changed:
-                diffs.append(res.diff())
-            diagnostics.extend(res.remaining)
-    else:
-        diagnostics = lint_files(files, settings)
-
-    out = sys.stdout
-    color = args.color if args.color is not None else (fmt == "text" and out.isatty())
-    if args.diff:
-        if diffs:
-            out.write("".join(diffs))
-        if not args.quiet:
-            print(f"Would fix {fixed} error{'s' if fixed != 1 else ''}.", file=sys.stderr)
-        return EXIT_FINDINGS if (fixed and not args.exit_zero) else (EXIT_ERROR if missing else EXIT_CLEAN)
-    if args.statistics:
-        if diagnostics:
-            print(render_statistics(diagnostics, unsafe_fixes=args.unsafe_fixes))
-    else:
-        text = render(diagnostics, fmt, color=color, unsafe_fixes=args.unsafe_fixes)
-        if fmt == "text":
-            if text:
-                out.write(text + "\n")
-            if not args.quiet:
-                print(render_summary(diagnostics, unsafe_fixes=args.unsafe_fixes, fixed=fixed,
-                                     fix_enabled=args.fix))
-        elif text or fmt != "github":
-            out.write(text + "\n")
-
-    internal = any(d.code == "HY999" for d in diagnostics)
-    if missing or internal or failed_writes:
-        return EXIT_ERROR
-    failing = any(d.severity != Severity.NOTE for d in diagnostics)
-    if failing and not args.exit_zero:
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
-
-
-def _lint_stdin(args, settings, fmt) -> int:
-    """``ast-hybrid lint -``: lint stdin (editors); with ``--fix`` print the fixed source."""
-    from ast_hybrid.common.diagnostics import Severity
-    from ast_hybrid.linter.api import lint_source
-    from ast_hybrid.common.render import render, render_summary
-    from ast_hybrid.common.source import SourceFile
-
-    name = args.stdin_filename or "-"
-    text = sys.stdin.read()
-    lint_text = lambda t: lint_source(SourceFile.from_text(t, name), settings)  # noqa: E731
-    if args.fix:
-        from ast_hybrid.linter.apply import fix_text
-
-        res = fix_text(text, name, lint_text, unsafe=args.unsafe_fixes)
-        sys.stdout.write(res.text)
-        diagnostics = res.remaining
-        if diagnostics:
-            print(render(diagnostics, "text", unsafe_fixes=args.unsafe_fixes), file=sys.stderr)
-    else:
-        diagnostics = lint_text(text)
-        out = render(diagnostics, fmt, unsafe_fixes=args.unsafe_fixes)
-        if out:
-            print(out)
-        if fmt == "text" and not args.quiet:
-            print(render_summary(diagnostics, unsafe_fixes=args.unsafe_fixes))
-    if any(d.code == "HY999" for d in diagnostics):
-        return EXIT_ERROR
-    failing = any(d.severity != Severity.NOTE for d in diagnostics)
-    return EXIT_FINDINGS if failing and not args.exit_zero else EXIT_CLEAN
-
-
-def _cmd_rules(args) -> int:
-    from ast_hybrid.common.rules import RULES
-
-    for code, rule in RULES.items():
-        fix = "[*]" if "safe" in rule.fix.lower() and not rule.fix.lower().startswith("no ") else "   "
-        origin = "" if rule.origin == "lint" else f"  ({rule.origin})"
-        print(f"{code}  {fix} {rule.name:<36} {rule.summary}{origin}")
-    return EXIT_CLEAN
-
-
-def _cmd_rule(args) -> int:
-    from ast_hybrid.common.rules import get_rule
-
-    rule = get_rule(args.code)
-    if rule is None:
-        _err(f"unknown rule code {args.code!r}; `ast-hybrid rules` lists them")
-        return EXIT_ERROR
-    print(f"# {rule.name} ({rule.code})\n")
-    print(f"{rule.summary}\n")
-    if rule.origin != "lint":
-        print(f"Reported by: `ast_hybrid.{rule.origin}` (at conversion time).\n")
-    for title, body in (("What it does", rule.what), ("Why is this bad?", rule.why),
-                        ("Example", rule.example), ("Use instead", rule.instead),
-                        ("Fix safety", rule.fix)):
-        if body:
-            print(f"## {title}\n")
-            if title in ("Example", "Use instead") and "```" not in body:
-                print(f"```python\n{body.strip()}\n```\n")
-            else:
-                print(f"{body.strip()}\n")
-    print(f"See {rule.url}")
-    return EXIT_CLEAN
-
-
-def _cmd_convert(args) -> int:
-    """``convert FILE[::QUALNAME]``: the transpiler's output, from the source alone."""
-    from ast_hybrid.cli import convert as cli_convert
-
-    return cli_convert.run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover
