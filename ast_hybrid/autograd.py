@@ -36,62 +36,66 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
            "set_training", "mark_variables", "backward", "grad", "get_symbol"]
 
 # [recording, training]: read on every op call and every hybridized call, so a plain list
-_STATE = [False, False]
+STATE = [False, False]
 
 
 def is_recording() -> bool:
-    return _STATE[0]
+    return STATE[0]
 
 
 def is_training() -> bool:
-    return _STATE[1]
+    return STATE[1]
 
 
 def set_recording(is_recording):  # noqa: F811  (MXNet's parameter name)
     """Set recording on or off; returns the previous state."""
-    prev = _STATE[0]
-    _STATE[0] = bool(is_recording)
+    prev = STATE[0]
+    STATE[0] = bool(is_recording)
     return prev
 
 
 def set_training(train_mode):  # noqa: F811
     """Set training mode on or off; returns the previous state."""
-    prev = _STATE[1]
-    _STATE[1] = bool(train_mode)
+    prev = STATE[1]
+    STATE[1] = bool(train_mode)
     return prev
 
 
 @contextlib.contextmanager
-def _scope(recording, training):
-    prev = list(_STATE)
+def mode_scope(recording, training):
+    """Within: recording and training as given (None keeps the current one); restored after.
+
+    What ``record()``, ``pause()``, ``train_mode()`` and ``predict_mode()`` are, and what the front uses to
+    run a block's call with both off.  Not MXNet API (as ``STATE`` and ``record_op``: ast-hybrid's own)."""
+    prev = list(STATE)
     if recording is not None:
-        _STATE[0] = bool(recording)
+        STATE[0] = bool(recording)
     if training is not None:
-        _STATE[1] = bool(training)
+        STATE[1] = bool(training)
     try:
         yield
     finally:
-        _STATE[:] = prev
+        STATE[:] = prev
 
 
 def record(train_mode=True):  # noqa: F811
     """Record the ops run inside for ``backward()``; training mode by default."""
-    return _scope(True, train_mode)
+    return mode_scope(True, train_mode)
 
 
 def pause(train_mode=False):  # noqa: F811
     """Stop recording inside (predict mode by default)."""
-    return _scope(False, train_mode)
+    return mode_scope(False, train_mode)
 
 
 def train_mode():
     """Training mode inside (Dropout active, BatchNorm uses batch statistics); recording unchanged."""
-    return _scope(None, True)
+    return mode_scope(None, True)
 
 
 def predict_mode():
     """Predict mode inside; recording unchanged."""
-    return _scope(None, False)
+    return mode_scope(None, False)
 
 
 # --- the tape ------------------------------------------------------------------------
@@ -132,7 +136,7 @@ def _ref(nd):
     return (ag, nd._arr) if isinstance(ag, _Leaf) else ag
 
 
-def _record(impl, args, kwargs, result=None):
+def record_op(impl, args, kwargs, result=None):
     """Run (or take the ``result`` of) ``impl`` on ``args``, and put it on the tape: NDArray outputs."""
     import jax
 

@@ -1,4 +1,14 @@
-"""The Gluon-compatible front: ``from ast_hybrid.gluon import nn, rnn, contrib, Block, HybridBlock, SymbolBlock``."""
+"""The Gluon-compatible front: ``from ast_hybrid.gluon import nn, rnn, contrib, Block, HybridBlock, SymbolBlock``.
+
+MXNet 1.9.1's ``mxnet.gluon`` with its module paths: ``block`` (Block, HybridBlock and ``hybridize()`` as
+one compiled program), ``parameter``, ``trainer``, ``loss``, ``nn``/``rnn``/``contrib``/``model_zoo``
+layers, ``params_io`` (MXNet's ``.params`` files), ``export``/``symbol_block``, ``functional`` (a block as
+a pure function for jax).
+
+May import: the ops (``ast_hybrid.ops``) and MXNet's other twins at the package root (``nd``,
+``ndarray``, ``autograd``, ``init``), jax, numpy, and the transpiler's ``api`` (a ``hybrid_forward`` with
+control flow on tensors is converted when it is hybridized).  Never the linter, the CLI or ``testing``.
+"""
 
 from ast_hybrid.gluon import contrib, loss, nn, rnn
 from ast_hybrid.gluon.block import Block, HybridBlock

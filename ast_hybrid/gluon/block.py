@@ -32,8 +32,8 @@ import numpy as np
 
 from ast_hybrid import autograd, nd
 from ast_hybrid.ops import rng
-from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, _assign, _known
-from ast_hybrid.autograd import _STATE
+from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
+from ast_hybrid.autograd import STATE
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
@@ -41,7 +41,7 @@ __all__ = ["Block", "HybridBlock"]
 
 _GLOBAL_COUNTER: dict = {}     # MXNet's NameManager: top-level block names dense0_, dense1_, ...
 _SCOPE_STACK: list = []        # the blocks whose name_scope() is open
-_TRACE_STACK: list = []        # the hybridized traces in progress (innermost last)
+TRACE_STACK: list = []        # the hybridized traces in progress (innermost last)
 
 
 class _BlockScope:
@@ -71,7 +71,7 @@ class _BlockScope:
         return current._block.prefix + prefix, params
 
 
-def _indent(s, n):
+def indent(s, n):
     lines = s.split("\n")
     return "\n".join([lines[0]] + [" " * n + line for line in lines[1:]])
 
@@ -98,7 +98,7 @@ class Block:
         object.__setattr__(self, name, value)
 
     def __repr__(self):
-        body = "\n".join(f"  ({k}): {_indent(repr(b), 2)}" for k, b in self._children.items())
+        body = "\n".join(f"  ({k}): {indent(repr(b), 2)}" for k, b in self._children.items())
         return f"{type(self).__name__}(\n{body}\n)"
 
     @property
@@ -200,7 +200,7 @@ class Block:
             candidates = [(structural, loaded), (full, loaded),
                           (full, {self.prefix + k: v for k, v in loaded.items()})]
             params, loaded = max(candidates, key=lambda c: len(set(c[0]) & set(c[1])))
-        _assign(params, loaded, where, allow_missing, ignore_extra)
+        assign_loaded(params, loaded, where, allow_missing, ignore_extra)
 
     save_params = save_parameters
     load_params = load_parameters
@@ -248,18 +248,18 @@ class _Trace:
     def bound(self):
         for p in self.params:
             p._trace = self
-        _TRACE_STACK.append(self)
+        TRACE_STACK.append(self)
         try:
             yield self
         finally:
-            _TRACE_STACK.pop()
+            TRACE_STACK.pop()
             for p in self.params:
                 p._trace = None
 
 
 def _mode(training):
     """Training or predict mode, with recording off (what a compiled program sees)."""
-    return autograd._scope(False, training)
+    return autograd.mode_scope(False, training)
 
 
 def _is_array(x):
@@ -349,7 +349,7 @@ class _Compiled:
         self.train = jax.jit(train)
 
     def __call__(self, args):
-        state = autograd._STATE
+        state = autograd.STATE
         if state[0] or state[1] or self.keyed:
             return self._call_slow(args)
         try:
@@ -360,9 +360,9 @@ class _Compiled:
 
     def _call_slow(self, args):
         xs = [a._arr if a.__class__ is NDArray else a for a in args]
-        if autograd._STATE[0]:
+        if autograd.STATE[0]:
             return self._call_recorded(args, xs)
-        if autograd._STATE[1]:
+        if autograd.STATE[1]:
             out, writes = self.train(self.leaves, *rng.stream(), *xs)
             self._write_back(writes)
             return out
@@ -388,7 +388,7 @@ class _Compiled:
         tracked = tuple(p.data() for p in self.params)
         nd_args = [a if a.__class__ is NDArray else NDArray(a) if _is_array(a) else a for a in args]
         base, count = rng.stream()
-        if autograd._STATE[1]:
+        if autograd.STATE[1]:
             out, writes = self.train(self.leaves, base, count, *xs)
             self._write_back(writes)
 
@@ -399,7 +399,7 @@ class _Compiled:
 
             def fn(leaves, *xs):
                 return strip(self.predict_keyed(leaves, base, count, *xs))
-        return autograd._record(fn, (tracked, *nd_args), {}, result=strip(out))
+        return autograd.record_op(fn, (tracked, *nd_args), {}, result=strip(out))
 
 
 class HybridBlock(Block):
@@ -441,8 +441,8 @@ class HybridBlock(Block):
 
     def __call__(self, *args):
         c = self._compiled                  # set only while hybridized
-        if c is not None and not _TRACE_STACK:
-            state = _STATE
+        if c is not None and not TRACE_STACK:
+            state = STATE
             if not (state[0] or state[1] or c.keyed) and len(args) == 1:   # the fast path: PERF_NOTES
                 x = args[0]
                 try:
@@ -450,7 +450,7 @@ class HybridBlock(Block):
                 except rng.KeyNeeded:
                     c.keyed = True
             return c(args)
-        if self._active and not _TRACE_STACK:
+        if self._active and not TRACE_STACK:
             return self._build(args)(args)
         return self._call_imperative(*args)
 
@@ -459,7 +459,7 @@ class HybridBlock(Block):
     def _build(self, args):
         params = list(self.collect_params().values())
         if any(p._data is None for p in params):
-            with autograd._scope(False, False):     # deferred shape inference, once, with no side effects
+            with autograd.mode_scope(False, False):     # deferred shape inference, once, with no side effects
                 self._call_imperative(*args)
             missing = [p.name for p in params if p._data is None]
             if missing:
@@ -480,7 +480,7 @@ class HybridBlock(Block):
             for p in self._reg_params.values():
                 p._finish_deferred_init()
             params = {k: p.data() for k, p in self._reg_params.items()}
-        hf = self._converted() if _TRACE_STACK else self.hybrid_forward
+        hf = self._converted() if TRACE_STACK else self.hybrid_forward
         return wrap_outputs(hf(nd, *args, **params))
 
     def _call_deferred(self, args):
@@ -490,7 +490,7 @@ class HybridBlock(Block):
 
         params = {}
         for k, p in self._reg_params.items():
-            if p._data is None and p._deferred_init and _known(p.shape):
+            if p._data is None and p._deferred_init and shape_known(p.shape):
                 p._finish_deferred_init()
             params[k] = Deferred(p) if p._data is None and p._deferred_init else p.data()
         with inferring():

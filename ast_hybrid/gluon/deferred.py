@@ -86,9 +86,9 @@ def _resolve(op_name, impl, args, kwargs):
 @contextlib.contextmanager
 def inferring():
     """Within: operators fill in the shapes of the :class:`Deferred` stand-ins they receive."""
-    saved = _core.DEFERRED[0]
-    _core.DEFERRED[0] = _resolve
+    hooks = _core.HOOKS
+    saved, hooks.resolve_deferred = hooks.resolve_deferred, _resolve
     try:
         yield
     finally:
-        _core.DEFERRED[0] = saved
+        hooks.resolve_deferred = saved

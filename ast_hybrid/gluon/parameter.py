@@ -34,7 +34,7 @@ class DeferredInitializationError(RuntimeError):
     """The parameter's shape is not known yet; its block must see an input first."""
 
 
-def _known(shape) -> bool:
+def shape_known(shape) -> bool:
     return shape is not None and all(int(s) > 0 for s in shape)
 
 
@@ -95,7 +95,7 @@ class Parameter:
             return
         default_init = _init.create(default_init) if default_init is not None else _init.Uniform()
         explicit = init if init is not None else self.init     # MXNet: an init given here wins over the parameter's
-        if not _known(self._shape):
+        if not shape_known(self._shape):
             if self.allow_deferred_init:
                 self._deferred_init = (explicit, default_init)
                 return
@@ -107,7 +107,7 @@ class Parameter:
     def _finish_deferred_init(self):
         if not self._deferred_init:
             return
-        if not _known(self._shape):
+        if not shape_known(self._shape):
             raise DeferredInitializationError(
                 f"Parameter {self.name!r} has not been initialized yet because initialization was "
                 f"deferred; its shape {self._shape} is still unknown")
@@ -162,7 +162,7 @@ class Parameter:
         import jax.numpy as jnp
 
         arr = jnp.asarray(raw(data), dtype=self.dtype)
-        if self._shape is not None and _known(self._shape) and tuple(arr.shape) != tuple(self._shape):
+        if self._shape is not None and shape_known(self._shape) and tuple(arr.shape) != tuple(self._shape):
             raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {tuple(arr.shape)}, "
                              f"expected shape {tuple(self._shape)}")
         self._deferred_init = ()
@@ -338,10 +338,10 @@ class ParameterDict:
         loaded = params_io.load(filename)
         loaded = {restore_prefix + k.split(":", 1)[-1] if k.startswith(("arg:", "aux:")) else restore_prefix + k: v
                   for k, v in loaded.items()}
-        _assign(self._params, loaded, str(filename), allow_missing, ignore_extra)
+        assign_loaded(self._params, loaded, str(filename), allow_missing, ignore_extra)
 
 
-def _assign(params, loaded, where, allow_missing, ignore_extra):
+def assign_loaded(params, loaded, where, allow_missing, ignore_extra):
     """Set ``params`` (name -> Parameter) from ``loaded`` (name -> array), with clear errors."""
     if not allow_missing:
         missing = [k for k in params if k not in loaded]

@@ -61,9 +61,9 @@ class SymbolBlock(HybridBlock):
         if param_file is not None:
             loaded = params_io.load(param_file)
             loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
-            from ast_hybrid.gluon.parameter import _assign
+            from ast_hybrid.gluon.parameter import assign_loaded
 
-            _assign({p.name: p for p in block._order}, loaded, os.fspath(param_file), allow_missing, ignore_extra)
+            assign_loaded({p.name: p for p in block._order}, loaded, os.fspath(param_file), allow_missing, ignore_extra)
         return block
 
     def _drop_leaves(self):

@@ -37,6 +37,13 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
 - where MXNet reads out of bounds or returns garbage (a too-short BatchNorm
   gamma, ``reshape`` whose -1 does not divide, float16 FullyConnected on CPU)
   we raise a clear error or compute the result (``tests/ops``: DIVERGENT).
+
+Besides the families: ``_core`` (what makes a function an op: eager, traced, recorded for autograd),
+``param_shapes`` (the shapes of deferred parameters, per op), ``rng`` (the PRNG stream behind
+``random``, Dropout and the initializers).
+
+May import: jax, numpy, ``ast_hybrid.ndarray`` and ``ast_hybrid.autograd``.  Never the linter, the
+transpiler's tools, the CLI or ``testing``.
 """
 
 from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \

@@ -91,10 +91,21 @@ def _compiled(impl, arrays):
     return run
 
 
-# set while a block's first call infers the shapes of parameters declared with unknown dimensions: a
-# function (op name, impl, args, kwargs) -> (args, kwargs) that replaces those parameters' stand-ins by
-# their values (ast_hybrid.gluon.deferred); None otherwise
-DEFERRED: list = [None]
+class CallHooks:
+    """What every op consults on each call, set by the front around a region of calls (one instance: HOOKS).
+
+    ``resolve_deferred``: set while a block's first call infers the shapes of parameters declared with
+    unknown dimensions (:func:`ast_hybrid.gluon.deferred.inferring`): a function (op name, impl, args,
+    kwargs) -> (args, kwargs) that replaces those parameters' stand-ins by their values; None otherwise.
+    """
+
+    __slots__ = ("resolve_deferred",)
+
+    def __init__(self):
+        self.resolve_deferred = None
+
+
+HOOKS = CallHooks()
 
 
 def op(impl=None, *, name=None, compile_arrays=None):
@@ -106,18 +117,19 @@ def op(impl=None, *, name=None, compile_arrays=None):
         return functools.partial(op, name=name, compile_arrays=compile_arrays)
     from ast_hybrid import autograd
 
-    state = autograd._STATE
+    state = autograd.STATE
+    hooks = HOOKS
     run = _compiled(impl, compile_arrays) if compile_arrays else impl
 
     @functools.wraps(impl)
     def call(*args, **kwargs):
-        if DEFERRED[0] is not None:         # a block's first call is filling in unknown parameter shapes
-            args, kwargs = DEFERRED[0](call.op_name, impl, args, kwargs)
+        if hooks.resolve_deferred is not None:   # a block's first call is filling in unknown parameter shapes
+            args, kwargs = hooks.resolve_deferred(call.op_name, impl, args, kwargs)
         out = kwargs.pop("out", None) if "out" in kwargs else None
         kwargs.pop("name", None)
         kwargs.pop("attr", None)
         if state[0] and _tracked(args, kwargs):
-            result = autograd._record(impl, args, kwargs)
+            result = autograd.record_op(impl, args, kwargs)
         else:
             result = wrap(run(*[_unwrap_arg(a) for a in args],
                               **{k: _unwrap_arg(v) for k, v in kwargs.items()}))

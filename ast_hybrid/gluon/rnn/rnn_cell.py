@@ -20,7 +20,7 @@ GRU gates: reset, update, candidate (the candidate uses ``reset * h2h``).
 
 from __future__ import annotations
 
-from ast_hybrid.gluon.block import _TRACE_STACK, Block, HybridBlock, _indent, wrap_inputs
+from ast_hybrid.gluon.block import TRACE_STACK, Block, HybridBlock, indent, wrap_inputs
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
@@ -315,7 +315,7 @@ class _Stack:
     each taking its slice of the states."""
 
     def __repr__(self):
-        body = "\n".join(f"({i}): {_indent(repr(m), 2)}" for i, m in self._children.items())
+        body = "\n".join(f"({i}): {indent(repr(m), 2)}" for i, m in self._children.items())
         return f"{type(self).__name__}(\n{body}\n)"
 
     def add(self, cell):
@@ -459,8 +459,8 @@ class _Carried:
 
 
 def _carried(cell):
-    if _TRACE_STACK:
-        return _TRACE_STACK[-1].carried.setdefault(id(cell), {})
+    if TRACE_STACK:
+        return TRACE_STACK[-1].carried.setdefault(id(cell), {})
     return cell.__dict__.setdefault("_carried_values", {})
 
 

@@ -18,6 +18,11 @@ switches to ``lax`` only when a condition, bound or iterable is a traced array:
 
 ``args`` are the current values of the state variables; each branch/body
 function takes them as parameters and returns the ``names`` variables.
+
+May import: jax, numpy, ``ast_hybrid.common`` (diagnostics, spans) and
+``ast_tools.naming`` (the reserved names).  Never a pass, the pipeline, the
+converter, the linter or the Gluon front: generated code and the runtime
+know nothing of how the code was produced.
 """
 
 from __future__ import annotations
