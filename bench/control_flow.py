@@ -12,7 +12,7 @@
     ``jax.jit(hand_written)``.
 
 Medians of 5 repeats, microseconds per call.  Compare only numbers from one
-run (PERF_NOTES: the machine is noisy).  Where the transpiler
+run (the machine is noisy: two runs differ by up to 1.5x).  Where the transpiler
 (``ast_hybrid.transpiler.api``) is not importable the converted column reads ``n/a``.
 """
 

@@ -8,7 +8,7 @@ subprocess and is timed inside that process, its repeats interleaved with ours, 
 runs it (its threaded engine, OpenMP on every core: the engine overlaps Python with compute) and as
 the tests' oracle runs it (the synchronous NaiveEngine on one thread).  Times are medians of 9
 repeats (the contenders timed in turn, so all see the same noise), in microseconds per call; the
-ratios are the point (PERF_NOTES: the machine is noisy, compare only numbers from one run).
+ratios are the point (the machine is noisy: two runs differ by up to 1.5x, compare only numbers from one run).
 """
 
 from __future__ import annotations

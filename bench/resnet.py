@@ -2,10 +2,11 @@
 
     python bench/resnet.py [--calls N] [--no-mxnet]
 
-Medians of 5 repeats, ms per call, one run (PERF_NOTES: compare ratios only).  MXNet runs as a user
+Medians of 5 repeats, ms per call, one run (the machine is noisy: compare ratios only).  MXNet runs as a user
 runs it: its threaded engine, OpenMP on every core (the tests' oracle uses one thread).
 Our convolutions run in NCHW as written: wrapping each convolution in NCHW<->NHWC transposes measured
-the same (XLA already relayouts per convolution); the win PERF_NOTES measured needs the whole program in NHWC.
+the same (XLA already relayouts per convolution); the win of NHWC (a hand-written ResNet-18 in NHWC
+measured 1.9x MXNet's time at batch 1 against 2.8x in NCHW) needs the whole program in NHWC.
 """
 
 from __future__ import annotations
