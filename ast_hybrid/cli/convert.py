@@ -18,6 +18,7 @@ import gast
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from ast_hybrid.common.diagnostics import Diagnostic
 from ast_hybrid.common.render import render_text
+from ast_hybrid.common.rules import message
 from ast_hybrid.common.source import SourceError, read_file
 
 __all__ = ["run", "functions"]
@@ -48,7 +49,9 @@ def run(args) -> int:
         if err.span is None:
             print(f"error: {err.path}: {err.message}", file=sys.stderr)
         else:
-            print(render_text([Diagnostic("HY020", err.message, err.path, err.span)], color=False), file=sys.stderr)
+            text, help = message("HY020", "convert-cli", reason=err.message)
+            print(render_text([Diagnostic("HY020", text, err.path, err.span, help=help)], color=False),
+                  file=sys.stderr)
         return EXIT_ERROR
     found = list(functions(module))
     if qualname:

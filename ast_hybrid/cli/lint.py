@@ -14,11 +14,15 @@ from dataclasses import dataclass, field
 
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, err
 from ast_hybrid.common.diagnostics import Severity
+from ast_hybrid.common.rules import CATALOGUE
 from ast_hybrid.common.render import render, render_statistics, render_summary
 from ast_hybrid.linter.api import lint_file, lint_files, lint_source, resolve_settings
 from ast_hybrid.linter.config import ConfigError, discover
 
 __all__ = ["run"]
+
+#: codes that are a failure of ast-hybrid itself (HY999): the run exits 2
+_INTERNAL = frozenset(code for code, rule in CATALOGUE.items() if rule.internal)
 
 
 @dataclass
@@ -111,7 +115,7 @@ def report(args, outcome: Outcome, fmt: str) -> None:
 
 def exit_code(diagnostics, exit_zero: bool) -> int:
     """ruff's: 2 when the tool failed (an internal error), 1 when a finding fails the run (notes never do)."""
-    if any(d.code == "HY999" for d in diagnostics):
+    if any(d.code in _INTERNAL for d in diagnostics):
         return EXIT_ERROR
     failing = any(d.severity != Severity.NOTE for d in diagnostics)
     return EXIT_FINDINGS if failing and not exit_zero else EXIT_CLEAN

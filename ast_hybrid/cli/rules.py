@@ -1,9 +1,13 @@
-"""``ast-hybrid rules`` (every rule, one line each) and ``ast-hybrid rule CODE`` (one rule's page)."""
+"""``ast-hybrid rules`` (every rule, one line each) and ``ast-hybrid rule CODE`` (one rule's page).
+
+Both read the catalogue's :data:`~ast_hybrid.common.rules.RULES`: the rules
+about user code (an internal entry such as HY999 is neither listed nor paged).
+"""
 
 from __future__ import annotations
 
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, err
-from ast_hybrid.common.rules import RULES, get_rule
+from ast_hybrid.common.rules import RULES
 
 __all__ = ["run"]
 
@@ -14,14 +18,14 @@ def run(args) -> int:
 
 def print_index() -> int:
     for code, rule in RULES.items():
-        fix = "[*]" if "safe" in rule.fix.lower() and not rule.fix.lower().startswith("no ") else "   "
+        fix = "[*]" if rule.fixes else "   "
         origin = "" if rule.origin == "lint" else f"  ({rule.origin})"
         print(f"{code}  {fix} {rule.name:<36} {rule.summary}{origin}")
     return EXIT_CLEAN
 
 
 def print_page(code: str) -> int:
-    rule = get_rule(code)
+    rule = RULES.get(code.upper())
     if rule is None:
         err(f"unknown rule code {code!r}; `ast-hybrid rules` lists them")
         return EXIT_ERROR

@@ -213,7 +213,7 @@ def render_summary(diagnostics, *, unsafe_fixes: bool = False, fixed: int = 0,
 
 def render_statistics(diagnostics, *, unsafe_fixes: bool = False) -> str:
     """``--statistics``: one line per code, most frequent first (ruff's layout)."""
-    from .rules import RULES
+    from .rules import CATALOGUE
 
     counts = Counter(d.code for d in diagnostics)
     fixable = {d.code for d in diagnostics if is_fixable(d, unsafe_fixes)}
@@ -221,8 +221,8 @@ def render_statistics(diagnostics, *, unsafe_fixes: bool = False) -> str:
     width = max((len(str(n)) for _, n in rows), default=1)
     out = []
     for code, n in rows:
-        rule = RULES.get(code)
-        name = rule.name if rule else ("internal-error" if code == "HY999" else "")
+        rule = CATALOGUE.get(code)
+        name = rule.name if rule else ""
         mark = "[*]" if code in fixable else "[ ]"
         out.append(f"{n:>{width}}\t{code}\t{mark} {name}".rstrip())
     return "\n".join(out)
@@ -282,33 +282,33 @@ def _file_uri(path: str) -> str:
     return Path(os.path.abspath(path)).as_uri()
 
 
-def render_sarif(diagnostics) -> str:
-    """SARIF 2.1.0: the whole rule catalogue as ``rules``, one result per diagnostic."""
-    from ast_hybrid import __version__
-    from .rules import RULES
+def _sarif_rule(rule) -> dict:
+    full = " ".join(p for p in (rule.what, rule.why) if p) or rule.summary
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": full},
+        "help": {"text": rule.instead or rule.summary},
+        "helpUri": rule.url,
+        "properties": {"origin": rule.origin},
+    }
 
-    rules = []
-    index = {}
-    for code, rule in RULES.items():
-        index[code] = len(rules)
-        full = " ".join(p for p in (rule.what, rule.why) if p) or rule.summary
-        rules.append({
-            "id": code,
-            "name": rule.name,
-            "shortDescription": {"text": rule.summary},
-            "fullDescription": {"text": full},
-            "help": {"text": rule.instead or rule.summary},
-            "helpUri": rule.url,
-            "properties": {"origin": rule.origin},
-        })
+
+def render_sarif(diagnostics) -> str:
+    """SARIF 2.1.0: the rules about user code (the catalogue's ``RULES``) as ``rules``, plus
+    the catalogue's entry of any other code that occurs (HY999), one result per diagnostic."""
+    from ast_hybrid import __version__
+    from .rules import CATALOGUE, RULES
+
+    rules = [_sarif_rule(rule) for rule in RULES.values()]
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for d in diagnostics:
-        if d.code not in index:  # e.g. HY999 internal error: describe it too
+        if d.code not in index:
             index[d.code] = len(rules)
-            rules.append({"id": d.code, "name": "internal-error",
-                          "shortDescription": {"text": "ast-hybrid failed on this file"},
-                          "fullDescription": {"text": "An internal error of ast-hybrid; please report it."},
-                          "helpUri": d.url})
+            rule = CATALOGUE.get(d.code)
+            rules.append(_sarif_rule(rule) if rule is not None else {"id": d.code, "helpUri": d.url})
         physical = {"artifactLocation": {"uri": _file_uri(d.path)}}
         if d.span is not None:
             physical["region"] = {"startLine": d.span.line, "startColumn": d.span.col,

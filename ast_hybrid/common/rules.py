@@ -1,16 +1,47 @@
-"""The rule catalogue: every diagnostic code ast-hybrid can emit, with its page.
+"""The rule catalogue: every diagnostic code ast-hybrid can emit, with everything about it.
 
-``ast-hybrid rules`` lists them; ``ast-hybrid rule HY001`` prints one page.
-Codes are public interface: never renumber them.
+One :class:`Rule` per code holds its name, summary and page (what, why,
+example, instead, fix safety), which fixes it can carry, its severity per
+target (``None``: not reported on that target), and the :class:`Message`
+templates its producers format: the linter's checks, the conversion's
+runtime and converter, the CLI.  ``ast-hybrid rules`` lists them;
+``ast-hybrid rule HY001`` prints one page; the renderers read names and
+pages from here.  Codes are public interface: never renumber them.
+
+>>> RULES["HY006"].severity("jax").value, RULES["HY006"].severity("mxnet").value
+('note', 'warning')
+>>> RULES["HY008"].severity("jax") is None
+True
+>>> message("HY001", op="+", name="h")
+('in-place `+=` on tensor `h`', 'write `h = h + ...`: MXNet Symbols have no in-place operators')
+>>> "HY999" in RULES, CATALOGUE["HY999"].internal
+(False, True)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from .diagnostics import RULE_URL
+from .diagnostics import RULE_URL, Severity
 
-__all__ = ["Rule", "RULES", "get_rule"]
+__all__ = ["Rule", "Message", "CATALOGUE", "RULES", "TARGETS", "get_rule", "message"]
+
+#: The targets a rule has a severity for: ``jax`` (what ast-hybrid's conversion
+#: rejects) and ``mxnet`` (what breaks MXNet 1.x ``hybridize()``).
+TARGETS = ("jax", "mxnet")
+
+ERROR, WARNING, NOTE = Severity.ERROR, Severity.WARNING, Severity.NOTE
+
+
+@dataclass(frozen=True)
+class Message:
+    """One way a rule reports: :meth:`str.format` templates of the message and its help line."""
+
+    text: str
+    help: str | None = None  # None: the diagnostic has no help line
+
+    def format(self, **values) -> tuple[str, str | None]:
+        return self.text.format(**values), None if self.help is None else self.help.format(**values)
 
 
 @dataclass(frozen=True)
@@ -22,13 +53,52 @@ class Rule:
     why: str = ""        # why it breaks hybridization / conversion
     example: str = ""    # code that triggers it
     instead: str = ""    # what to write instead
-    fix: str = "No automatic fix."  # fix availability and safety
-    origin: str = "lint"  # "lint" (static) or "convert" (reported by ast_hybrid.convert)
+    fix: str = "No automatic fix."  # fix availability and safety (the page's text)
+    origin: str = "lint"  # "lint" (static), "convert" (by ast_hybrid.convert), "internal" (either)
+    #: severity per target; None: not reported on that target
+    jax: Severity | None = ERROR
+    mxnet: Severity | None = ERROR
+    #: how its producers word it: variant -> templates (one variant per way of being found)
+    messages: dict[str, Message] = field(default_factory=dict, compare=False)
+    #: the applicabilities its fixes can have ("safe", "unsafe"); empty: no automatic fix
+    fixes: tuple[str, ...] = ()
+    #: the template of its fix's title
+    fix_title: str | None = None
+    #: select/ignore can turn it off (not a file that cannot be read, not a failure of the tool)
+    selectable: bool = True
+    #: a failure of ast-hybrid itself, not a finding about the code: the run exits 2, and it is
+    #: not among :data:`RULES` (what ``ast-hybrid rules`` and SARIF's rule list show)
+    internal: bool = False
 
     @property
     def url(self) -> str:
         return RULE_URL.format(code=self.code)
 
+    def severity(self, target: str) -> Severity | None:
+        """The severity on ``target`` ("jax" or "mxnet"); None when not reported there."""
+        by_target = {"jax": self.jax, "mxnet": self.mxnet}
+        if target not in by_target:
+            raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+        return by_target[target]
+
+    def message(self, variant: str = "default", **values) -> tuple[str, str | None]:
+        """``(message, help)`` of ``variant``, its templates formatted with ``values``."""
+        try:
+            template = self.messages[variant]
+        except KeyError:
+            raise KeyError(f"{self.code} has no message {variant!r} (it has: "
+                           f"{', '.join(self.messages) or 'none'})") from None
+        return template.format(**values)
+
+    def fix_message(self, **values) -> str:
+        """The title of its fix (:attr:`fix_title` formatted with ``values``)."""
+        if self.fix_title is None:
+            raise ValueError(f"{self.code} has no automatic fix")
+        return self.fix_title.format(**values)
+
+
+#: HY034's help where there is nothing better to write instead
+_AS_IT_IS = "call it as it is (it is not converted), or mark it `@ast_hybrid.do_not_convert`"
 
 _RULES = [
     Rule(
@@ -45,7 +115,11 @@ _RULES = [
             "lets it escape (`y = x`, a container, a non-`F` call, `return`, an attribute, a view "
             "such as `x.reshape()` or `x[a:b]`).  Unsafe when `x` is a parameter (the caller's array "
             "would no longer be modified), a loop/`with` target, an unpacked value or a copy of another "
-            "reference."),
+            "reference.",
+        fixes=("safe", "unsafe"), fix_title="Replace with `{name} = {name} {op} ...`",
+        messages={"default": Message(
+            "in-place `{op}=` on tensor `{name}`",
+            "write `{name} = {name} {op} ...`: MXNet Symbols have no in-place operators")}),
     Rule(
         "HY002", "tensor-item-assignment", "Item or slice assignment into a tensor (`x[:] = ...`)",
         what="Finds `x[i] = v`, `x[a:b] = v` (and `x[i] += v`) where `x` is a tensor.",
@@ -54,6 +128,10 @@ _RULES = [
         example="def hybrid_forward(self, F, x):\n    x[:, 0] = 0\n    return x",
         instead="def hybrid_forward(self, F, x):\n    mask = F.one_hot(F.zeros_like(x[:, 0]), x.shape[1])\n"
                 "    return F.where(mask, F.zeros_like(x), x)  # or F.slice_assign / F.scatter_nd",
+        messages={"default": Message(
+            "item or slice assignment into a tensor ({what})",
+            "build a new tensor instead: `F.where(mask, value, x)`, `F.concat`, "
+            "or `F.slice_assign`/`F.scatter_nd`")},
     ),
     Rule(
         "HY003", "out-argument", "`out=` argument to an operator",
@@ -62,6 +140,10 @@ _RULES = [
             "(`mx.sym.relu(s, out=s)` returns a new symbol), and JAX has no output buffers.",
         example="F.relu(x, out=y)",
         instead="y = F.relu(x)",
+        messages={"default": Message(
+            "`out=` argument to an operator",
+            "assign the result instead: `y = F.op(...)`; hybridized code cannot "
+            "write into an existing array")},
     ),
     Rule(
         "HY004", "host-synchronisation", "Host synchronisation of a tensor (`.asnumpy()`, `float(x)`, ...)",
@@ -71,6 +153,16 @@ _RULES = [
             "(`NotImplementedForSymbol`, `TracerConversionError`); imperatively they block on the device.",
         example="scale = float(x.max())\nreturn x / scale",
         instead="return F.broadcast_div(x, x.max())",
+        messages={
+            "asnumpy": Message("`.{name}()` copies a tensor to the host",
+                               "keep the computation in `F` ops; a hybridized forward has no values to copy"),
+            "item": Message("`.{name}()` copies a tensor to the host",
+                            "keep the computation in `F` ops"),
+            "builtin": Message("`{name}()` of a tensor forces its value to the host",
+                               "keep it a tensor (`x.astype(...)`), or compute the value from static shapes"),
+            "numpy": Message("`numpy.{name}` of a tensor copies it to the host",
+                             "keep the computation in `F` ops"),
+        },
     ),
     Rule(
         "HY005", "wait-in-forward", "`.wait_to_read()` or `waitall()` inside a forward",
@@ -79,6 +171,12 @@ _RULES = [
             "there is nothing to wait for while tracing.",
         example="x.wait_to_read()",
         instead="(remove it; call `mx.nd.waitall()` or `.block_until_ready()` outside the model)",
+        messages={
+            "wait_to_read": Message("`.wait_to_read()` inside a forward",
+                                    "remove it: there is nothing to wait for while tracing"),
+            "waitall": Message("`waitall()` inside a forward",
+                               "remove it: there is nothing to wait for while tracing"),
+        },
     ),
     Rule(
         "HY006", "print-tensor", "`print` of a tensor inside a forward",
@@ -88,6 +186,11 @@ _RULES = [
             "run-time print of the values.",
         example="print(x)",
         instead="print the output of the non-hybridized block, or use `jax.debug.print` under ast-hybrid",
+        jax=NOTE, mxnet=WARNING,
+        messages={"default": Message(
+            "`print` of a tensor inside a forward",
+            "prints `<Symbol ...>` once while tracing under MXNet; use a debugger "
+            "on the non-hybridized block, or `jax.debug.print` under ast-hybrid")},
     ),
     Rule(
         "HY007", "op-outside-f", "Operator called through `mx.nd`, `nd`, `mx.sym` or `numpy` instead of `F`",
@@ -100,6 +203,15 @@ _RULES = [
         instead="def hybrid_forward(self, F, x):\n    return F.relu(x)",
         fix="Unsafe fix `nd.op(...)` -> `F.op(...)` when the function has an `F` parameter: `F` may "
             "lack an op of the same name (e.g. `nd` helpers that are not operators).",
+        fixes=("unsafe",), fix_title="Call it through `{f}`",
+        messages={
+            "nd": Message("operator `{name}` called through `mx.nd` instead of `F`",
+                          "call `F.{name}(...)`: `mx.nd` ops fail on Symbols once hybridized"),
+            "sym": Message("operator `{name}` called through `mx.sym` instead of `F`",
+                           "call `F.{name}(...)`: `mx.sym` ops fail on NDArrays when not hybridized"),
+            "numpy": Message("numpy function `{name}` applied to a tensor",
+                             "use the `F` operator (`F.{name}` or its MXNet name)"),
+        },
     ),
     Rule(
         "HY008", "tensor-shape-access", "`.shape`, `.ndim`, `.size`, `.context` or `len()` of a tensor",
@@ -111,6 +223,16 @@ _RULES = [
             "there.",
         example="n = x.shape[0]\nreturn F.reshape(x, (n, -1))",
         instead="return F.reshape(x, (0, -1))   # or F.shape_array(x), *_like ops",
+        jax=None,
+        messages={
+            "len": Message("`len()` of a tensor",
+                           "a hybridized Symbol has no length (len() is silently 1); pass sizes in as "
+                           "Python values or use shape-free ops (`F.shape_array`, `*_like` ops)"),
+            "transpose": Message("`.T` of a tensor", "MXNet Symbols have no `.T`; use `F.transpose(x)`"),
+            "attribute": Message("`.{attr}` of a tensor",
+                                 "MXNet Symbols have no shape/context; guard it with `if F is nd:`, pass "
+                                 "sizes in as Python values, or use `*_like` ops and `F.shape_array`"),
+        },
     ),
     Rule(
         "HY009", "tensor-slicing", "Slicing a tensor with `[]` (target mxnet)",
@@ -120,6 +242,11 @@ _RULES = [
             "IndexError and `sym[0, :]` TypeError.  Fine under jax.",
         example="head = x[:, :2]",
         instead="head = F.slice_axis(x, axis=1, begin=0, end=2)",
+        jax=None,
+        messages={"default": Message(
+            "slicing a tensor with `[]` ({what})",
+            "MXNet 1.x Symbols cannot be sliced with `[]`; use `F.slice`, `F.slice_axis` "
+            "or `F.slice_like`")},
     ),
     Rule(
         "HY010", "tensor-control-flow", "Python control flow on a tensor value",
@@ -129,6 +256,14 @@ _RULES = [
             "Target jax: a note, since ast-hybrid converts it to `lax.cond`/`while_loop`.",
         example="if x.sum() > 0:\n    x = x * 2",
         instead="x = F.where(x.sum() > 0, x * 2, x)   # or F.contrib.cond (mxnet)",
+        jax=NOTE,
+        messages={
+            "truth": Message("Python truth test of a tensor ({what})",
+                             "use `F.where`/`F.contrib.cond` (mxnet) or let ast-hybrid convert it "
+                             "to `lax.cond`/`while_loop` (jax)"),
+            "chained": Message("chained comparison of tensors takes the truth value of the first one",
+                               "compare pairwise and combine with `F.logical_and`"),
+        },
     ),
     Rule(
         "HY011", "tensor-iteration", "Iteration or integer indexing of a tensor",
@@ -140,6 +275,18 @@ _RULES = [
             "`lax.scan`/indexing.",
         example="for row in x:\n    out.append(F.relu(row))",
         instead="rows = F.split(x, num_outputs=n, axis=0, squeeze_axis=True)   # or F.contrib.foreach",
+        jax=NOTE,
+        messages={
+            "iteration": Message("iteration over a tensor ({what})",
+                                 "a hybridized MXNet Symbol iterates as one element; use `F.split(x, "
+                                 "num_outputs=n, axis=0, squeeze_axis=True)`, `F.contrib.foreach`, or an "
+                                 "index loop"),
+            "index": Message("integer indexing of a tensor ({what})",
+                             "a Symbol's `[i]` selects its i-th *output*, silently; use "
+                             "`F.slice_axis(x, axis=0, begin=i, end=i + 1).squeeze(axis=0)` or `F.take`"),
+            "unpacking": Message("unpacking a tensor into names iterates over it",
+                                 "use `F.split(x, num_outputs=n, axis=0, squeeze_axis=True)`"),
+        },
     ),
     Rule(
         "HY012", "self-attribute-assignment", "Assignment to `self.<attr>` inside a forward",
@@ -148,6 +295,13 @@ _RULES = [
             "or tracer, and never updated again.",
         example="self.last = out",
         instead="return the value (`return out, extra`), or keep it in a Parameter/auxiliary state",
+        messages={
+            "assignment": Message("assignment to an attribute of the block inside a forward",
+                                  "a hybridized forward runs once while tracing, so this state is set once; "
+                                  "return the value, or keep state in a Parameter/aux state"),
+            "setattr": Message("`setattr` on the block inside a forward",
+                               "a hybridized forward runs once while tracing; return the value instead"),
+        },
     ),
     Rule(
         "HY020", "syntax-error", "The file cannot be read or parsed",
@@ -156,17 +310,37 @@ _RULES = [
         why="Nothing in it can be checked; the other files are still linted.",
         example="def hybrid_forward(self, F, x:\n    return x",
         instead="fix the syntax error",
+        selectable=False,
+        messages={
+            "syntax": Message("{reason}", "fix the syntax error; the other files are still linted"),
+            "unreadable": Message("{reason}", "ast-hybrid reads Python source files (UTF-8 or a PEP 263 "
+                                              "coding); the other files are still linted"),
+            "too-deep": Message("cannot analyse: nesting too deep ({error})",
+                                "split the deeply nested expression"),
+            "missing-path": Message("path does not exist", "check the path; the other paths are still linted"),
+            "convert-cli": Message("{reason}"),   # `ast-hybrid convert FILE`: the file's error alone
+        },
     ),
     Rule("HY030", "branch-only-assignment",
          "Variable assigned in only one branch of a traced `if` and used after it", origin="convert",
          what="Reported by conversion: a traced `if` must bind the same names in both branches.",
          why="`lax.cond` returns one value per name from both branches.",
-         instead="assign the name before the `if` or in both branches"),
+         instead="assign the name before the `if` or in both branches",
+         mxnet=None,
+         messages={"default": Message(
+             "`{name}` is assigned in the `{where}` branch of an `if` on a traced value "
+             "but not in the `{other}` branch, and it is used after the `if`",
+             "assign `{name}` before the `if` or in both branches")}),
     Rule("HY031", "loop-carried-change",
          "Loop-carried variable changes shape or dtype across iterations", origin="convert",
          what="Reported by conversion: a `while`/`for` state changes shape or dtype between iterations.",
          why="`lax.while_loop`/`scan` need a fixed carry type.",
-         instead="pad to a fixed shape, or cast to one dtype before the loop"),
+         instead="pad to a fixed shape, or cast to one dtype before the loop",
+         mxnet=None,
+         messages={"default": Message(
+             "loop variable `{name}` changes from {before} to {after} across iterations "
+             "of a loop on a traced value",
+             "give `{name}` its final shape and dtype before the loop (pad, or cast with .astype)")}),
     Rule("HY032", "unsupported-in-traced-control-flow",
          "Construct that cannot live inside traced control flow", origin="convert",
          what="Reported by conversion when an `if`/`while`/`for` on a traced value contains `try`, `with`, "
@@ -178,13 +352,32 @@ _RULES = [
              "happens at run time.",
          example="def hybrid_forward(self, F, x):\n    if x.sum() > 0:\n        self.cache = x\n    return x",
          instead="return the value (or keep it in a Parameter); select with `F.where`; validate inputs "
-                 "outside the traced branch"),
+                 "outside the traced branch",
+         mxnet=None,
+         messages={"default": Message(
+             "`{what}` cannot live inside {where}",
+             "move it out of the tensor-dependent branch or loop, or make the condition a Python value")}),
     Rule("HY033", "branch-structure-mismatch",
          "Branches of a traced `if` produce different structures", origin="convert",
          what="Reported by conversion: the two branches give values of different pytree structure, "
               "shape or dtype.",
          why="`lax.cond` requires both branches to return the same structure.",
-         instead="make both branches return the same kind of value"),
+         instead="make both branches return the same kind of value",
+         mxnet=None,
+         messages={
+             "returns": Message("the function returns {a} on one path and {b} on another, and which path "
+                                "runs depends on a traced value",
+                                "return the same kind of value on every path (a bare `return` returns None: "
+                                "return an array of the same shape instead)"),
+             "if": Message("the branches of an `if` on a traced value give different structures: "
+                           "`{name}` is {a} in one and {b} in the other",
+                           "make both branches produce the same kind of value (same structure, shape and dtype)"),
+             # "the the": the wording the runtime has always given (kept byte-identical)
+             "ifexp": Message("the the two values of a conditional expression on a traced value give "
+                              "different structures: they are {a} in one and {b} in the other",
+                              "make both branches produce the same kind of value (same structure, shape and "
+                              "dtype)"),
+         }),
     Rule("HY034", "unconvertible-function",
          "A function that cannot be converted at all", origin="convert",
          what="Reported by `ast_hybrid.convert`/`jit` for a function with no Python source (defined at an "
@@ -194,11 +387,59 @@ _RULES = [
              "value when called, there is nothing to rewrite into one compiled program.",
          example="gen = ast_hybrid.jit(lambda_from_repl)   # or a function that uses `yield`",
          instead="define the function with `def` in a .py file; return a list or a stacked array instead of "
-                 "yielding; or mark it `@ast_hybrid.do_not_convert` so it is called as it is"),
+                 "yielding; or mark it `@ast_hybrid.do_not_convert` so it is called as it is",
+         mxnet=None,
+         messages={
+             "not-a-function": Message("cannot convert `{name}`: it is not a Python function", _AS_IT_IS),
+             "class": Message("cannot convert `{name}`: it is a class; convert one of its methods",
+                              "convert `obj.method`, or the function the class calls"),
+             "callable": Message("cannot convert `{name}`: it is a {type}, not a Python function: there is no "
+                                 "Python source to convert", _AS_IT_IS),
+             "generator": Message("cannot convert `{name}`: it is a generator (`yield`): its values are "
+                                  "produced lazily, outside any compiled program",
+                                  "return a list or a stacked array instead"),
+             "async": Message("cannot convert `{name}`: it is an `async` function", "make it a plain `def`"),
+             "no-source": Message("cannot convert `{name}`: Python kept no source for it (defined at an "
+                                  "interactive prompt, by `exec`, or in a compiled module)",
+                                  "define it in a .py file, or mark it `@ast_hybrid.do_not_convert`"),
+             "unparsable": Message("cannot convert `{name}`: its source could not be parsed: {reason}",
+                                   _AS_IT_IS),
+             "def-not-found": Message("cannot convert `{name}`: its `def` was not found where Python says "
+                                      "it starts", _AS_IT_IS),
+             "lambda-ambiguous": Message("cannot convert `{name}`: several lambdas with the same parameters "
+                                         "are on its line", "write it as a `def`"),
+             "lambda-not-isolated": Message("cannot convert `{name}`: its source could not be isolated",
+                                            "write it as a `def`"),
+         }),
+    Rule("HY999", "internal-error", "ast-hybrid failed on this file", origin="internal",
+         what="An internal error of ast-hybrid; please report it.",
+         instead="report it with the file; meanwhile mark a function that cannot be converted "
+                 "`@ast_hybrid.do_not_convert`",
+         selectable=False, internal=True,
+         messages={
+             "function": Message("internal error while linting `{name}`: {error}",
+                                 "this is a bug in ast-hybrid; please report it with the file. "
+                                 "The other functions were linted"),
+             "file": Message("internal error while linting this file: {error}",
+                             "this is a bug in ast-hybrid; please report it with the file. "
+                             "The other files were linted"),
+             "convert": Message("internal error while converting `{name}`: {error}",
+                                "this is a bug in ast-hybrid; please report it with the function. "
+                                "Meanwhile mark the function `@ast_hybrid.do_not_convert`"),
+         }),
 ]
 
-RULES: dict[str, Rule] = {r.code: r for r in _RULES}
+#: Every code ast-hybrid can emit, HY999 (internal error) included.
+CATALOGUE: dict[str, Rule] = {r.code: r for r in _RULES}
+#: The rules about user code: what ``ast-hybrid rules``, the rule pages and SARIF's rule list show.
+RULES: dict[str, Rule] = {c: r for c, r in CATALOGUE.items() if not r.internal}
 
 
 def get_rule(code: str) -> Rule | None:
-    return RULES.get(code.upper())
+    """The rule with ``code`` (any case), HY999 included; None for a code ast-hybrid never emits."""
+    return CATALOGUE.get(code.upper())
+
+
+def message(code: str, variant: str = "default", **values) -> tuple[str, str | None]:
+    """``(message, help)`` of ``code``'s ``variant``, formatted: what every producer calls."""
+    return CATALOGUE[code].message(variant, **values)

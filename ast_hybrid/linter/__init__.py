@@ -1,4 +1,14 @@
-"""Static hybridizability checks over one source file (never imports or runs it).
+"""The linter: static hybridizability checks over one source file (never imports or runs it).
+
+This folder is ``ast-hybrid lint`` and :func:`ast_hybrid.lint`: the checks
+(:func:`check_source` below, over :mod:`.module`, :mod:`.kinds`,
+:mod:`.engine`, :mod:`.checks`, :mod:`.noqa`), the fixes they carry
+(:mod:`.fixes`) and applying them (:mod:`.apply`), the settings and file
+discovery (:mod:`.config`), and the Python API (:mod:`.api`).
+
+May import: the standard library, gast, beniget and :mod:`ast_hybrid.common`
+(its AST walkers included).  Never jax, numpy, the transpiler's runtime or
+the Gluon front: linting must start fast and run where jax is not installed.
 
 The pipeline of :func:`check_source`, in order:
 
@@ -18,26 +28,11 @@ The pipeline of :func:`check_source`, in order:
    applied, and the result sorted by position.
 
 Targets: ``"jax"`` (default; what ast-hybrid's conversion rejects) and
-``"mxnet"`` (what breaks MXNet 1.x ``hybridize()``).  Per code:
-
-======  =================  ==============================================
-code    jax                mxnet
-======  =================  ==============================================
-HY001   error              error
-HY002   error              error
-HY003   error              error
-HY004   error              error
-HY005   error              error
-HY006   note (run-time     warning (prints ``<Symbol>`` once, while
-        print)             tracing)
-HY007   error              error
-HY008   not reported       error (Symbols have no shape)
-        (static shapes)
-HY009   not reported       error (Symbols cannot be sliced with ``[]``)
-HY010   note (converted)   error
-HY011   note (converted)   error (silently wrong)
-HY012   error              error
-======  =================  ==============================================
+``"mxnet"`` (what breaks MXNet 1.x ``hybridize()``).  Each rule's severity
+per target is in the rule catalogue, :mod:`ast_hybrid.common.rules`
+(``Rule.jax``, ``Rule.mxnet``; ``None``: not reported on that target), and
+nowhere else: ``ast-hybrid rule CODE`` prints a rule's page, and the
+README's rule table is checked against the catalogue by a test.
 
 An exception inside the analysis of one function becomes an HY999
 internal-error diagnostic at that function; the other functions are still
@@ -60,20 +55,14 @@ checked.
 
 from __future__ import annotations
 
-from ast_hybrid.common.diagnostics import Diagnostic, Severity
+from ast_hybrid.common.diagnostics import Diagnostic
+from ast_hybrid.common.rules import CATALOGUE, TARGETS, message
 from ast_hybrid.common.source import SourceError, SourceFile
 from .noqa import noqa_map, suppressed
 
 __all__ = ["check_source", "TARGETS", "MAX_ROUNDS"]
 
-TARGETS = ("jax", "mxnet")
 MAX_ROUNDS = 8
-
-_NOT_REPORTED = {"jax": {"HY008", "HY009"}, "mxnet": set()}
-_SEVERITY = {
-    "jax": {"HY006": Severity.NOTE, "HY010": Severity.NOTE, "HY011": Severity.NOTE},
-    "mxnet": {"HY006": Severity.WARNING},
-}
 
 
 def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:
@@ -83,8 +72,8 @@ def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:
     try:
         tree = src.parse_ast()
     except SourceError as err:
-        return [Diagnostic("HY020", err.message, err.path, err.span,
-                           help="fix the syntax error; the other files are still linted")]
+        text, help = message("HY020", "syntax", reason=err.message)
+        return [Diagnostic("HY020", text, err.path, err.span, help=help)]
     if "forward" not in src.text:
         return []
     from .engine import analyse  # late: gast/beniget only for files that need them
@@ -93,14 +82,14 @@ def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:
     out, seen = [], set()
     noqa = noqa_map(src)
     for d in found:
-        if d.code in _NOT_REPORTED[target]:
+        sev = CATALOGUE[d.code].severity(target)
+        if sev is None:  # not reported on this target
             continue
         key = (d.code, d.span)
         if key in seen:
             continue
         seen.add(key)
-        sev = _SEVERITY[target].get(d.code)
-        if sev is not None:
+        if sev is not d.severity:
             d = d.with_severity(sev)
         if not suppressed(d, noqa):
             out.append(d)

@@ -26,6 +26,7 @@ import os
 
 from .config import ConfigError, Settings, discover, find_pyproject, load_settings
 from ast_hybrid.common.diagnostics import Diagnostic
+from ast_hybrid.common.rules import TARGETS, message
 from ast_hybrid.common.source import SourceError, SourceFile, read_file
 
 __all__ = ["lint", "lint_source", "lint_file", "lint_files", "resolve_settings",
@@ -73,10 +74,8 @@ def _codes(value):
 
 
 def _internal_error(path: str, exc: BaseException) -> Diagnostic:
-    return Diagnostic(
-        "HY999", f"internal error while linting this file: {type(exc).__name__}: {exc}",
-        path, None,
-        help="this is a bug in ast-hybrid; please report it with the file. The other files were linted")
+    text, help = message("HY999", "file", error=f"{type(exc).__name__}: {exc}")
+    return Diagnostic("HY999", text, path, None, help=help)
 
 
 def lint_source(src: SourceFile, settings: Settings) -> list[Diagnostic]:
@@ -86,8 +85,8 @@ def lint_source(src: SourceFile, settings: Settings) -> list[Diagnostic]:
     try:
         found = check_source(src, target=settings.target)
     except RecursionError as exc:
-        found = [Diagnostic("HY020", f"cannot analyse: nesting too deep ({exc})", src.path, None,
-                            help="split the deeply nested expression")]
+        text, help = message("HY020", "too-deep", error=exc)
+        found = [Diagnostic("HY020", text, src.path, None, help=help)]
     except Exception as exc:  # noqa: BLE001 - an internal error is reported, not raised
         found = [_internal_error(src.path, exc)]
     kept = [d for d in found if settings.is_selected(d.code, d.path)]
@@ -100,9 +99,8 @@ def lint_file(path: str, settings: Settings) -> list[Diagnostic]:
     try:
         src = read_file(path)
     except SourceError as err:
-        return [Diagnostic("HY020", err.message, path, err.span,
-                           help="ast-hybrid reads Python source files (UTF-8 or a PEP 263 coding); "
-                                "the other files are still linted")]
+        text, help = message("HY020", "unreadable", reason=err.message)
+        return [Diagnostic("HY020", text, path, err.span, help=help)]
     except Exception as exc:  # noqa: BLE001
         return [_internal_error(path, exc)]
     return lint_source(src, settings)
@@ -130,7 +128,7 @@ def lint(path_or_source, *, target: str | None = None, select=None, ignore=None,
     other paths are still linted; a bad configuration raises
     :class:`~ast_hybrid.linter.config.ConfigError`.
     """
-    if target is not None and target not in ("jax", "mxnet"):
+    if target is not None and target not in TARGETS:
         raise ValueError(f"target must be 'jax' or 'mxnet', not {target!r}")
     if _is_source(path_or_source):
         settings = resolve_settings((), config=config, respect_config=respect_config,
@@ -147,5 +145,5 @@ def lint(path_or_source, *, target: str | None = None, select=None, ignore=None,
 
 
 def missing_path(path: str) -> Diagnostic:
-    return Diagnostic("HY020", "path does not exist", path, None,
-                      help="check the path; the other paths are still linted")
+    text, help = message("HY020", "missing-path")
+    return Diagnostic("HY020", text, path, None, help=help)

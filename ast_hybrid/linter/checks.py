@@ -3,8 +3,10 @@
 Each ``visit_*`` method of :class:`Checker` looks at one kind of node and
 asks :class:`~ast_hybrid.linter.kinds.Unit` whether the values involved are
 tensors.  Findings are :class:`Finding` records (code, node, message, help,
-fix); :mod:`ast_hybrid.linter` turns them into diagnostics, sets severities
-per target and applies ``# noqa``.
+fix), worded by the rule catalogue (:mod:`ast_hybrid.common.rules`: a check
+names the rule's message variant and gives its values);
+:mod:`ast_hybrid.linter` turns them into diagnostics, sets severities per
+target from the catalogue and applies ``# noqa``.
 
 *nd guards.*  Code under ``if F is nd:`` (also ``F is mx.nd``, ``F is
 mx.ndarray``, ``isinstance(x, nd.NDArray)``, and the ``else`` of ``F is sym``
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 
 import gast
 
+from ast_hybrid.common import rules
 from ast_hybrid.common.diagnostics import Fix
 from . import fixes
 from .kinds import is_op, Tag, Unit, definitely_tensor, module_family, tensorish
@@ -30,7 +33,6 @@ from .kinds import is_op, Tag, Unit, definitely_tensor, module_family, tensorish
 __all__ = ["Finding", "Checker"]
 
 SHAPE_ATTRS = ("shape", "ndim", "size", "context", "ctx", "dtype", "T")
-_FUNCS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
 
 
 @dataclass
@@ -60,7 +62,9 @@ class Checker:
         self._truth_done: set = set()
         self.guard = 0  # > 0 inside an nd guard
 
-    def add(self, code, node, message, help, fix=None):
+    def add(self, code, node, variant="default", fix=None, **values):
+        """Report ``code`` at ``node``, worded by the catalogue's ``variant`` of it."""
+        message, help = rules.message(code, variant, **values)
         self.findings.append(Finding(code, node, message, help, fix))
 
     def kind(self, node):
@@ -106,9 +110,9 @@ class Checker:
             op, left, right = test.ops[0], test.left, test.comparators[0]
             if isinstance(op, (gast.Is, gast.IsNot, gast.Eq, gast.NotEq)):
                 fam = None
-                if Tag.F in self.kind(left):
+                if Tag.OP_NAMESPACE in self.kind(left):
                     fam = module_family(_op_path(self.u, right))
-                elif Tag.F in self.kind(right):
+                elif Tag.OP_NAMESPACE in self.kind(right):
                     fam = module_family(_op_path(self.u, left))
                 if fam in ("nd", "sym"):
                     positive = isinstance(op, (gast.Is, gast.Eq))
@@ -167,9 +171,7 @@ class Checker:
             self.check_truth(test.operand)
             return
         if tensorish(self.kind(test)):
-            self.add("HY010", test, f"Python truth test of a tensor ({_describe(test, self.src)})",
-                     "use `F.where`/`F.contrib.cond` (mxnet) or let ast-hybrid convert it "
-                     "to `lax.cond`/`while_loop` (jax)")
+            self.add("HY010", test, "truth", what=_describe(test, self.src))
 
     def visit_While(self, node):
         self.check_truth(node.test)
@@ -194,17 +196,14 @@ class Checker:
     def visit_Compare(self, node):
         if (len(node.ops) > 1 and not self.guard
                 and any(tensorish(self.kind(c)) for c in [node.left, *node.comparators[:-1]])):
-            self.add("HY010", node, "chained comparison of tensors takes the truth value of the first one",
-                     "compare pairwise and combine with `F.logical_and`")
+            self.add("HY010", node, "chained")
 
     # -- HY011: iteration and integer indexing -----------------------------
     def _check_iteration(self, it):
         if self.guard or self.u.style != "F":
             return
         if definitely_tensor(self.kind(it)):
-            self.add("HY011", it, f"iteration over a tensor ({_describe(it, self.src)})",
-                     "a hybridized MXNet Symbol iterates as one element; use `F.split(x, "
-                     "num_outputs=n, axis=0, squeeze_axis=True)`, `F.contrib.foreach`, or an index loop")
+            self.add("HY011", it, "iteration", what=_describe(it, self.src))
 
     def visit_For(self, node):
         self._check_iteration(node.iter)
@@ -221,13 +220,9 @@ class Checker:
         if not definitely_tensor(vk):
             return
         if self._is_int(node.slice):
-            self.add("HY011", node, f"integer indexing of a tensor ({_describe(node, self.src)})",
-                     "a Symbol's `[i]` selects its i-th *output*, silently; use "
-                     "`F.slice_axis(x, axis=0, begin=i, end=i + 1).squeeze(axis=0)` or `F.take`")
+            self.add("HY011", node, "index", what=_describe(node, self.src))
         elif self.target == "mxnet":
-            self.add("HY009", node, f"slicing a tensor with `[]` ({_describe(node, self.src)})",
-                     "MXNet 1.x Symbols cannot be sliced with `[]`; use `F.slice`, `F.slice_axis` "
-                     "or `F.slice_like`")
+            self.add("HY009", node, what=_describe(node, self.src))
 
     def _is_int(self, idx) -> bool:
         k = self.kind(idx)
@@ -239,8 +234,7 @@ class Checker:
             self._check_target(tgt)
             if isinstance(tgt, (gast.Tuple, gast.List)) and not self.guard and self.u.style == "F":
                 if definitely_tensor(self.kind(node.value)) and not isinstance(node.value, (gast.Tuple, gast.List)):
-                    self.add("HY011", node.value, "unpacking a tensor into names iterates over it",
-                             "use `F.split(x, num_outputs=n, axis=0, squeeze_axis=True)`")
+                    self.add("HY011", node.value, "unpacking")
 
     def visit_AnnAssign(self, node):
         self._check_target(node.target)
@@ -263,18 +257,14 @@ class Checker:
             return
         root = self._root(tgt)
         if Tag.SELF in self.kind(root):
-            self.add("HY012", tgt, "assignment to an attribute of the block inside a forward",
-                     "a hybridized forward runs once while tracing, so this state is set once; "
-                     "return the value, or keep state in a Parameter/aux state")
+            self.add("HY012", tgt, "assignment")
             return
         if isinstance(tgt, gast.Subscript):
             base = tgt.value
             while isinstance(base, gast.Subscript):
                 base = base.value
             if definitely_tensor(self.kind(base)):
-                self.add("HY002", tgt, f"item or slice assignment into a tensor ({_describe(base, self.src)})",
-                         "build a new tensor instead: `F.where(mask, value, x)`, `F.concat`, "
-                         "or `F.slice_assign`/`F.scatter_nd`")
+                self.add("HY002", tgt, what=_describe(base, self.src))
 
     def visit_AugAssign(self, node):
         tgt = node.target
@@ -284,100 +274,101 @@ class Checker:
                 prior |= self.u.def_kind(d)
             # a list or tuple being extended (`outs += [y]`, `states += (h,)`) is fine
             vk = self.kind(node.value)
-            extends = Tag.S in prior or Tag.S in vk or isinstance(
+            extends = Tag.SEQUENCE_OF_TENSORS in prior or Tag.SEQUENCE_OF_TENSORS in vk or isinstance(
                 node.value, (gast.Tuple, gast.List, gast.ListComp))
             if tensorish(prior) and not extends:
                 op = fixes.OPS.get(type(node.op), "?")
                 fix = fixes.augassign_fix(self.u, self.src, node)
-                self.add("HY001", node, f"in-place `{op}=` on tensor `{tgt.id}`",
-                         f"write `{tgt.id} = {tgt.id} {op} ...`: MXNet Symbols have no in-place "
-                         "operators", fix)
+                self.add("HY001", node, fix=fix, op=op, name=tgt.id)
             return
         self._check_target(tgt)
 
     # -- calls: HY003-HY007, HY008 len(), HY012 setattr -------------------
     def visit_Call(self, node):
-        u = self.u
-        func = node.func
-        fk = self.kind(func)
-        path = u.global_path(func) if isinstance(func, (gast.Name, gast.Attribute)) else None
-        fam = module_family(path)
-        name = func.attr if isinstance(func, gast.Attribute) else (
-            func.id if isinstance(func, gast.Name) else "")
-        is_global_name = isinstance(func, gast.Name) and u.is_global(func)
-        args = [a.value if isinstance(a, gast.Starred) else a for a in node.args]
-        arg_tensor = any(tensorish(self.kind(a)) or Tag.S in self.kind(a) for a in args) or any(
-            tensorish(self.kind(k.value)) for k in node.keywords)
-
-        # HY003: out=
-        op_like = (is_op(fk) or Tag.TMETH in fk or fam is not None)
-        for kw in node.keywords:
-            if kw.arg == "out" and op_like:
-                self.add("HY003", kw.value, "`out=` argument to an operator",
-                         "assign the result instead: `y = F.op(...)`; hybridized code cannot "
-                         "write into an existing array")
-        if is_global_name and name == "setattr" and args and Tag.SELF in self.kind(args[0]):
-            self.add("HY012", node, "`setattr` on the block inside a forward",
-                     "a hybridized forward runs once while tracing; return the value instead")
+        call = _Call(self, node)
+        self.check_out_argument(call)            # HY003
+        self.check_setattr_on_block(call)        # HY012
         if self.guard:
             return
-        # HY005: waits
+        # the first rule that applies reports, in this order: `nd.waitall()` is HY005, not HY007
+        # too; `numpy.array(x)` is HY004, any other numpy function of a tensor HY007
+        for check in (self.check_wait, self.check_host_sync, self.check_op_outside_f,
+                      self.check_print, self.check_len):
+            if check(call):
+                return
+
+    def check_out_argument(self, call) -> None:
+        """HY003: ``out=`` given to an operator."""
+        op_like = is_op(call.fk) or Tag.TMETH in call.fk or call.fam is not None
+        for kw in call.node.keywords:
+            if kw.arg == "out" and op_like:
+                self.add("HY003", kw.value)
+
+    def check_setattr_on_block(self, call) -> None:
+        """HY012: ``setattr(self, ...)``."""
+        if (call.is_global_name and call.name == "setattr" and call.args
+                and Tag.SELF in self.kind(call.args[0])):
+            self.add("HY012", call.node, "setattr")
+
+    def check_wait(self, call) -> bool:
+        """HY005: ``x.wait_to_read()``, ``mx.nd.waitall()``."""
+        func, name, path = call.node.func, call.name, call.path or ""
         if name == "wait_to_read" and isinstance(func, gast.Attribute):
-            self.add("HY005", node, "`.wait_to_read()` inside a forward",
-                     "remove it: there is nothing to wait for while tracing")
-            return
-        if name == "waitall" and (fam in ("nd", "sym") or (path or "").endswith("waitall")
-                                  or (isinstance(func, gast.Attribute) and func.attr == "waitall"
-                                      and (path or "").startswith("mxnet"))):
-            self.add("HY005", node, "`waitall()` inside a forward",
-                     "remove it: there is nothing to wait for while tracing")
-            return
-        # HY004: host synchronisation
+            self.add("HY005", call.node, "wait_to_read")
+            return True
+        if name == "waitall" and (call.fam in ("nd", "sym") or path.endswith("waitall")
+                                  or (isinstance(func, gast.Attribute) and path.startswith("mxnet"))):
+            self.add("HY005", call.node, "waitall")
+            return True
+        return False
+
+    def check_host_sync(self, call) -> bool:
+        """HY004: ``.asnumpy()``, ``.item()``, ``float(x)``, ``numpy.array(x)`` of a tensor."""
+        func, name = call.node.func, call.name
         if isinstance(func, gast.Attribute) and name in ("asnumpy", "asscalar"):
-            self.add("HY004", node, f"`.{name}()` copies a tensor to the host",
-                     "keep the computation in `F` ops; a hybridized forward has no values to copy")
-            return
+            self.add("HY004", call.node, "asnumpy", name=name)
+            return True
         if isinstance(func, gast.Attribute) and name in ("item", "tolist") and tensorish(
                 self.kind(func.value)):
-            self.add("HY004", node, f"`.{name}()` copies a tensor to the host",
-                     "keep the computation in `F` ops")
-            return
-        if is_global_name and name in ("float", "int", "bool", "complex") and args and tensorish(
-                self.kind(args[0])):
-            self.add("HY004", node, f"`{name}()` of a tensor forces its value to the host",
-                     "keep it a tensor (`x.astype(...)`), or compute the value from static shapes")
-            return
-        if fam == "numpy" and arg_tensor:
-            if name in ("array", "asarray", "asanyarray", "copy"):
-                self.add("HY004", node, f"`numpy.{name}` of a tensor copies it to the host",
-                         "keep the computation in `F` ops")
-            else:
-                self.add("HY007", node, f"numpy function `{name}` applied to a tensor",
-                         f"use the `F` operator (`F.{name}` or its MXNet name)")
-            return
-        # HY006: print
-        if is_global_name and name == "print" and (arg_tensor or any(
-                self._fstring_has_tensor(a) for a in args)):
-            self.add("HY006", node, "`print` of a tensor inside a forward",
-                     "prints `<Symbol ...>` once while tracing under MXNet; use a debugger "
-                     "on the non-hybridized block, or `jax.debug.print` under ast-hybrid")
-            return
-        # HY007: nd / sym ops instead of F
-        if fam in ("nd", "sym") and isinstance(func, gast.Attribute):
-            ns = "mx.nd" if fam == "nd" else "mx.sym"
-            name = path.split(".", 2)[2] if path and path.count(".") >= 2 else name
-            fix = fixes.use_f_fix(u, self.src, func) if u.style == "F" else None
-            self.add("HY007", node, f"operator `{name}` called through `{ns}` instead of `F`",
-                     f"call `F.{name}(...)`: `{ns}` ops fail on "
-                     + ("Symbols once hybridized" if fam == "nd" else "NDArrays when not hybridized"),
-                     fix)
-            return
-        # HY008: len()
-        if (is_global_name and name == "len" and args and self._shape_rules()
-                and definitely_tensor(self.kind(args[0]))):
-            self.add("HY008", node, "`len()` of a tensor",
-                     "a hybridized Symbol has no length (len() is silently 1); pass sizes in as "
-                     "Python values or use shape-free ops (`F.shape_array`, `*_like` ops)")
+            self.add("HY004", call.node, "item", name=name)
+            return True
+        if call.is_global_name and name in ("float", "int", "bool", "complex") and call.args and tensorish(
+                self.kind(call.args[0])):
+            self.add("HY004", call.node, "builtin", name=name)
+            return True
+        if call.fam == "numpy" and call.arg_tensor and name in ("array", "asarray", "asanyarray", "copy"):
+            self.add("HY004", call.node, "numpy", name=name)
+            return True
+        return False
+
+    def check_op_outside_f(self, call) -> bool:
+        """HY007: a numpy function of a tensor, an ``mx.nd``/``mx.sym`` op instead of ``F``'s."""
+        if call.fam == "numpy" and call.arg_tensor:
+            self.add("HY007", call.node, "numpy", name=call.name)
+            return True
+        func, path = call.node.func, call.path
+        if call.fam in ("nd", "sym") and isinstance(func, gast.Attribute):
+            name = path.split(".", 2)[2] if path and path.count(".") >= 2 else call.name
+            fix = fixes.use_f_fix(self.u, self.src, func) if self.u.style == "F" else None
+            self.add("HY007", call.node, call.fam, fix=fix, name=name)
+            return True
+        return False
+
+    def check_print(self, call) -> bool:
+        """HY006: ``print`` of a tensor (also inside an f-string)."""
+        if call.is_global_name and call.name == "print" and (call.arg_tensor or any(
+                self._fstring_has_tensor(a) for a in call.args)):
+            self.add("HY006", call.node)
+            return True
+        return False
+
+    def check_len(self, call) -> bool:
+        """HY008: ``len()`` of a tensor (target mxnet)."""
+        if (call.is_global_name and call.name == "len" and call.args and self._shape_rules()
+                and definitely_tensor(self.kind(call.args[0]))):
+            self.add("HY008", call.node, "len")
+            return True
+        return False
 
     def _shape_rules(self) -> bool:
         return self.target == "mxnet" and self.u.style == "F" and not self.guard
@@ -395,17 +386,33 @@ class Checker:
         if not self._shape_rules():
             return
         vk = self.kind(node.value)
-        if definitely_tensor(vk) or (Tag.U in vk and node.attr != "T"):
+        if definitely_tensor(vk) or (Tag.TENSOR_OR_TUPLE in vk and node.attr != "T"):
             if node.attr == "T":
-                self.add("HY008", node, "`.T` of a tensor", "MXNet Symbols have no `.T`; use `F.transpose(x)`")
+                self.add("HY008", node, "transpose")
             else:
-                self.add("HY008", node, f"`.{node.attr}` of a tensor",
-                         "MXNet Symbols have no shape/context; guard it with `if F is nd:`, pass "
-                         "sizes in as Python values, or use `*_like` ops and `F.shape_array`")
+                self.add("HY008", node, "attribute", attr=node.attr)
 
     # nested functions: their bodies are part of the forward, walked as is
     def visit_Lambda(self, node):
         return None
+
+
+class _Call:
+    """What the call rules read about one call: its callee, where that comes from, its arguments."""
+
+    def __init__(self, checker: Checker, node):
+        u, func = checker.u, node.func
+        self.node = node
+        self.fk = checker.kind(func)
+        self.path = u.global_path(func) if isinstance(func, (gast.Name, gast.Attribute)) else None
+        self.fam = module_family(self.path)
+        self.name = func.attr if isinstance(func, gast.Attribute) else (
+            func.id if isinstance(func, gast.Name) else "")
+        self.is_global_name = isinstance(func, gast.Name) and u.is_global(func)
+        self.args = [a.value if isinstance(a, gast.Starred) else a for a in node.args]
+        kind = checker.kind
+        self.arg_tensor = any(tensorish(kind(a)) or Tag.SEQUENCE_OF_TENSORS in kind(a) for a in self.args) or any(
+            tensorish(kind(k.value)) for k in node.keywords)
 
 
 def _op_path(unit: Unit, node) -> str | None:

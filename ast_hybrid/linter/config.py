@@ -36,10 +36,11 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ast_hybrid.common.rules import CATALOGUE, TARGETS
+
 __all__ = ["Settings", "ConfigError", "IgnoreMatcher", "find_pyproject", "load_settings",
            "discover", "DEFAULT_EXCLUDE", "TARGETS"]
 
-TARGETS = ("jax", "mxnet")
 OUTPUT_FORMATS = ("text", "json", "sarif", "github")
 DEFAULT_EXCLUDE = (".git", ".venv*", "venv", "__pycache__", "build", "dist", "node_modules",
                    ".tox", ".eggs", ".hg", ".svn", ".mypy_cache", ".ruff_cache", ".pytest_cache")
@@ -79,9 +80,10 @@ class Settings:
     # -- rule selection (ruff semantics) ---------------------------------
     def is_selected(self, code: str, path: str | None = None) -> bool:
         """Is ``code`` reported (for ``path``)?  The most specific prefix wins;
-        on a tie ``ignore`` wins.  HY020 (unreadable file) and HY999 (internal
-        error) are always reported."""
-        if code in ("HY020", "HY999"):
+        on a tie ``ignore`` wins.  A rule the catalogue marks not ``selectable``
+        (HY020, an unreadable file; HY999, an internal error) is always reported."""
+        rule = CATALOGUE.get(code)
+        if rule is not None and not rule.selectable:
             return True
         select = ("HY",) if self.select is None else self.select
         best_sel = max((len(p) for p in (*select, *self.extend_select) if _prefix(code, p)), default=-1)
@@ -93,9 +95,7 @@ class Settings:
 
     def check_selectors(self) -> None:
         """:class:`ConfigError` for a select/ignore entry that names no rule (a typo)."""
-        from ast_hybrid.common.rules import RULES
-
-        known = (*RULES, "HY999")
+        known = tuple(CATALOGUE)
         entries = [*(self.select or ()), *self.extend_select, *self.ignore,
                    *(c for _, codes in self.per_file_ignores for c in codes)]
         bad = [e for e in entries

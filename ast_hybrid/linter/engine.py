@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from ast_hybrid.common.diagnostics import Diagnostic
+from ast_hybrid.common.rules import message
 from .checks import Checker
 from .kinds import EMPTY, Tag, Unit
 from .module import ModuleFacts
@@ -30,17 +31,17 @@ def _entry_tags(unit: Unit, style: str) -> dict:
         tags[names[0]] = frozenset((Tag.SELF,))
     rest = names[1:]
     if style == "F" and rest:
-        tags[rest[0]] = frozenset((Tag.F,))
+        tags[rest[0]] = frozenset((Tag.OP_NAMESPACE,))
         rest = rest[1:]
     for n in rest:
         # Gluon's recurrent cells take `states` as a list of tensors
-        tags[n] = frozenset((Tag.U,)) if _STATES.search(n) else frozenset((Tag.T,))
+        tags[n] = frozenset((Tag.TENSOR_OR_TUPLE,)) if _STATES.search(n) else frozenset((Tag.TENSOR,))
     for p in fn.args.kwonlyargs:
-        tags[p.id] = frozenset((Tag.T,))
+        tags[p.id] = frozenset((Tag.TENSOR,))
     if fn.args.vararg is not None:
-        tags[fn.args.vararg.id] = frozenset((Tag.S,))
+        tags[fn.args.vararg.id] = frozenset((Tag.SEQUENCE_OF_TENSORS,))
     if fn.args.kwarg is not None:
-        tags[fn.args.kwarg.id] = frozenset((Tag.D,))
+        tags[fn.args.kwarg.id] = frozenset((Tag.DICT_OF_TENSORS,))
     return tags
 
 
@@ -138,12 +139,9 @@ class _Session:
             u.kind(node)
 
     def _internal(self, fn, exc):
-        self.errors.append(Diagnostic(
-            "HY999", f"internal error while linting `{getattr(fn, 'name', '?')}`: "
-                     f"{type(exc).__name__}: {exc}",
-            self.src.path, self.src.span(fn),
-            help="this is a bug in ast-hybrid; please report it with the file. "
-                 "The other functions were linted"))
+        text, help = message("HY999", "function", name=getattr(fn, "name", "?"),
+                             error=f"{type(exc).__name__}: {exc}")
+        self.errors.append(Diagnostic("HY999", text, self.src.path, self.src.span(fn), help=help))
 
 
 def analyse(src, tree, target) -> list[Diagnostic]:

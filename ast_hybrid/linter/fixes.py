@@ -38,6 +38,7 @@ from __future__ import annotations
 import gast
 
 from ast_hybrid.common.diagnostics import Edit, Fix
+from ast_hybrid.common.rules import CATALOGUE
 from .kinds import is_op, Tag, module_family
 
 OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
@@ -92,8 +93,15 @@ def augassign_fix(unit, src, node) -> Fix | None:
         return None
     content = f"{name} = {name} {op} {_wrap(node.value, op, value)}"
     safe = not _may_alias(unit, node.target)
-    return Fix(f"Replace with `{name} = {name} {op} ...`", (Edit(src.span(node), content),),
-               "safe" if safe else "unsafe")
+    return _fix("HY001", (Edit(src.span(node), content),), "safe" if safe else "unsafe", name=name, op=op)
+
+
+def _fix(code, edits, applicability, **values) -> Fix:
+    """``code``'s fix, titled by the catalogue; its applicability must be one the catalogue declares."""
+    rule = CATALOGUE[code]
+    if applicability not in rule.fixes:
+        raise ValueError(f"{code}: the catalogue declares {rule.fixes or 'no'} fixes, not {applicability!r}")
+    return Fix(rule.fix_message(**values), tuple(edits), applicability)
 
 
 def _fresh(unit, d) -> bool:
@@ -176,4 +184,4 @@ def use_f_fix(unit, src, func) -> Fix | None:
     path = unit.global_path(node) or ""
     if path not in ("mxnet.nd", "mxnet.sym"):
         return None
-    return Fix(f"Call it through `{f_names[0]}`", (Edit(src.span(node), f_names[0]),), "unsafe")
+    return _fix("HY007", (Edit(src.span(node), f_names[0]),), "unsafe", f=f_names[0])

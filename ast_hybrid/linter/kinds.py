@@ -10,16 +10,16 @@ makes it one).
 
 Tags (:class:`Tag`):
 
-- ``T``: a tensor.  Parameters after ``F`` (``**kwargs`` hold the block's
+- ``TENSOR``: a tensor.  Parameters after ``F`` (``**kwargs`` hold the block's
   parameters: tensors too), results of ``F.op(...)``/``F.ns.op(...)``,
   arithmetic, comparisons (elementwise), indexing and fluent methods of
   tensors (``x.reshape(...)``, ``x.T``), ops of ``mx.nd``/``mx.sym``/``mx.np``.
-- ``U``: tensor-like but perhaps a tuple of them: what a child block returns
+- ``TENSOR_OR_TUPLE``: tensor-like but perhaps a tuple of them: what a child block returns
   (``self.body(x)``), multi-output ops (``F.split``, ``F.RNN``,
   ``F.contrib.foreach``).  Rules that need *certainty* (iteration, ``len``,
   integer indexing) ignore it.
-- ``S`` / ``D``: a tuple or list / a dict of tensors (``*args``, ``**kwargs``).
-- ``F``, ``FOP``: the op namespace and anything reached from it
+- ``SEQUENCE_OF_TENSORS`` / ``DICT_OF_TENSORS``: a tuple or list / a dict of tensors (``*args``, ``**kwargs``).
+- ``OP_NAMESPACE``, ``FOP``: the op namespace and anything reached from it
   (``F.contrib``, ``getattr(F, name)``).
 - ``SELF``, ``CHILD``: the block, and its (non-method) attributes.
 - ``TMETH``: a bound method of a tensor (``x.reshape`` before the call).
@@ -61,11 +61,11 @@ __all__ = ["Tag", "Unit", "is_op", "tensorish", "definitely_tensor", "EMPTY"]
 class Tag(str, Enum):
     """What a value may be (see the module docstring)."""
 
-    T = "tensor"
-    U = "tensor-or-tuple"
-    S = "sequence-of-tensors"
-    D = "dict-of-tensors"
-    F = "op-namespace"
+    TENSOR = "tensor"
+    TENSOR_OR_TUPLE = "tensor-or-tuple"
+    SEQUENCE_OF_TENSORS = "sequence-of-tensors"
+    DICT_OF_TENSORS = "dict-of-tensors"
+    OP_NAMESPACE = "op-namespace"
     FOP = "op"
     FMULTI = "multi-output-op"
     SELF = "self"
@@ -75,10 +75,10 @@ class Tag(str, Enum):
 
 
 EMPTY: frozenset = frozenset()
-_T = frozenset((Tag.T,))
-_U = frozenset((Tag.U,))
-_S = frozenset((Tag.S,))
-_D = frozenset((Tag.D,))
+_TENSOR = frozenset((Tag.TENSOR,))
+_TENSOR_OR_TUPLE = frozenset((Tag.TENSOR_OR_TUPLE,))
+_SEQUENCE_OF_TENSORS = frozenset((Tag.SEQUENCE_OF_TENSORS,))
+_DICT_OF_TENSORS = frozenset((Tag.DICT_OF_TENSORS,))
 _INT = frozenset((Tag.INT,))
 
 #: Ops whose result is several outputs (a list for NDArray, a grouped Symbol).
@@ -97,24 +97,24 @@ _BINDINGS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.alias)
 
 def is_op(kinds) -> bool:
     """``F`` itself or an op/namespace reached from it."""
-    return Tag.F in kinds or Tag.FOP in kinds or Tag.FMULTI in kinds
+    return Tag.OP_NAMESPACE in kinds or Tag.FOP in kinds or Tag.FMULTI in kinds
 
 
 def tensorish(kinds) -> bool:
-    return Tag.T in kinds or Tag.U in kinds
+    return Tag.TENSOR in kinds or Tag.TENSOR_OR_TUPLE in kinds
 
 
 def definitely_tensor(kinds) -> bool:
-    return Tag.T in kinds and not (Tag.U in kinds or Tag.S in kinds or Tag.D in kinds)
+    return Tag.TENSOR in kinds and not (Tag.TENSOR_OR_TUPLE in kinds or Tag.SEQUENCE_OF_TENSORS in kinds or Tag.DICT_OF_TENSORS in kinds)
 
 
 def _elements(kinds) -> frozenset:
     """Tags of the items obtained by iterating a value of ``kinds``."""
     out = set()
-    if Tag.T in kinds or Tag.S in kinds:
-        out.add(Tag.T)
-    if Tag.U in kinds:
-        out.add(Tag.U)
+    if Tag.TENSOR in kinds or Tag.SEQUENCE_OF_TENSORS in kinds:
+        out.add(Tag.TENSOR)
+    if Tag.TENSOR_OR_TUPLE in kinds:
+        out.add(Tag.TENSOR_OR_TUPLE)
     if Tag.CHILD in kinds:
         out.add(Tag.CHILD)
     return frozenset(out)
@@ -210,7 +210,7 @@ class Unit:
 
     # -- names -------------------------------------------------------------
     def f_names(self) -> list[str]:
-        return [p.id for p in self.params if Tag.F in self.param_tags.get(p.id, EMPTY)]
+        return [p.id for p in self.params if Tag.OP_NAMESPACE in self.param_tags.get(p.id, EMPTY)]
 
     def defs_of(self, name_node) -> list:
         return self.reaching.get(name_node, [])
@@ -256,9 +256,9 @@ class Unit:
             lk, rk = self.kind(node.left), self.kind(node.right)
             both = lk | rk
             if tensorish(both):
-                return _T
-            if Tag.S in both and isinstance(node.op, (gast.Add, gast.Mult)):
-                return _S
+                return _TENSOR
+            if Tag.SEQUENCE_OF_TENSORS in both and isinstance(node.op, (gast.Add, gast.Mult)):
+                return _SEQUENCE_OF_TENSORS
             if Tag.INT in lk and Tag.INT in rk:
                 return _INT
             return EMPTY
@@ -267,13 +267,13 @@ class Unit:
             if isinstance(node.op, gast.Not):
                 return EMPTY
             if tensorish(k):
-                return _T
+                return _TENSOR
             return _INT if Tag.INT in k else EMPTY
         if t is gast.Compare:
             kinds = [self.kind(node.left)] + [self.kind(c) for c in node.comparators]
             if any(isinstance(op, (gast.Is, gast.IsNot, gast.In, gast.NotIn)) for op in node.ops):
                 return EMPTY
-            return _T if any(tensorish(k) for k in kinds) else EMPTY
+            return _TENSOR if any(tensorish(k) for k in kinds) else EMPTY
         if t is gast.BoolOp:
             out = set()
             for v in node.values:
@@ -295,13 +295,13 @@ class Unit:
             out = EMPTY
             for e in node.elts:
                 k = self.kind(e)
-                if tensorish(k) or Tag.S in k:
-                    out = _S
+                if tensorish(k) or Tag.SEQUENCE_OF_TENSORS in k:
+                    out = _SEQUENCE_OF_TENSORS
             return out
         if t in (gast.ListComp, gast.GeneratorExp, gast.SetComp):
-            return _S if tensorish(self.kind(node.elt)) else EMPTY
+            return _SEQUENCE_OF_TENSORS if tensorish(self.kind(node.elt)) else EMPTY
         if t is gast.Dict:
-            return _D if any(v is not None and tensorish(self.kind(v)) for v in node.values) else EMPTY
+            return _DICT_OF_TENSORS if any(v is not None and tensorish(self.kind(v)) for v in node.values) else EMPTY
         return EMPTY
 
     def _attr_kind(self, node) -> frozenset:
@@ -316,24 +316,24 @@ class Unit:
             out.add(Tag.CHILD)
         if tensorish(vk):
             if node.attr == "T":
-                out.add(Tag.T)
+                out.add(Tag.TENSOR)
             elif node.attr not in META_ATTRS:
                 out.add(Tag.TMETH)
-        if Tag.D in vk and node.attr in ("get", "values", "items", "pop"):
+        if Tag.DICT_OF_TENSORS in vk and node.attr in ("get", "values", "items", "pop"):
             out.add(Tag.TMETH)
         return frozenset(out)
 
     def _subscript_kind(self, node) -> frozenset:
         vk = self.kind(node.value)
         out = set()
-        if Tag.T in vk:
-            out.add(Tag.T)
-        if Tag.U in vk:
-            out.add(Tag.U)
-        if Tag.S in vk:
-            out.add(Tag.S if isinstance(node.slice, gast.Slice) else Tag.T)
-        if Tag.D in vk:
-            out.add(Tag.T)
+        if Tag.TENSOR in vk:
+            out.add(Tag.TENSOR)
+        if Tag.TENSOR_OR_TUPLE in vk:
+            out.add(Tag.TENSOR_OR_TUPLE)
+        if Tag.SEQUENCE_OF_TENSORS in vk:
+            out.add(Tag.SEQUENCE_OF_TENSORS if isinstance(node.slice, gast.Slice) else Tag.TENSOR)
+        if Tag.DICT_OF_TENSORS in vk:
+            out.add(Tag.TENSOR)
         if Tag.CHILD in vk:
             out.add(Tag.CHILD)
         if isinstance(node.value, gast.Attribute) and node.value.attr == "shape":
@@ -349,37 +349,37 @@ class Unit:
         if target is not None:
             return self._bind_helper(node, *target)
         if Tag.FMULTI in fk:
-            return _U
+            return _TENSOR_OR_TUPLE
         if is_op(fk):
-            return _T
+            return _TENSOR
         if Tag.TMETH in fk:
             name = func.attr
             if name in HOST_METHODS or name in ("wait_to_read", "asnumpy"):
                 return EMPTY
             if name in ("split", "split_v2"):
-                return _U
+                return _TENSOR_OR_TUPLE
             vk = self.kind(func.value)
-            if Tag.D in vk and name in ("values", "items"):
-                return _S if name == "values" else EMPTY
-            return _T if Tag.T in vk or Tag.D in vk else _U
-        if Tag.CHILD in fk or Tag.U in fk:
-            return _U
+            if Tag.DICT_OF_TENSORS in vk and name in ("values", "items"):
+                return _SEQUENCE_OF_TENSORS if name == "values" else EMPTY
+            return _TENSOR if Tag.TENSOR in vk or Tag.DICT_OF_TENSORS in vk else _TENSOR_OR_TUPLE
+        if Tag.CHILD in fk or Tag.TENSOR_OR_TUPLE in fk:
+            return _TENSOR_OR_TUPLE
         if isinstance(func, gast.Attribute):
             fam = module_family(self.global_path(func))
             if fam in ("nd", "sym", "mxnp"):
                 name = func.attr
                 if name in ("waitall",):
                     return EMPTY
-                return _U if name in MULTI_OUTPUT else _T
+                return _TENSOR_OR_TUPLE if name in MULTI_OUTPUT else _TENSOR
             return EMPTY
         if isinstance(func, gast.Name) and self.is_global(func):
             name = func.id
             if name == "getattr" and node.args and is_op(self.kind(node.args[0])):
                 return frozenset((Tag.FOP,))
             if name in _BUILTIN_SAME and node.args:
-                return _T if tensorish(self.kind(node.args[0])) else EMPTY
+                return _TENSOR if tensorish(self.kind(node.args[0])) else EMPTY
             if name in _BUILTIN_SEQ and node.args:
-                return _elements(self.kind(node.args[0])) and _S
+                return _elements(self.kind(node.args[0])) and _SEQUENCE_OF_TENSORS
         return EMPTY
 
     def resolve_helper(self, node):
@@ -389,7 +389,7 @@ class Unit:
         key ``(class name or None, function name)`` of another unit).
         """
         func = node.func
-        passes_f = any(Tag.F in self.kind(a.value if isinstance(a, gast.Starred) else a)
+        passes_f = any(Tag.OP_NAMESPACE in self.kind(a.value if isinstance(a, gast.Starred) else a)
                        for a in [*node.args, *(k.value for k in node.keywords)])
         if isinstance(func, gast.Name):
             defs = self.defs_of(func)
@@ -441,7 +441,7 @@ class Unit:
         out: dict[str, frozenset] = {}
         for i, a in enumerate(call.args):
             if isinstance(a, gast.Starred):
-                el = _elements(self.kind(a.value)) | (self.kind(a.value) & {Tag.F})
+                el = _elements(self.kind(a.value)) | (self.kind(a.value) & {Tag.OP_NAMESPACE})
                 for n in names[i:]:
                     out[n] = out.get(n, EMPTY) | el
                 break
@@ -498,7 +498,7 @@ class Unit:
             for p in self.defs_of(d):
                 prior |= self.def_kind(p)
             if tensorish(prior) or tensorish(self.kind(parent.value)):
-                return _T
+                return _TENSOR
             return frozenset(prior) & _INT
         if isinstance(parent, (gast.For, gast.AsyncFor, gast.comprehension)) and node is parent.target:
             return self._iter_elem(parent.iter, path)
@@ -523,9 +523,9 @@ class Unit:
                 # F.contrib.foreach(body, data, states) / while_loop(cond, func, vars)
                 fk = self.kind(parent.func)
                 if is_op(fk):
-                    out |= _U if d in params else EMPTY
+                    out |= _TENSOR_OR_TUPLE if d in params else EMPTY
         if args.vararg is d:
-            return _S if tensorish(out) else frozenset(out)
+            return _SEQUENCE_OF_TENSORS if tensorish(out) else frozenset(out)
         return frozenset(out)
 
     def _destructure(self, value, path) -> frozenset:
@@ -538,7 +538,7 @@ class Unit:
             return self._destructure(value.elts[i], rest)
         k = _elements(self.kind(value))
         if i == "*":
-            k = _S if tensorish(k) else EMPTY
+            k = _SEQUENCE_OF_TENSORS if tensorish(k) else EMPTY
         for _ in rest:
             k = _elements(k)
         return k
@@ -559,11 +559,11 @@ class Unit:
             if name in ("reversed", "sorted", "list", "tuple") and it.args:
                 return self._iter_elem(it.args[0], path)
         if (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute)
-                and Tag.D in self.kind(it.func.value)):
+                and Tag.DICT_OF_TENSORS in self.kind(it.func.value)):
             if it.func.attr == "values":
-                return _T
+                return _TENSOR
             if it.func.attr == "items":
-                return _T if path and path[0] == 1 else EMPTY
+                return _TENSOR if path and path[0] == 1 else EMPTY
             return EMPTY
         k = _elements(self.kind(it))
         for _ in path:

@@ -90,7 +90,6 @@ class ModuleFacts:
                 facts = ClassFacts(node)
                 self.class_list.append(facts)
                 self.classes.setdefault(node.name, facts)
-        self._hybrid: dict[str, bool] = {}
 
     # -- classes -----------------------------------------------------------
     def is_hybrid(self, cls: ClassFacts, _seen=None) -> bool:

@@ -69,7 +69,7 @@ def to_source(fn) -> str:
     """The Python source the transpiler generated for ``fn`` (a function or method)."""
     target = _target(fn)
     if not isinstance(target, types.FunctionType):
-        raise cannot_convert(fn, "it is not a Python function")
+        raise cannot_convert(fn, "not-a-function")
     return converted_code(target.__code__).to_source()
 
 
@@ -101,13 +101,11 @@ def _convert(fn, options):
         return classmethod(_convert(fn.__func__, options))
     if not isinstance(fn, types.FunctionType):
         if isinstance(fn, type):
-            raise cannot_convert(fn, "it is a class; convert one of its methods",
-                                 help="convert `obj.method`, or the function the class calls")
+            raise cannot_convert(fn, "class")
         call = getattr(type(fn), "__call__", None)
         if isinstance(call, types.FunctionType):
             return types.MethodType(_convert(call, options), fn)
-        raise cannot_convert(fn, f"it is a {type(fn).__name__}, not a Python function: there is no "
-                                 "Python source to convert")
+        raise cannot_convert(fn, "callable", type=type(fn).__name__)
     per = _BY_FUNCTION.get(fn)
     if per is None:
         per = _BY_FUNCTION[fn] = {}

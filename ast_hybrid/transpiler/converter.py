@@ -33,6 +33,7 @@ import weakref
 import gast
 
 from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
+from ast_hybrid.common.rules import CATALOGUE
 from .ast_tools.naming import PREFIX, RUNTIME, Namer
 from .ast_tools.origin import user_ast
 from ast_hybrid.common.source import SourceError, SourceFile, Span
@@ -66,8 +67,9 @@ class Converted:
 _BY_CODE: dict = {}
 
 
-def cannot_convert(fn, why: str, source: SourceFile | None = None, node=None, help=None) -> ConversionError:
-    """HY034: ``fn`` cannot be converted at all; the diagnostic says why."""
+def cannot_convert(fn, variant: str, source: SourceFile | None = None, node=None, **values) -> ConversionError:
+    """HY034: ``fn`` cannot be converted at all; ``variant`` names the catalogue's wording of HY034
+    that says why (``"generator"``, ``"async"``, ``"no-source"``, ...), ``values`` fill it in."""
     name = getattr(fn, "__qualname__", None) or getattr(fn, "co_qualname", None) or repr(fn)
     code = getattr(fn, "__code__", fn if isinstance(fn, types.CodeType) else None)
     path = code.co_filename if code is not None else "<unknown>"
@@ -78,10 +80,10 @@ def cannot_convert(fn, why: str, source: SourceFile | None = None, node=None, he
         lines = {span.line: source.line(span.line)}
     elif code is not None:
         span = Span.point(code.co_firstlineno, 1)
-    return ConversionError([Diagnostic(
-        "HY034", f"cannot convert `{name}`: {why}", path, span,
-        help=help or "call it as it is (it is not converted), or mark it `@ast_hybrid.do_not_convert`",
-        source_lines=lines)])
+    rule = CATALOGUE["HY034"]
+    message, help = rule.message(variant, name=name, **values)
+    return ConversionError([Diagnostic("HY034", message, path, span, help=help, severity=rule.severity("jax"),
+                                       source_lines=lines)])
 
 
 def converted_code(code) -> Converted:
@@ -113,19 +115,16 @@ def _collector_paused():
 
 def _convert_code(code) -> Converted:
     if code.co_flags & _GENERATORS:
-        raise cannot_convert(code, "it is a generator (`yield`): its values are produced lazily, outside "
-                                   "any compiled program", help="return a list or a stacked array instead")
+        raise cannot_convert(code, "generator")
     if code.co_flags & _ASYNC:
-        raise cannot_convert(code, "it is an `async` function", help="make it a plain `def`")
+        raise cannot_convert(code, "async")
     try:
         source = SourceFile.from_code(code)
         module = source.parse()
     except SourceError as err:
         if err.kind == "nosource":
-            raise cannot_convert(code, "Python kept no source for it (defined at an interactive prompt, "
-                                       "by `exec`, or in a compiled module)",
-                                 help="define it in a .py file, or mark it `@ast_hybrid.do_not_convert`") from None
-        raise cannot_convert(code, f"its source could not be parsed: {err.message}") from None
+            raise cannot_convert(code, "no-source") from None
+        raise cannot_convert(code, "unparsable", reason=err.message) from None
     fn = _find(module, code, source)
     refusals = lint_refusals(fn, source)
     try:
@@ -134,10 +133,10 @@ def _convert_code(code) -> Converted:
     except (ConversionError, RecursionError):
         raise
     except Exception as exc:   # a bug of ours: say so, where, and keep the cause chained
+        message, help = CATALOGUE["HY999"].message("convert", name=code.co_qualname,
+                                                   error=f"{type(exc).__name__}: {exc}")
         raise ConversionError([Diagnostic(
-            "HY999", f"internal error while converting `{code.co_qualname}`: {type(exc).__name__}: {exc}",
-            source.path, source.span(fn), help="this is a bug in ast-hybrid; please report it with the "
-            "function. Meanwhile mark the function `@ast_hybrid.do_not_convert`",
+            "HY999", message, source.path, source.span(fn), help=help,
             source_lines={source.span(fn).line: source.line(source.span(fn).line)})]) from exc
     return Converted(inner_code(compiled, fn.name), tree.body[0].body[0], source, sites, refusals)
 
@@ -206,8 +205,8 @@ def _find(module, code, source):
                     a.annotation = None
             return node
         if isinstance(node, gast.AsyncFunctionDef):
-            raise cannot_convert(code, "it is an `async` function", source, node, help="make it a plain `def`")
-    raise cannot_convert(code, "its `def` was not found where Python says it starts", source)
+            raise cannot_convert(code, "async", source, node)
+    raise cannot_convert(code, "def-not-found", source)
 
 
 def _find_lambda(module, code, source):
@@ -216,9 +215,7 @@ def _find_lambda(module, code, source):
     found = [n for n in gast.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line
              and tuple(a.id for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == argnames]
     if len(found) != 1:
-        why = ("several lambdas with the same parameters are on its line" if found
-               else "its source could not be isolated")
-        raise cannot_convert(code, why, source, help="write it as a `def`")
+        raise cannot_convert(code, "lambda-ambiguous" if found else "lambda-not-isolated", source)
     lam = found[0]
     body = [gast.Return(value=lam.body)]
     for n in body:

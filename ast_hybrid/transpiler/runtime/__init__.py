@@ -33,6 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
+from ast_hybrid.common.rules import CATALOGUE
 from ..ast_tools.naming import RETVAL
 from ast_hybrid.common.source import Span
 from . import calls, conditionals, loops
@@ -179,20 +180,21 @@ class Runtime:
         site = self._site(line)
         if site is None or not site.unsupported:
             return
-        self.fail([self._diag(
-            "HY032", f"`{what}` cannot live inside {site.kind_text()}", span,
-            help="move it out of the tensor-dependent branch or loop, or make the condition a Python value",
-            related=((site.span, f"the traced `{site.kind}`"),))
-            for what, span in site.unsupported])
+        self.fail([self._diag("HY032", span, related=((site.span, f"the traced `{site.kind}`"),),
+                              what=what, where=site.kind_text())
+                   for what, span in site.unsupported])
 
-    def _diag(self, code, message, span, help=None, related=()):
+    def _diag(self, code, span, variant="default", related=(), **values):
+        """``code``'s diagnostic at ``span``: message, help and severity from the rule catalogue."""
+        rule = CATALOGUE[code]
+        message, help = rule.message(variant, **values)
         path = self.source.path if self.source is not None else "<unknown>"
         lines = None
         if self.source is not None:
             wanted = {span.line} | {s.line for s, _ in related}
             lines = {n: self.source.line(n) for n in wanted}
-        return Diagnostic(code, message, path, span, help=help, related=tuple(related),
-                          source_lines=lines)
+        return Diagnostic(code, message, path, span, help=help, severity=rule.severity("jax"),
+                          related=tuple(related), source_lines=lines)
 
     def _span(self, line):
         site = self._site(line)
@@ -206,31 +208,14 @@ class Runtime:
             read = site.read_after(name)
             if read is not None:
                 related.append((read, f"`{name}` used here after the `if`"))
-        return self._diag(
-            "HY030", f"`{name}` is assigned in the `{where}` branch of an `if` on a traced value "
-            f"but not in the `{other}` branch, and it is used after the `if`", self._span(line),
-            help=f"assign `{name}` before the `if` or in both branches", related=related)
+        return self._diag("HY030", self._span(line), related=related, name=name, where=where, other=other)
 
     def hy031(self, name, line, before, after):
-        return self._diag(
-            "HY031", f"loop variable `{name}` changes from {before} to {after} across iterations "
-            "of a loop on a traced value", self._span(line),
-            help=f"give `{name}` its final shape and dtype before the loop "
-                 "(pad, or cast with .astype)")
+        return self._diag("HY031", self._span(line), name=name, before=before, after=after)
 
     def hy033(self, name, line, a, b, kind="if"):
-        if name == RETVAL:
-            return self._diag(
-                "HY033", f"the function returns {a} on one path and {b} on another, and which path "
-                "runs depends on a traced value", self._span(line),
-                help="return the same kind of value on every path (a bare `return` returns None: "
-                     "return an array of the same shape instead)")
-        what = "branches of an `if`" if kind == "if" else "the two values of a conditional expression"
-        label = f"`{name}` is" if kind == "if" else "they are"
-        return self._diag(
-            "HY033", f"the {what} on a traced value give different structures: {label} "
-            f"{a} in one and {b} in the other", self._span(line),
-            help="make both branches produce the same kind of value (same structure, shape and dtype)")
+        variant = "returns" if name == RETVAL else "if" if kind == "if" else "ifexp"
+        return self._diag("HY033", self._span(line), variant, name=name, a=a, b=b)
 
     def fail(self, diagnostics):
         raise ConversionError(diagnostics)

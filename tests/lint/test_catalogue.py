@@ -1,0 +1,26 @@
+"""The rule catalogue is complete enough for every producer to read it."""
+
+import string
+
+import pytest
+
+from ast_hybrid.common.rules import CATALOGUE, RULES, TARGETS, message
+
+
+@pytest.mark.parametrize("code", sorted(CATALOGUE))
+def test_every_code_has_wording_and_a_severity_somewhere(code):
+    rule = CATALOGUE[code]
+    assert rule.messages, f"{code} has no message"
+    assert any(rule.severity(t) is not None for t in TARGETS)
+    assert bool(rule.fixes) == (rule.fix_title is not None)
+    for variant, m in rule.messages.items():
+        fields = {f for t in (m.text, m.help or "") for _, f, _, _ in string.Formatter().parse(t) if f}
+        text, help = message(code, variant, **{f: f"<{f}>" for f in fields})
+        assert "{" not in text and "{" not in (help or ""), (code, variant)
+
+
+def test_internal_entries_are_in_the_catalogue_not_among_the_rules():
+    assert [c for c, r in CATALOGUE.items() if r.internal] == ["HY999"]
+    assert set(RULES) == set(CATALOGUE) - {"HY999"}
+    with pytest.raises(KeyError, match="HY001 has no message 'nope'"):
+        message("HY001", "nope")

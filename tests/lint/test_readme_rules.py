@@ -1,0 +1,51 @@
+"""The README's rule table (``| code | what | jax target | mxnet target |``) says what the catalogue says.
+
+The table's wording is the README's own; what is compared is what the
+catalogue (:mod:`ast_hybrid.common.rules`) holds: every code, and each
+code's severity per target (a cell's first word: ``error``, ``warning``,
+``note``; ``-`` for not reported on that target).  A row ``HYaaa-HYbbb``
+stands for every catalogue code in that range.
+"""
+
+from pathlib import Path
+
+from ast_hybrid.common.rules import CATALOGUE, TARGETS
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+HEADER = "| code | what | jax target | mxnet target |"
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def readme_rows() -> dict[str, tuple[str | None, ...]]:
+    """code -> (jax severity, mxnet severity) as the README's table gives them."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert lines.count(HEADER) == 1, f"the README has no single rule table starting {HEADER!r}"
+    start = lines.index(HEADER) + 2  # past the header and the |---| line
+    rows = {}
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        code, _what, *severities = _cells(line)
+        assert len(severities) == len(TARGETS), line
+        values = tuple(None if s == "-" else s.split()[0] for s in severities)
+        first, _, last = code.partition("-")
+        codes = [first] if not last else [c for c in CATALOGUE if first <= c <= last]
+        assert first in CATALOGUE and (not last or last in CATALOGUE), f"unknown code in {line!r}"
+        for c in codes:
+            assert c not in rows, f"{c} is in the README's table twice"
+            rows[c] = values
+    return rows
+
+
+def test_readme_table_has_every_code_of_the_catalogue():
+    assert sorted(readme_rows()) == sorted(CATALOGUE)
+
+
+def test_readme_table_gives_the_catalogues_severities():
+    rows = readme_rows()
+    for code, rule in CATALOGUE.items():
+        expected = tuple(None if rule.severity(t) is None else rule.severity(t).value for t in TARGETS)
+        assert rows[code] == expected, code
