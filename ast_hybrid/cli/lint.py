@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, err
 from ast_hybrid.common.diagnostics import Severity
-from ast_hybrid.common.rules import CATALOGUE
+from ast_hybrid.common.rules import RULES
 from ast_hybrid.common.render import render, render_statistics, render_summary
 from ast_hybrid.linter.api import lint_file, lint_files, lint_source, resolve_settings
 from ast_hybrid.linter.config import ConfigError, discover
@@ -22,7 +22,7 @@ from ast_hybrid.linter.config import ConfigError, discover
 __all__ = ["run"]
 
 #: codes that are a failure of ast-hybrid itself (HY999): the run exits 2
-_INTERNAL = frozenset(code for code, rule in CATALOGUE.items() if rule.internal)
+_INTERNAL = frozenset(code for code, rule in RULES.items() if rule.internal)
 
 
 @dataclass

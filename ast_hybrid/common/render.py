@@ -213,7 +213,7 @@ def render_summary(diagnostics, *, unsafe_fixes: bool = False, fixed: int = 0,
 
 def render_statistics(diagnostics, *, unsafe_fixes: bool = False) -> str:
     """``--statistics``: one line per code, most frequent first (ruff's layout)."""
-    from .rules import CATALOGUE
+    from .rules import RULES
 
     counts = Counter(d.code for d in diagnostics)
     fixable = {d.code for d in diagnostics if is_fixable(d, unsafe_fixes)}
@@ -221,7 +221,7 @@ def render_statistics(diagnostics, *, unsafe_fixes: bool = False) -> str:
     width = max((len(str(n)) for _, n in rows), default=1)
     out = []
     for code, n in rows:
-        rule = CATALOGUE.get(code)
+        rule = RULES.get(code)
         name = rule.name if rule else ""
         mark = "[*]" if code in fixable else "[ ]"
         out.append(f"{n:>{width}}\t{code}\t{mark} {name}".rstrip())
@@ -296,10 +296,10 @@ def _sarif_rule(rule) -> dict:
 
 
 def render_sarif(diagnostics) -> str:
-    """SARIF 2.1.0: the rules about user code (the catalogue's ``RULES``) as ``rules``, plus
-    the catalogue's entry of any other code that occurs (HY999), one result per diagnostic."""
+    """SARIF 2.1.0: the catalogue's rules as ``rules`` (an unknown code that occurs gets an
+    entry of its own), one result per diagnostic."""
     from ast_hybrid import __version__
-    from .rules import CATALOGUE, RULES
+    from .rules import RULES
 
     rules = [_sarif_rule(rule) for rule in RULES.values()]
     index = {rule["id"]: i for i, rule in enumerate(rules)}
@@ -307,8 +307,7 @@ def render_sarif(diagnostics) -> str:
     for d in diagnostics:
         if d.code not in index:
             index[d.code] = len(rules)
-            rule = CATALOGUE.get(d.code)
-            rules.append(_sarif_rule(rule) if rule is not None else {"id": d.code, "helpUri": d.url})
+            rules.append({"id": d.code, "helpUri": d.url})
         physical = {"artifactLocation": {"uri": _file_uri(d.path)}}
         if d.span is not None:
             physical["region"] = {"startLine": d.span.line, "startColumn": d.span.col,

@@ -14,8 +14,8 @@ pages from here.  Codes are public interface: never renumber them.
 True
 >>> message("HY001", op="+", name="h")
 ('in-place `+=` on tensor `h`', 'write `h = h + ...`: MXNet Symbols have no in-place operators')
->>> "HY999" in RULES, CATALOGUE["HY999"].internal
-(False, True)
+>>> RULES["HY999"].internal, RULES["HY999"].jax.value
+(True, 'error')
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .diagnostics import RULE_URL, Severity
 
-__all__ = ["Rule", "Message", "CATALOGUE", "RULES", "TARGETS", "get_rule", "message"]
+__all__ = ["Rule", "Message", "RULES", "TARGETS", "get_rule", "message"]
 
 #: The targets a rule has a severity for: ``jax`` (what ast-hybrid's conversion
 #: rejects) and ``mxnet`` (what breaks MXNet 1.x ``hybridize()``).
@@ -66,8 +66,7 @@ class Rule:
     fix_title: str | None = None
     #: select/ignore can turn it off (not a file that cannot be read, not a failure of the tool)
     selectable: bool = True
-    #: a failure of ast-hybrid itself, not a finding about the code: the run exits 2, and it is
-    #: not among :data:`RULES` (what ``ast-hybrid rules`` and SARIF's rule list show)
+    #: a failure of ast-hybrid itself, not a finding about the code: the run exits 2
     internal: bool = False
 
     @property
@@ -372,8 +371,7 @@ _RULES = [
              "if": Message("the branches of an `if` on a traced value give different structures: "
                            "`{name}` is {a} in one and {b} in the other",
                            "make both branches produce the same kind of value (same structure, shape and dtype)"),
-             # "the the": the wording the runtime has always given (kept byte-identical)
-             "ifexp": Message("the the two values of a conditional expression on a traced value give "
+             "ifexp": Message("the two values of a conditional expression on a traced value give "
                               "different structures: they are {a} in one and {b} in the other",
                               "make both branches produce the same kind of value (same structure, shape and "
                               "dtype)"),
@@ -430,16 +428,15 @@ _RULES = [
 ]
 
 #: Every code ast-hybrid can emit, HY999 (internal error) included.
-CATALOGUE: dict[str, Rule] = {r.code: r for r in _RULES}
-#: The rules about user code: what ``ast-hybrid rules``, the rule pages and SARIF's rule list show.
-RULES: dict[str, Rule] = {c: r for c, r in CATALOGUE.items() if not r.internal}
+RULES: dict[str, Rule] = {r.code: r for r in _RULES}
+CATALOGUE = RULES   # the same dict, under the name the transpiler still reads (removed once it reads RULES)
 
 
 def get_rule(code: str) -> Rule | None:
     """The rule with ``code`` (any case), HY999 included; None for a code ast-hybrid never emits."""
-    return CATALOGUE.get(code.upper())
+    return RULES.get(code.upper())
 
 
 def message(code: str, variant: str = "default", **values) -> tuple[str, str | None]:
     """``(message, help)`` of ``code``'s ``variant``, formatted: what every producer calls."""
-    return CATALOGUE[code].message(variant, **values)
+    return RULES[code].message(variant, **values)

@@ -56,7 +56,7 @@ checked.
 from __future__ import annotations
 
 from ast_hybrid.common.diagnostics import Diagnostic
-from ast_hybrid.common.rules import CATALOGUE, TARGETS, message
+from ast_hybrid.common.rules import RULES, TARGETS, message
 from ast_hybrid.common.source import SourceError, SourceFile
 from .noqa import noqa_map, suppressed
 
@@ -82,7 +82,7 @@ def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:
     out, seen = [], set()
     noqa = noqa_map(src)
     for d in found:
-        sev = CATALOGUE[d.code].severity(target)
+        sev = RULES[d.code].severity(target)
         if sev is None:  # not reported on this target
             continue
         key = (d.code, d.span)

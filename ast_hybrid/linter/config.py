@@ -36,7 +36,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ast_hybrid.common.rules import CATALOGUE, TARGETS
+from ast_hybrid.common.rules import RULES, TARGETS
 
 __all__ = ["Settings", "ConfigError", "IgnoreMatcher", "find_pyproject", "load_settings",
            "discover", "DEFAULT_EXCLUDE", "TARGETS"]
@@ -82,7 +82,7 @@ class Settings:
         """Is ``code`` reported (for ``path``)?  The most specific prefix wins;
         on a tie ``ignore`` wins.  A rule the catalogue marks not ``selectable``
         (HY020, an unreadable file; HY999, an internal error) is always reported."""
-        rule = CATALOGUE.get(code)
+        rule = RULES.get(code)
         if rule is not None and not rule.selectable:
             return True
         select = ("HY",) if self.select is None else self.select
@@ -95,7 +95,7 @@ class Settings:
 
     def check_selectors(self) -> None:
         """:class:`ConfigError` for a select/ignore entry that names no rule (a typo)."""
-        known = tuple(CATALOGUE)
+        known = tuple(RULES)
         entries = [*(self.select or ()), *self.extend_select, *self.ignore,
                    *(c for _, codes in self.per_file_ignores for c in codes)]
         bad = [e for e in entries

@@ -38,7 +38,7 @@ from __future__ import annotations
 import gast
 
 from ast_hybrid.common.diagnostics import Edit, Fix
-from ast_hybrid.common.rules import CATALOGUE
+from ast_hybrid.common.rules import RULES
 from .kinds import is_op, Tag, module_family
 
 OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
@@ -98,7 +98,7 @@ def augassign_fix(unit, src, node) -> Fix | None:
 
 def _fix(code, edits, applicability, **values) -> Fix:
     """``code``'s fix, titled by the catalogue; its applicability must be one the catalogue declares."""
-    rule = CATALOGUE[code]
+    rule = RULES[code]
     if applicability not in rule.fixes:
         raise ValueError(f"{code}: the catalogue declares {rule.fixes or 'no'} fixes, not {applicability!r}")
     return Fix(rule.fix_message(**values), tuple(edits), applicability)

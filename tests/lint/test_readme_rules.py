@@ -9,7 +9,7 @@ stands for every catalogue code in that range.
 
 from pathlib import Path
 
-from ast_hybrid.common.rules import CATALOGUE, TARGETS
+from ast_hybrid.common.rules import RULES, TARGETS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 HEADER = "| code | what | jax target | mxnet target |"
@@ -32,8 +32,8 @@ def readme_rows() -> dict[str, tuple[str | None, ...]]:
         assert len(severities) == len(TARGETS), line
         values = tuple(None if s == "-" else s.split()[0] for s in severities)
         first, _, last = code.partition("-")
-        codes = [first] if not last else [c for c in CATALOGUE if first <= c <= last]
-        assert first in CATALOGUE and (not last or last in CATALOGUE), f"unknown code in {line!r}"
+        codes = [first] if not last else [c for c in RULES if first <= c <= last]
+        assert first in RULES and (not last or last in RULES), f"unknown code in {line!r}"
         for c in codes:
             assert c not in rows, f"{c} is in the README's table twice"
             rows[c] = values
@@ -41,11 +41,11 @@ def readme_rows() -> dict[str, tuple[str | None, ...]]:
 
 
 def test_readme_table_has_every_code_of_the_catalogue():
-    assert sorted(readme_rows()) == sorted(CATALOGUE)
+    assert sorted(readme_rows()) == sorted(RULES)
 
 
 def test_readme_table_gives_the_catalogues_severities():
     rows = readme_rows()
-    for code, rule in CATALOGUE.items():
+    for code, rule in RULES.items():
         expected = tuple(None if rule.severity(t) is None else rule.severity(t).value for t in TARGETS)
         assert rows[code] == expected, code
