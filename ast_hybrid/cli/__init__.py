@@ -41,6 +41,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from ast_hybrid import __version__
+    from ast_hybrid.common.render import FORMATS
+    from ast_hybrid.common.rules import TARGETS
 
     p = _Parser(prog="ast-hybrid",
                 description="Lint MXNet Gluon models for hybridizability; convert them to JAX.")
@@ -52,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "never imports or runs the code).")
     lint.add_argument("paths", nargs="*", metavar="PATH",
                       help="files or directories (default: the current directory)")
-    lint.add_argument("--target", choices=("jax", "mxnet"), default=None,
+    lint.add_argument("--target", choices=TARGETS, default=None,
                       help="jax (default): what ast-hybrid's conversion rejects; "
                            "mxnet: what breaks MXNet 1.x hybridize()")
     lint.add_argument("--select", action="append", metavar="CODES",
@@ -68,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="with or without --fix: print the fixes as a unified diff, write nothing")
     lint.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     lint.add_argument("--statistics", action="store_true", help="count findings per rule")
-    lint.add_argument("--output-format", choices=("text", "json", "sarif", "github"), default=None)
+    lint.add_argument("--output-format", choices=FORMATS, default=None)
     lint.add_argument("--config", metavar="PYPROJECT",
                       help="read [tool.ast-hybrid] from this file instead of the nearest pyproject.toml")
     lint.add_argument("--stdin-filename", metavar="PATH",

@@ -62,7 +62,7 @@ from .noqa import noqa_map, suppressed
 
 __all__ = ["check_source", "TARGETS", "MAX_ROUNDS"]
 
-MAX_ROUNDS = 8
+MAX_ROUNDS = 8   # rounds of propagating tags between a forward and its helpers (the engine's)
 
 
 def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:

@@ -129,7 +129,7 @@ def lint(path_or_source, *, target: str | None = None, select=None, ignore=None,
     :class:`~ast_hybrid.linter.config.ConfigError`.
     """
     if target is not None and target not in TARGETS:
-        raise ValueError(f"target must be 'jax' or 'mxnet', not {target!r}")
+        raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     if _is_source(path_or_source):
         settings = resolve_settings((), config=config, respect_config=respect_config,
                                     target=target, select=select, ignore=ignore)

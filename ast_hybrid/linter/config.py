@@ -36,12 +36,13 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ast_hybrid.common.render import FORMATS
 from ast_hybrid.common.rules import RULES, TARGETS
 
 __all__ = ["Settings", "ConfigError", "IgnoreMatcher", "find_pyproject", "load_settings",
            "discover", "DEFAULT_EXCLUDE", "TARGETS"]
 
-OUTPUT_FORMATS = ("text", "json", "sarif", "github")
+OUTPUT_FORMATS = FORMATS   # the renderers'
 DEFAULT_EXCLUDE = (".git", ".venv*", "venv", "__pycache__", "build", "dist", "node_modules",
                    ".tox", ".eggs", ".hg", ".svn", ".mypy_cache", ".ruff_cache", ".pytest_cache")
 _KEYS = {"select", "ignore", "extend-select", "exclude", "extend-exclude", "target",

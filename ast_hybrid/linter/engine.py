@@ -13,13 +13,13 @@ import re
 
 from ast_hybrid.common.diagnostics import Diagnostic
 from ast_hybrid.common.rules import message
+from . import MAX_ROUNDS
 from .checks import Checker
 from .kinds import EMPTY, Tag, Unit
 from .module import ModuleFacts
 
 __all__ = ["analyse"]
 
-MAX_ROUNDS = 8
 _STATES = re.compile(r"(^|_)states?$")
 
 
