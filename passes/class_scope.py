@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gast
 
+from ast_hybrid.common.walkers import parameters
 from ast_hybrid.transpiler.ast_tools.templates import name
 from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
@@ -85,7 +86,7 @@ def transform(fn, ctx):
     text = ctx.source.text
     if "super" not in text and (ctx.class_name is None or "__" not in text):
         return fn       # neither super() nor a name to mangle can be in the function: no walk
-    params = fn.args.posonlyargs + fn.args.args
+    params = parameters(fn.args, keyword_only=False, starred=False)
     first = params[0].id if params else None
     t = _ClassScope(first, ctx.class_name)
     fn.args = t.visit(fn.args)

@@ -60,7 +60,9 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW, Anno, anno_get, own_statements
+from ast_hybrid.common.walkers import own_statements, parameters
+from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW
+from ast_hybrid.transpiler.ast_tools.annotations import Anno, anno_get
 from ast_hybrid.transpiler.ast_tools.origin import copy_origin
 from ast_hybrid.transpiler.sites import LoadIndex, build_site
 from ast_hybrid.transpiler.ast_tools.templates import make_function, replace, tuple_of
@@ -168,8 +170,6 @@ def transform(fn, ctx):
         return fn
     a = ctx.analysis(fn)
     states = {id(n): a.state(n) for n in statements}
-    args = fn.args
-    params = [p.id for p in args.posonlyargs + args.args + args.kwonlyargs]
-    params += [p.id for p in (args.vararg, args.kwarg) if p is not None]
+    params = [p.id for p in parameters(fn.args)]
     _convert_scope(fn, params, frozenset(), (ctx, states, LoadIndex(ctx.source, fn), a))
     return fn

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.transpiler.ast_tools.analysis import SCOPES, children
+from ast_hybrid.common.walkers import SCOPES, children
 from ast_hybrid.transpiler.ast_tools.templates import name, replace
 from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
@@ -53,7 +53,7 @@ def _reads(node):
         n = todo.pop(0)
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in seen:
             seen.append(n.id)
-        if n is node or not isinstance(n, SCOPES):
+        if n is node or n.__class__ not in SCOPES:
             todo.extend(children(n))
     return seen
 
@@ -65,7 +65,7 @@ class _Refusals(Transformer):
         self.ctx, self.lines = ctx, lines     # user line -> indices of the findings on it
 
     def visit(self, node):
-        if isinstance(node, gast.stmt) and not isinstance(node, SCOPES):
+        if isinstance(node, gast.stmt) and node.__class__ not in SCOPES:
             found = self.lines.pop(self.ctx.source.span(node).line, None)
             if found is not None:
                 header = _HEADERS.get(type(node))

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.transpiler.ast_tools.analysis import own_statements
+from ast_hybrid.common.walkers import own_statements
 from ast_hybrid.transpiler.ast_tools.jumps import add_loop_test, lower_block
 from ast_hybrid.transpiler.ast_tools.origin import copy_origin
 from ast_hybrid.transpiler.ast_tools.templates import replace

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW, own_statements
+from ast_hybrid.common.walkers import own_statements
+from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW
 from ast_hybrid.transpiler.ast_tools.templates import replace_expr
 from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 

@@ -2,11 +2,12 @@
 
 - ``source``: source files, spans and parsing (the one place that knows where code comes from);
 - ``gastconv``: ast <-> gast in one walk each;
+- ``walkers``: walks over gast trees (scopes, children, parameter lists, beniget's chains, silenced);
 - ``diagnostics``: the one ``Diagnostic`` type (with its fixes and edits) and ``ConversionError``;
 - ``rules``: the rule catalogue, the one source of each rule's facts;
 - ``render``: diagnostics as text, JSON, SARIF and GitHub annotations.
 
-May import: the standard library, gast, and each other.  Never jax or numpy
+May import: the standard library, gast, beniget, and each other.  Never jax or numpy
 (``ast-hybrid lint`` must start fast and run where jax is not installed), and
 nothing else of ast_hybrid.
 """

@@ -50,9 +50,9 @@ from __future__ import annotations
 
 from enum import Enum
 
-import beniget
 import gast
 
+from ast_hybrid.common.walkers import QuietChains, parameters
 from .module import ClassFacts, ModuleFacts, dotted_name
 
 __all__ = ["Tag", "Unit", "is_op", "tensorish", "definitely_tensor", "EMPTY"]
@@ -120,13 +120,6 @@ def _elements(kinds) -> frozenset:
     return frozenset(out)
 
 
-class _Chains(beniget.DefUseChains):
-    """beniget, silent: unbound names are module globals we resolve ourselves."""
-
-    def warn(self, msg, node):  # noqa: D102
-        pass
-
-
 def module_of(facts: ModuleFacts, dotted: str | None) -> str | None:
     """Absolute dotted path of a global ``a.b.c`` through the file's imports."""
     if not dotted:
@@ -166,7 +159,7 @@ class Unit:
         self.style = style  # "F" (hybrid_forward and helpers given F) or "forward"
         self.fn = gast.ast_to_gast(fn_ast)
         self.name = fn_ast.name
-        chains = _Chains()
+        chains = QuietChains()
         chains.visit(gast.Module(body=[self.fn], type_ignores=[]))
         self.parents: dict = {}
         self.calls: list = []
@@ -189,18 +182,13 @@ class Unit:
             self.users[node] = us
             for u in us:
                 self.reaching.setdefault(u, []).append(node)
-        self.params = self._params(self.fn)
+        self.params = parameters(self.fn.args, keyword_only=False, starred=False)
         self.is_method = is_method and not any(
             dotted_name(d) == "staticmethod" for d in fn_ast.decorator_list)
         #: tags of each parameter of the unit itself (by position name)
         self.param_tags: dict[str, frozenset] = {}
         self.returns: frozenset = EMPTY
         self.reset()
-
-    @staticmethod
-    def _params(fn) -> list:
-        a = fn.args
-        return [*a.posonlyargs, *a.args]
 
     def reset(self):
         """Forget computed kinds (the parameters' tags changed)."""
@@ -514,7 +502,7 @@ class Unit:
             return EMPTY
         # a nested function: what its call sites pass
         out = set()
-        params = self._params(fn)
+        params = parameters(fn.args, keyword_only=False, starred=False)
         for use in self.users.get(fn, ()):
             parent = self.parents.get(use)
             if isinstance(parent, gast.Call) and parent.func is use:

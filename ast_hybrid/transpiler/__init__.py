@@ -5,8 +5,9 @@
 - ``pipeline``: the passes of ``passes/``, in order, each position with its reason;
 - ``sites``: what the runtime knows about each converted statement, to explain failures;
 - ``passdoc``: runs one pass on a snippet (the before/after in each pass's docstring);
-- ``ast_tools/``: the code tools no pass owns (analysis, annotations, walkers, templates,
-  naming, origin, the base transformer, the jump lowering);
+- ``ast_tools/``: the code tools no pass owns (analysis, annotations, templates, naming,
+  origin, the base transformer, the jump lowering; the walkers it shares with the linter
+  are ``common.walkers``);
 - ``runtime/``: what converted code calls, behind the one name ``ah__``.
 
 May import: ``common``, ``passes`` (the pipeline only), and the linter's

@@ -37,6 +37,7 @@ from ast_hybrid.common.rules import CATALOGUE
 from .ast_tools.naming import PREFIX, RUNTIME, Namer
 from .ast_tools.origin import user_ast
 from ast_hybrid.common.source import SourceError, SourceFile, Span
+from ast_hybrid.common.walkers import parameters
 
 __all__ = ["Converted", "converted_code", "convert_function", "transform_function", "compile_tree", "inner_code",
            "bind", "cannot_convert", "lint_refusals", "PRECHECK_CODES"]
@@ -213,7 +214,7 @@ def _find_lambda(module, code, source):
     argnames = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     line = code.co_firstlineno - source.first_line + 1
     found = [n for n in gast.walk(module) if isinstance(n, gast.Lambda) and n.lineno == line
-             and tuple(a.id for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs) == argnames]
+             and tuple(a.id for a in parameters(n.args, starred=False)) == argnames]
     if len(found) != 1:
         raise cannot_convert(code, "lambda-ambiguous" if found else "lambda-not-isolated", source)
     lam = found[0]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import gast
 
-from .ast_tools.analysis import SCOPES, children
+from ast_hybrid.common.walkers import SCOPES, children
 from ast_hybrid.common.source import Span
 
 __all__ = ["Site", "LoadIndex", "build_site"]
@@ -53,7 +53,7 @@ def _walk(stmts):
     while todo:
         n = todo.pop()
         yield n
-        if not isinstance(n, SCOPES):
+        if n.__class__ not in SCOPES:
             todo.extend(children(n))
 
 

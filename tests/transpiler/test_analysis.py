@@ -5,13 +5,14 @@ from __future__ import annotations
 import gast
 import pytest
 
-from ast_hybrid.transpiler.ast_tools.analysis import FunctionAnalysis, _QuietChains, bound_names
+from ast_hybrid.common.walkers import QuietChains, bound_names
+from ast_hybrid.transpiler.ast_tools.analysis import FunctionAnalysis
 from ast_hybrid.cli.convert import functions
 from ast_hybrid.common.source import read_file
 
 
 def _beniget_locals(fn):
-    chains = _QuietChains()
+    chains = QuietChains()
     chains.visit(gast.Module(body=[fn], type_ignores=[]))
     return frozenset(d.name() for d in chains.locals[fn])
 

@@ -41,60 +41,19 @@ them), so control flow is structured.
 
 from __future__ import annotations
 
-from enum import Enum
-
-import beniget
 import gast
 
-__all__ = ["Anno", "anno_get", "anno_set", "FunctionAnalysis", "SCOPES", "CONTROL_FLOW", "own_statements",
-           "bound_names", "children", "SCOPE_TYPES"]
+from ast_hybrid.common.walkers import SCOPES, QuietChains, bound_names, children, parameters, walk_scope
+from .annotations import Anno, anno_get
 
+__all__ = ["FunctionAnalysis", "CONTROL_FLOW"]
 
-class Anno(str, Enum):
-    """Notes the passes leave on nodes (keys of :func:`anno_set`)."""
-
-    EXTRA_TEST = ("extra loop test of a `for`: a gast expression over the break/return flags, "
-                  "checked before each iteration (set by the break and return passes)")
-    FLAG_GUARD = "this `if` was made by a pass to skip the rest of a block after a flag was set"
-
-
-def anno_set(node, key: Anno, value):
-    node.__dict__.setdefault("_ah_anno", {})[key] = value
-
-
-def anno_get(node, key: Anno, default=None):
-    return node.__dict__.get("_ah_anno", {}).get(key, default)
-
-
-#: Nodes that open a new scope.
-SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-          gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-#: The same, as a set for the walks' exact-class tests.
-SCOPE_TYPES = frozenset(SCOPES)
+#: The statements the control-flow pass converts (those :meth:`FunctionAnalysis.state` is for).
+CONTROL_FLOW = (gast.If, gast.While, gast.For)
 
 _EMPTY = frozenset()
-
-#: The statements the control-flow pass converts.
-CONTROL_FLOW = (gast.If, gast.While, gast.For)
-_BLOCKS = (gast.stmt, gast.excepthandler, gast.match_case)   # what holds statements
-
-
-def own_statements(fn):
-    """Every statement of ``fn``'s own scope (nested blocks included, nested scopes not)."""
-    todo = list(fn.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, SCOPES):
-            continue
-        yield n
-        todo.extend(c for c in children(n) if isinstance(c, _BLOCKS))
-
-
-class _QuietChains(beniget.DefUseChains):
-    """beniget prints warnings for names it cannot resolve (globals of the real module)."""
-
-    def warn(self, msg, node):  # noqa: D401 - silence
-        pass
+_COMPREHENSIONS = frozenset({gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp})
+_WRITE_CTX = frozenset({gast.Store, gast.Del})
 
 
 class FunctionAnalysis:
@@ -108,7 +67,7 @@ class FunctionAnalysis:
         if bound is not None:
             self.locals = bound
         else:
-            chains = _QuietChains()
+            chains = QuietChains()
             chains.visit(gast.Module(body=[fn], type_ignores=[]))
             local_defs = chains.locals[fn]
             self.locals = frozenset(d.name() for d in local_defs)
@@ -123,7 +82,7 @@ class FunctionAnalysis:
         self._defined: dict[int, frozenset] = {}
         self._maybe_undef: set[int] = set()
         self._live_block(fn.body, _EMPTY)
-        params = {a.id for a in _params(fn.args)}
+        params = {a.id for a in parameters(fn.args)}
         self._da_block(fn.body, frozenset(params))
 
     # -- activity -----------------------------------------------------------
@@ -145,7 +104,7 @@ class FunctionAnalysis:
                 if n.ctx.__class__ is gast.Load and n.id in local:
                     out.add(n.id)
                 continue
-            if t in SCOPE_TYPES:
+            if t in SCOPES:
                 # evaluated where the scope is defined: decorators, defaults
                 if t is not gast.Lambda and t not in _COMPREHENSIONS:
                     todo.extend(n.decorator_list)
@@ -190,7 +149,7 @@ class FunctionAnalysis:
                 if n.name in local:
                     out.add(n.name)
                 continue
-            if t in SCOPE_TYPES:
+            if t in SCOPES:
                 continue
             if t is gast.Import or t is gast.ImportFrom:
                 out.update(b for b in ((a.asname or a.name).split(".")[0] for a in n.names) if b in local)
@@ -307,7 +266,7 @@ class FunctionAnalysis:
     def _mark(self, expr, da):
         if expr is None:
             return
-        for sub in _walk_scope(expr):
+        for sub in walk_scope(expr):
             if (isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load)
                     and sub.id in self.locals and sub.id not in da):
                 self._maybe_undef.add(id(sub))
@@ -355,83 +314,3 @@ class FunctionAnalysis:
         self._mark(s, da)
         return da | self.writes(s)
 
-
-def bound_names(fn):
-    """The locals of ``fn`` by Python's rule, or None when ``fn`` holds a nested scope
-    (then only def-use chains say which names inside it are ``fn``'s)."""
-    names, declared = {a.id for a in _params(fn.args)}, set()
-    todo = list(fn.body)
-    while todo:
-        n = todo.pop()
-        t = type(n)
-        if t is gast.Name:
-            if type(n.ctx) is not gast.Load:        # Store, Del, Param
-                names.add(n.id)
-            continue
-        if t in SCOPE_TYPES:
-            return None
-        if t is gast.Global or t is gast.Nonlocal:
-            declared.update(n.names)
-        elif t is gast.Import or t is gast.ImportFrom:
-            names.update((a.asname or a.name).split(".")[0] for a in n.names)
-        elif t is gast.MatchAs or t is gast.MatchStar:
-            if n.name is not None:
-                names.add(n.name)
-        elif t is gast.MatchMapping and n.rest is not None:
-            names.add(n.rest)
-        todo.extend(children(n))
-    return frozenset(names - declared)
-
-
-_COMPREHENSIONS = frozenset({gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp})
-_WRITE_CTX = frozenset({gast.Store, gast.Del})
-
-#: fields that never hold a node worth walking: names, contexts, operators, flags
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "kind", "type_comment", "is_async",
-                          "level", "module", "conversion"})
-_CHILD_FIELDS: dict = {}
-
-
-def children(node) -> list:
-    """The child nodes of ``node`` that can hold names or statements, in field order.
-
-    :func:`ast.iter_child_nodes` less the nodes no analysis looks at (Load/Store
-    contexts, operators): the walks of conversion run on it (about twice as fast).
-    """
-    cls = node.__class__
-    fields = _CHILD_FIELDS.get(cls)
-    if fields is None:
-        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
-    out = []
-    d = node.__dict__
-    for f in fields:
-        v = d.get(f)
-        if v is None:
-            continue
-        if v.__class__ is list:
-            for x in v:
-                if isinstance(x, gast.AST):
-                    out.append(x)
-        elif isinstance(v, gast.AST):
-            out.append(v)
-    return out
-
-
-def _params(args):
-    out = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
-    if args.vararg:
-        out.append(args.vararg)
-    if args.kwarg:
-        out.append(args.kwarg)
-    return [a for a in out if isinstance(a, gast.Name)]
-
-
-def _walk_scope(node):
-    """Walk ``node`` without entering nested scopes."""
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        yield n
-        if isinstance(n, SCOPES):
-            continue
-        todo.extend(children(n))

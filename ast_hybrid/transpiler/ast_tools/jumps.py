@@ -3,7 +3,7 @@
 A jump (``break``, ``continue``, ``return``) is replaced by statements that set
 a flag; the statements after it in its block are unreachable and dropped; the
 statements after any compound statement that *may* jump are wrapped in
-``if not flag: ...`` (annotated :attr:`~ast_hybrid.transpiler.ast_tools.analysis.Anno.FLAG_GUARD`),
+``if not flag: ...`` (annotated :attr:`~ast_hybrid.transpiler.ast_tools.annotations.Anno.FLAG_GUARD`),
 and so on outwards to the top of the block being lowered.  What is made is
 plain Python (``not``, ``and``): the logical pass, last in the pipeline,
 lowers it with the user's own operators.
@@ -36,9 +36,10 @@ from __future__ import annotations
 
 import gast
 
-from .analysis import SCOPES, Anno, anno_set
+from ast_hybrid.common.walkers import SCOPES
+from .annotations import Anno, anno_get, anno_set
 from .origin import copy_origin
-from .templates import replace
+from .templates import replace, replace_expr
 
 __all__ = ["lower_block", "contains_jump", "guard", "add_loop_test"]
 
@@ -64,7 +65,7 @@ def contains_jump(stmt, is_jump, into_loops: bool = False) -> bool:
     """Whether ``stmt`` is, or contains at this jump level, a jump."""
     if is_jump(stmt):
         return True
-    if isinstance(stmt, SCOPES):
+    if stmt.__class__ in SCOPES:
         return False
     return any(contains_jump(s, is_jump, into_loops) for b in _blocks(stmt, into_loops) for s in b)
 
@@ -88,7 +89,7 @@ def lower_block(stmts, is_jump, lower_jump, flag: str, into_loops: bool = False,
         if is_jump(s):
             out.extend(copy_origin(s, lower_jump(s)))
             return out, True
-        if isinstance(s, SCOPES) or not contains_jump(s, is_jump, into_loops):
+        if s.__class__ in SCOPES or not contains_jump(s, is_jump, into_loops):
             out.append(s)
             continue
         for block in _blocks(s, into_loops):
@@ -105,9 +106,6 @@ def lower_block(stmts, is_jump, lower_jump, flag: str, into_loops: bool = False,
 
 def add_loop_test(loop, flag: str):
     """Make ``loop`` stop once ``flag`` is set: ``while`` gets it in its test, ``for`` an extra test."""
-    from .analysis import anno_get
-    from .templates import replace_expr
-
     stop = replace_expr("not flag", flag=flag)
     if isinstance(loop, gast.While):
         loop.test = copy_origin(loop.test, replace_expr("stop and test", stop=stop, test=loop.test))

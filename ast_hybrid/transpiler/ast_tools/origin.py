@@ -19,9 +19,8 @@ user's file, line and source text with no mapping table at all.
 
 from __future__ import annotations
 
-
-from .analysis import children
 from ast_hybrid.common.gastconv import to_ast
+from ast_hybrid.common.walkers import children
 
 __all__ = ["copy_origin", "user_ast", "origin_span"]
 

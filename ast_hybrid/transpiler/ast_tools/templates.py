@@ -35,6 +35,8 @@ from functools import lru_cache
 
 import gast
 
+from .annotations import anno_copy
+
 __all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function", "clone"]
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
@@ -62,9 +64,7 @@ def clone(node):
         setattr(new, name, clone(getattr(node, name, None)))
     for name in node._attributes:
         setattr(new, name, getattr(node, name, None))
-    extra = node.__dict__.get("_ah_anno")
-    if extra is not None:
-        new._ah_anno = dict(extra)
+    anno_copy(node, new)
     return new
 
 

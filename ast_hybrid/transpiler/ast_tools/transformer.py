@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gast
 
-from .analysis import SCOPE_TYPES
+from ast_hybrid.common.walkers import SCOPES
 from .origin import copy_origin
 
 __all__ = ["Transformer"]
@@ -44,7 +44,7 @@ class Transformer(gast.NodeTransformer):
 
     def visit(self, node):
         cls = node.__class__
-        if self.skip_scopes and cls in SCOPE_TYPES:
+        if self.skip_scopes and cls in SCOPES:
             return node
         try:
             method = self._methods[cls]
