@@ -14,8 +14,8 @@ Span(line=2, col=5, end_line=2, end_col=17)
 >>> src.line(2)
 '    return x + 1'
 
-Nothing here imports or executes the code it reads (``from_function`` reads
-the source of an object that is already live).
+Nothing here imports or executes the code it reads (``from_code`` reads
+the source of a code object that is already live).
 """
 
 from __future__ import annotations
@@ -119,29 +119,11 @@ class SourceFile:
         return cls(text=text, path=path)
 
     @classmethod
-    def from_function(cls, fn) -> "SourceFile":
-        """The source of a live function or method, dedented, mapped to its file.
-
-        Raises :class:`SourceError` (kind ``"nosource"``) when Python keeps no
-        source for it: lambdas typed at a REPL, ``exec``'d code, builtins.
-        """
-        target = inspect.unwrap(fn)
-        name = getattr(target, "__qualname__", repr(target))
-        try:
-            path = inspect.getsourcefile(target) or inspect.getfile(target)
-            lines, first = inspect.getsourcelines(target)
-        except (OSError, TypeError) as exc:
-            raise SourceError(f"no source is available for {name}: {exc}",
-                              getattr(getattr(target, "__code__", None), "co_filename", "<unknown>"),
-                              kind="nosource") from None
-        return cls._excerpt(lines, first, path)
-
-    @classmethod
     def from_code(cls, code) -> "SourceFile":
         """The source of the ``def`` (or the line of the ``lambda``) that compiled to ``code``.
 
-        Unlike :meth:`from_function` this never follows ``__wrapped__``: a
-        decorator's wrapper is its own function, with its own source.
+        It never follows ``__wrapped__``: a decorator's wrapper is its own
+        function, with its own source.
         """
         path = code.co_filename
         found = _def_lines(code)

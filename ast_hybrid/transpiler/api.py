@@ -32,7 +32,6 @@ from ast_hybrid.common.diagnostics import ConversionError
 __all__ = ["convert", "jit", "to_source", "do_not_convert"]
 
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_OPTIONS = ("max_iterations",)
 
 
 def _options(max_iterations):

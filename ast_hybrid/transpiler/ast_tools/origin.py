@@ -24,8 +24,6 @@ from ast_hybrid.common.walkers import children
 
 __all__ = ["copy_origin", "user_ast", "origin_span"]
 
-_ATTRS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-
 
 def copy_origin(src, dst):
     """Give ``dst`` and the nodes under it that have no location ``src``'s location.

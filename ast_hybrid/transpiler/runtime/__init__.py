@@ -13,7 +13,7 @@ switches to ``lax`` only when a condition, bound or iterable is a traced array:
   array: ``lax.scan`` over its leading axis;
 - ``and_(a, b)``/``or_(a, b)`` (thunks, evaluated lazily), ``not_(x)``,
   ``ifexp(cond, a, b)``: Python's operators, or ``logical_*``/``lax.cond``;
-- ``assert_``, ``print_``, ``converted_call``, ``range_``, ``Undefined``,
+- ``assert_``, ``converted_call``, ``range_``, ``Undefined``,
   ``UndefinedReturn``, ``ld``, ``retval``.
 
 ``args`` are the current values of the state variables; each branch/body
@@ -49,7 +49,6 @@ class Runtime:
     UndefinedReturn = UndefinedReturn
     ld = staticmethod(ld)
     retval = staticmethod(retval)
-    print_ = staticmethod(calls.print_)
 
     def __init__(self, options=None, source=None, sites=None, name="<function>", converter=None, refusals=()):
         self.options = dict(options or {})

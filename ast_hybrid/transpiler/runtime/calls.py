@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-import sys
 import sysconfig
 import types
 
@@ -102,9 +101,8 @@ def print_(*args, sep=" ", end="\n", file=None, flush=False):
             parts.append(str(a).replace("{", "{{").replace("}", "}}"))
     tail = end[:-1] if end.endswith("\n") else end
     fmt = sep.replace("{", "{{").replace("}", "}}").join(parts) + tail.replace("{", "{{").replace("}", "}}")
+    # jax.debug.print always writes to stdout: ``file`` and ``flush`` apply to Python values only
     jax.debug.print(fmt, *values, ordered=True)
-    if file not in (None, sys.stdout):
-        pass  # jax.debug.print always writes to stdout
 
 
 def run_time_assert(pred, text):
