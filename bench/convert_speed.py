@@ -18,7 +18,7 @@ from pathlib import Path
 
 
 from ast_hybrid.cli.convert import functions
-from ast_hybrid.transpiler.converter import _collector_paused, compile_tree, lint_refusals, transform_function
+from ast_hybrid.transpiler.converter import collector_paused, compile_tree, lint_refusals, transform_function
 from ast_hybrid.common.source import SourceError, read_file
 
 
@@ -35,7 +35,7 @@ def convert_tree(root: Path):
             n = (fn.end_lineno or fn.lineno) - fn.lineno + 1
             start = time.perf_counter()
             try:
-                with _collector_paused():
+                with collector_paused():
                     tree, _ = transform_function(fn, source, cls, refusals=lint_refusals(fn, source))
                     compile_tree(tree, source)
             except Exception as exc:  # noqa: BLE001 - a failure is what this counts

@@ -40,7 +40,7 @@ from ast_hybrid.common.source import SourceError, SourceFile, Span
 from ast_hybrid.common.walkers import parameters
 
 __all__ = ["Converted", "converted_code", "convert_function", "transform_function", "compile_tree", "inner_code",
-           "bind", "cannot_convert", "lint_refusals", "PRECHECK_CODES"]
+           "bind", "cannot_convert", "lint_refusals", "PRECHECK_CODES", "collector_paused", "enclosing_class_name"]
 
 #: Linter findings that make conversion refuse a function (in-place ops, host syncs).
 PRECHECK_CODES = frozenset({"HY001", "HY002", "HY003", "HY004"})
@@ -93,14 +93,14 @@ def converted_code(code) -> Converted:
     entry = _BY_CODE.get(key)
     if entry is not None and entry[0]() is code:
         return entry[1]
-    with _collector_paused():
+    with collector_paused():
         got = _convert_code(code)
     _BY_CODE[key] = (weakref.ref(code, lambda _, key=key, table=_BY_CODE: table.pop(key, None)), got)
     return got
 
 
 @contextlib.contextmanager
-def _collector_paused():
+def collector_paused():
     """Conversion allocates thousands of short-lived AST nodes and makes no garbage cycles;
     with jax loaded, the cyclic collector's passes over the large heap they trigger cost
     as much as the conversion itself (measured: 77 -> 42 ms on bench/control_flow.py's
@@ -129,7 +129,7 @@ def _convert_code(code) -> Converted:
     fn = _find(module, code, source)
     refusals = lint_refusals(fn, source)
     try:
-        tree, sites = transform_function(fn, source, _class_name(code), code.co_freevars, refusals)
+        tree, sites = transform_function(fn, source, enclosing_class_name(code), code.co_freevars, refusals)
         compiled = compile_tree(tree, source)
     except (ConversionError, RecursionError):
         raise
@@ -186,7 +186,8 @@ def _arguments(names):
                           kwarg=None, defaults=[])
 
 
-def _class_name(code):
+def enclosing_class_name(code):
+    """The name of the class whose body defines ``code`` (for ``super()`` and name mangling), or None."""
     parts = code.co_qualname.split(".")
     if len(parts) >= 2 and parts[-2] != "<locals>":
         return parts[-2]

@@ -18,7 +18,8 @@ import gast
 sys.path.insert(0, str(Path(__file__).parent))
 import progen  # noqa: E402
 
-from ast_hybrid.transpiler.converter import _class_name, bind, compile_tree, inner_code, transform_function  # noqa: E402
+from ast_hybrid.transpiler.converter import (bind, compile_tree, enclosing_class_name, inner_code,  # noqa: E402
+                                             transform_function)
 from ast_hybrid.transpiler.runtime import Runtime  # noqa: E402
 from ast_hybrid.common.source import SourceFile  # noqa: E402
 
@@ -37,7 +38,7 @@ def only(passes, source: str, name: str = "f", extra_globals=None):
     src = SourceFile.from_code(code)
     fn = next(n for n in src.parse().body if isinstance(n, gast.FunctionDef))
     fn.decorator_list = []
-    tree, sites = transform_function(fn, src, _class_name(code), code.co_freevars, passes=passes)
+    tree, sites = transform_function(fn, src, enclosing_class_name(code), code.co_freevars, passes=passes)
     inner = inner_code(compile_tree(tree, src), fn.name)
     g = dict(original.__globals__)
     g.update(extra_globals or {})
