@@ -429,7 +429,6 @@ _RULES = [
 
 #: Every code ast-hybrid can emit, HY999 (internal error) included.
 RULES: dict[str, Rule] = {r.code: r for r in _RULES}
-CATALOGUE = RULES   # the same dict, under the name the transpiler still reads (removed once it reads RULES)
 
 
 def get_rule(code: str) -> Rule | None:

@@ -299,7 +299,7 @@ class Checker:
 
     def check_out_argument(self, call) -> None:
         """HY003: ``out=`` given to an operator."""
-        op_like = is_op(call.fk) or Tag.TMETH in call.fk or call.fam is not None
+        op_like = is_op(call.fk) or Tag.TENSOR_METHOD in call.fk or call.fam is not None
         for kw in call.node.keywords:
             if kw.arg == "out" and op_like:
                 self.add("HY003", kw.value)

@@ -144,7 +144,7 @@ def _op_call(unit, call) -> bool:
     if not isinstance(call, gast.Call):
         return False
     fk = unit.kind(call.func)
-    if is_op(fk) or Tag.TMETH in fk:
+    if is_op(fk) or Tag.TENSOR_METHOD in fk:
         return True
     return module_family(unit.global_path(call.func)) in ("nd", "sym", "mxnp")
 

@@ -19,10 +19,10 @@ Tags (:class:`Tag`):
   ``F.contrib.foreach``).  Rules that need *certainty* (iteration, ``len``,
   integer indexing) ignore it.
 - ``SEQUENCE_OF_TENSORS`` / ``DICT_OF_TENSORS``: a tuple or list / a dict of tensors (``*args``, ``**kwargs``).
-- ``OP_NAMESPACE``, ``FOP``: the op namespace and anything reached from it
-  (``F.contrib``, ``getattr(F, name)``).
-- ``SELF``, ``CHILD``: the block, and its (non-method) attributes.
-- ``TMETH``: a bound method of a tensor (``x.reshape`` before the call).
+- ``OP_NAMESPACE``, ``OP``: the op namespace and anything reached from it
+  (``F.contrib``, ``getattr(F, name)``); ``MULTI_OUTPUT_OP``: an op with several outputs.
+- ``SELF``, ``SELF_ATTRIBUTE``: the block, and its (non-method) attributes.
+- ``TENSOR_METHOD``: a bound method of a tensor (``x.reshape`` before the call).
 - ``INT``: a Python int (literals, ``range`` loop variables, ``x.shape[i]``).
 
 Not tensors: literals, ``self`` attributes that are not called, ``x is None``
@@ -40,10 +40,10 @@ Precision limits (documented, deliberate):
   context per function, not one per call site.
 - Containers other than literal tuples/lists/dicts are not tracked
   (``xs.append(t)`` does not make ``xs`` a list of tensors).
-- A child block's output is ``U``: a block returning a tuple cannot be told
+- A child block's output is ``TENSOR_OR_TUPLE``: a block returning a tuple cannot be told
   from one returning a tensor without reading the child's class.
 - Attributes of ``self`` are never tensors (MXNet 1.x passes parameters as
-  arguments); ``self.weight.data()`` is ``U``.
+  arguments); ``self.weight.data()`` is ``TENSOR_OR_TUPLE``.
 """
 
 from __future__ import annotations
@@ -66,11 +66,11 @@ class Tag(str, Enum):
     SEQUENCE_OF_TENSORS = "sequence-of-tensors"
     DICT_OF_TENSORS = "dict-of-tensors"
     OP_NAMESPACE = "op-namespace"
-    FOP = "op"
-    FMULTI = "multi-output-op"
+    OP = "op"
+    MULTI_OUTPUT_OP = "multi-output-op"
     SELF = "self"
-    CHILD = "self-attribute"
-    TMETH = "tensor-method"
+    SELF_ATTRIBUTE = "self-attribute"
+    TENSOR_METHOD = "tensor-method"
     INT = "python-int"
 
 
@@ -97,7 +97,7 @@ _BINDINGS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.alias)
 
 def is_op(kinds) -> bool:
     """``F`` itself or an op/namespace reached from it."""
-    return Tag.OP_NAMESPACE in kinds or Tag.FOP in kinds or Tag.FMULTI in kinds
+    return Tag.OP_NAMESPACE in kinds or Tag.OP in kinds or Tag.MULTI_OUTPUT_OP in kinds
 
 
 def tensorish(kinds) -> bool:
@@ -115,8 +115,8 @@ def _elements(kinds) -> frozenset:
         out.add(Tag.TENSOR)
     if Tag.TENSOR_OR_TUPLE in kinds:
         out.add(Tag.TENSOR_OR_TUPLE)
-    if Tag.CHILD in kinds:
-        out.add(Tag.CHILD)
+    if Tag.SELF_ATTRIBUTE in kinds:
+        out.add(Tag.SELF_ATTRIBUTE)
     return frozenset(out)
 
 
@@ -296,19 +296,19 @@ class Unit:
         vk = self.kind(node.value)
         out = set()
         if is_op(vk):
-            out.add(Tag.FMULTI if node.attr in MULTI_OUTPUT else Tag.FOP)
+            out.add(Tag.MULTI_OUTPUT_OP if node.attr in MULTI_OUTPUT else Tag.OP)
         if Tag.SELF in vk:
             if not (self.cls is not None and self.facts.has_method(self.cls, node.attr)):
-                out.add(Tag.CHILD)
-        if Tag.CHILD in vk:
-            out.add(Tag.CHILD)
+                out.add(Tag.SELF_ATTRIBUTE)
+        if Tag.SELF_ATTRIBUTE in vk:
+            out.add(Tag.SELF_ATTRIBUTE)
         if tensorish(vk):
             if node.attr == "T":
                 out.add(Tag.TENSOR)
             elif node.attr not in META_ATTRS:
-                out.add(Tag.TMETH)
+                out.add(Tag.TENSOR_METHOD)
         if Tag.DICT_OF_TENSORS in vk and node.attr in ("get", "values", "items", "pop"):
-            out.add(Tag.TMETH)
+            out.add(Tag.TENSOR_METHOD)
         return frozenset(out)
 
     def _subscript_kind(self, node) -> frozenset:
@@ -322,8 +322,8 @@ class Unit:
             out.add(Tag.SEQUENCE_OF_TENSORS if isinstance(node.slice, gast.Slice) else Tag.TENSOR)
         if Tag.DICT_OF_TENSORS in vk:
             out.add(Tag.TENSOR)
-        if Tag.CHILD in vk:
-            out.add(Tag.CHILD)
+        if Tag.SELF_ATTRIBUTE in vk:
+            out.add(Tag.SELF_ATTRIBUTE)
         if isinstance(node.value, gast.Attribute) and node.value.attr == "shape":
             out.add(Tag.INT)
         return frozenset(out)
@@ -336,11 +336,11 @@ class Unit:
         target = self.resolve_helper(node)
         if target is not None:
             return self._bind_helper(node, *target)
-        if Tag.FMULTI in fk:
+        if Tag.MULTI_OUTPUT_OP in fk:
             return _TENSOR_OR_TUPLE
         if is_op(fk):
             return _TENSOR
-        if Tag.TMETH in fk:
+        if Tag.TENSOR_METHOD in fk:
             name = func.attr
             if name in HOST_METHODS or name in ("wait_to_read", "asnumpy"):
                 return EMPTY
@@ -350,7 +350,7 @@ class Unit:
             if Tag.DICT_OF_TENSORS in vk and name in ("values", "items"):
                 return _SEQUENCE_OF_TENSORS if name == "values" else EMPTY
             return _TENSOR if Tag.TENSOR in vk or Tag.DICT_OF_TENSORS in vk else _TENSOR_OR_TUPLE
-        if Tag.CHILD in fk or Tag.TENSOR_OR_TUPLE in fk:
+        if Tag.SELF_ATTRIBUTE in fk or Tag.TENSOR_OR_TUPLE in fk:
             return _TENSOR_OR_TUPLE
         if isinstance(func, gast.Attribute):
             fam = module_family(self.global_path(func))
@@ -363,7 +363,7 @@ class Unit:
         if isinstance(func, gast.Name) and self.is_global(func):
             name = func.id
             if name == "getattr" and node.args and is_op(self.kind(node.args[0])):
-                return frozenset((Tag.FOP,))
+                return frozenset((Tag.OP,))
             if name in _BUILTIN_SAME and node.args:
                 return _TENSOR if tensorish(self.kind(node.args[0])) else EMPTY
             if name in _BUILTIN_SEQ and node.args:

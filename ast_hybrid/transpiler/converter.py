@@ -33,7 +33,7 @@ import weakref
 import gast
 
 from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
-from ast_hybrid.common.rules import CATALOGUE
+from ast_hybrid.common.rules import RULES
 from .ast_tools.naming import PREFIX, RUNTIME, Namer
 from .ast_tools.origin import user_ast
 from ast_hybrid.common.source import SourceError, SourceFile, Span
@@ -81,7 +81,7 @@ def cannot_convert(fn, variant: str, source: SourceFile | None = None, node=None
         lines = {span.line: source.line(span.line)}
     elif code is not None:
         span = Span.point(code.co_firstlineno, 1)
-    rule = CATALOGUE["HY034"]
+    rule = RULES["HY034"]
     message, help = rule.message(variant, name=name, **values)
     return ConversionError([Diagnostic("HY034", message, path, span, help=help, severity=rule.severity("jax"),
                                        source_lines=lines)])
@@ -134,7 +134,7 @@ def _convert_code(code) -> Converted:
     except (ConversionError, RecursionError):
         raise
     except Exception as exc:   # a bug of ours: say so, where, and keep the cause chained
-        message, help = CATALOGUE["HY999"].message("convert", name=code.co_qualname,
+        message, help = RULES["HY999"].message("convert", name=code.co_qualname,
                                                    error=f"{type(exc).__name__}: {exc}")
         raise ConversionError([Diagnostic(
             "HY999", message, source.path, source.span(fn), help=help,

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 
 from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
-from ast_hybrid.common.rules import CATALOGUE
+from ast_hybrid.common.rules import RULES
 from ..ast_tools.naming import RETVAL
 from ast_hybrid.common.source import Span
 from . import calls, conditionals, loops
@@ -185,7 +185,7 @@ class Runtime:
 
     def _diag(self, code, span, variant="default", related=(), **values):
         """``code``'s diagnostic at ``span``: message, help and severity from the rule catalogue."""
-        rule = CATALOGUE[code]
+        rule = RULES[code]
         message, help = rule.message(variant, **values)
         path = self.source.path if self.source is not None else "<unknown>"
         lines = None
