@@ -1,7 +1,8 @@
 """MXNet 1.9.1's own model_zoo source, run on ast-hybrid's front, against real MXNet 1.9.1.
 
-The model files are copied unchanged from the MXNet wheel into a stand-in
-``mxnet`` package (``mxshim``) whose modules re-export ast-hybrid.  Each
+The model files are copied unchanged from the MXNet wheel and imported as
+``mxnet.gluon.model_zoo`` over the compatibility package ``ast_hybrid.mxnet``
+(``conftest.mxnet_source``): their ``from ...block import HybridBlock`` is ours.  Each
 network is built by the same ``vision.get_model(name)`` call in both; MXNet
 initialises it, sets random BatchNorm statistics and saves its parameters;
 we load that file and must give MXNet's output, op by op and hybridized.

@@ -1,0 +1,62 @@
+"""``mxnet.base``: the error type, the type tuples and helpers MXNet code imports from it.
+
+``MXNetError`` is what MXNet raised from its C++ core; ast-hybrid raises Python's own errors
+(``ValueError``, ``TypeError``...), so an ``except MXNetError`` in a script catches what this package raises
+as MXNet would (``NotAvailable`` is not one of them: an API that is missing is not an MXNet error).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ast_hybrid.mxnet._missing import module_getattr
+
+__all__ = ["MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "numeric_types",
+           "integer_types", "string_types", "py_str", "data_dir", "data_dir_default", "_as_list"]
+
+__version__ = "1.9.1"
+
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+string_types = (str,)
+
+
+class MXNetError(RuntimeError):
+    """Error raised by MXNet's engine (MXNet 1.9.1: ``mxnet.base.MXNetError``)."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    def __init__(self, function, alias, *args):
+        super().__init__(f"Function {function.__name__} (namely operator \"{alias}\") is not implemented for Symbol")
+
+
+class NotSupportedForSparseNDArray(MXNetError):
+    def __init__(self, function, alias, *args):
+        super().__init__(f"Function {function.__name__} (namely operator \"{alias}\") is not supported for "
+                         "SparseNDArray")
+
+
+def py_str(x):
+    return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+def _as_list(obj):
+    """A list: ``obj`` if it is one, else ``[obj]`` (MXNet's helper, tuples included as one item)."""
+    return obj if isinstance(obj, list) else [obj]
+
+
+def data_dir_default():
+    """``~/.mxnet`` (``%APPDATA%\\mxnet`` on Windows), as MXNet."""
+    if os.name == "nt" and "APPDATA" in os.environ:
+        return os.path.join(os.environ["APPDATA"], "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir():
+    """``$MXNET_HOME`` or the default, where MXNet keeps models and datasets."""
+    return os.getenv("MXNET_HOME", data_dir_default())
+
+
+__getattr__ = module_getattr("mxnet.base", __name__)

@@ -1,0 +1,25 @@
+"""``mxnet.gluon``: ast-hybrid's Gluon (``ast_hybrid.gluon``) under MXNet's module paths.
+
+``nn``, ``rnn``, ``loss``, ``contrib``, ``block``, ``parameter``, ``trainer`` and the classes are
+``ast_hybrid.gluon``'s own module objects and classes; ``utils`` and ``model_zoo`` (with ``model_store``)
+are this package's.
+"""
+
+from ast_hybrid.gluon import (Block, Constant, DeferredInitializationError, HybridBlock, Parameter,  # noqa: F401
+                              ParameterDict, SymbolBlock, Trainer, block, contrib, loss, nn, parameter, rnn, trainer)
+from ast_hybrid.gluon.contrib import nn as _contrib_nn
+from ast_hybrid.gluon.contrib import rnn as _contrib_rnn
+from ast_hybrid.mxnet._missing import module_getattr, serve
+from ast_hybrid.mxnet.gluon import model_zoo, utils  # noqa: F401
+from ast_hybrid.mxnet.symbol import Symbol as _Symbol
+from ast_hybrid.ndarray import NDArray as _NDArray
+
+tensor_types = (_Symbol, _NDArray)
+
+serve(__name__, {name: (module, f"mxnet.gluon.{name}") for name, module in (
+    ("nn", nn), ("rnn", rnn), ("loss", loss), ("contrib", contrib), ("block", block), ("parameter", parameter),
+    ("trainer", trainer))})
+serve(f"{__name__}.contrib", {"nn": (_contrib_nn, "mxnet.gluon.contrib.nn"),
+                              "rnn": (_contrib_rnn, "mxnet.gluon.contrib.rnn")})
+
+__getattr__ = module_getattr("mxnet.gluon", __name__)

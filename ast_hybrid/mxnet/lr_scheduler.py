@@ -1,0 +1,5 @@
+"""``mxnet.lr_scheduler``: not here yet; each name is an error naming the API."""
+
+from ast_hybrid.mxnet._missing import module_getattr
+
+__getattr__ = module_getattr("mxnet.lr_scheduler", __name__)
