@@ -1,12 +1,13 @@
 """The ``ast-hybrid`` command line (also ``python -m ast_hybrid``).
 
-Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``)::
+Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``, ``run``)::
 
     ast-hybrid lint PATH...        # hybridizability diagnostics (never imports the code)
     ast-hybrid rules               # every rule: code, name, fixability, summary
     ast-hybrid rule HY001          # one rule's page
     ast-hybrid convert FILE[::QUALNAME]   # the transpiler's converted source
     ast-hybrid demo                # lint, convert and run an embedded Gluon model
+    ast-hybrid run SCRIPT [ARGS]   # run an MXNet script unchanged (`import mxnet` is ast-hybrid)
 
 Exit codes, as ruff: 0 when no finding fails the run, 1 when there are
 findings (errors or warnings; *notes never fail a run*), 2 for a usage error,
@@ -30,7 +31,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # subcommand -> the module of this package that runs it (``run(args) -> exit code``),
 # imported only when that command runs: ``lint`` never loads jax
 COMMANDS = {"lint": "lint", "check": "lint", "rules": "rules", "rule": "rules",
-            "convert": "convert", "demo": "demo"}
+            "convert": "convert", "demo": "demo", "run": "run"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,6 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("target", metavar="FILE[::QUALNAME]")
 
     sub.add_parser("demo", help="lint, convert and run an embedded Gluon model (no files needed)")
+
+    run = sub.add_parser("run", help="run an MXNet script unchanged, `import mxnet` resolving to ast-hybrid",
+                         description="Run a script as python would, with `import mxnet` resolving to "
+                                     "ast-hybrid's compatibility package (ast_hybrid.mxnet).")
+    run.add_argument("--force", action="store_true",
+                     help="use ast-hybrid even where a real MXNet is installed (never shadowed otherwise)")
+    run.add_argument("script", metavar="SCRIPT", help="the Python file to run")
+    run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
     return p
 
 
