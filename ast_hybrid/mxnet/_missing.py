@@ -9,7 +9,9 @@ module, e.g. ``ast_hybrid.nd`` as ``mxnet.nd``) answers a missing name through a
 - a submodule MXNet has (``mxnet.image``) raises :class:`ModuleNotAvailable`, an ``ImportError``, so that
   ``from mxnet import image`` and ``import mxnet.image`` say the same thing, and the usual
   ``try: ... except ImportError`` around an optional part keeps working;
-- any other name is Python's own ``AttributeError``, as MXNet gives.
+- any other name is Python's own ``AttributeError``, as MXNet gives;
+- a name kept so that code mentioning it runs (``mx.operator.CustomOp`` to subclass, ``mx.sym.Symbol`` for
+  ``isinstance``) raises :class:`NotSupported`, a ``NotImplementedError`` naming the API, when called.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import types
 
 from ast_hybrid.mxnet._api import MODULES, NAMES
 
-__all__ = ["NotAvailable", "ModuleNotAvailable", "missing", "module_getattr", "attach", "serve", "has", "MODULE_PATHS"]
+__all__ = ["NotAvailable", "ModuleNotAvailable", "NotSupported", "missing", "unsupported", "module_getattr", "attach", "serve", "has", "MODULE_PATHS"]
 
 MODULE_PATHS = frozenset(MODULES)
 
@@ -37,6 +39,10 @@ class ModuleNotAvailable(ImportError):
     """The MXNet 1.9.1 module ``mxnet.X`` has no counterpart in ast-hybrid."""
 
 
+class NotSupported(NotImplementedError):
+    """``mxnet.X.Y`` is here as a name (so that code defining or importing it runs) but cannot be called."""
+
+
 def _message(api: str, why: str | None) -> str:
     return f"{api} is not available in ast-hybrid: {why or _WHY}"
 
@@ -48,6 +54,11 @@ def missing(module_path: str, name: str, why: str | None = None) -> Exception:
         return ModuleNotAvailable(_message(full, why), name=full)
     api = f"{_SPELLING.get(module_path, module_path)}.{name}"
     return NotAvailable(_message(api, why), name=name)
+
+
+def unsupported(module_path: str, name: str, why: str) -> NotSupported:
+    """The error for calling ``module_path.name``, a name kept only so that code mentioning it imports."""
+    return NotSupported(_message(f"{_SPELLING.get(module_path, module_path)}.{name}", why))
 
 
 def has(module_path: str, name: str) -> bool:

@@ -7,7 +7,7 @@ A module that defines and registers custom operators still imports (``@mx.operat
 
 from __future__ import annotations
 
-from ast_hybrid.mxnet._missing import missing, module_getattr
+from ast_hybrid.mxnet._missing import module_getattr, unsupported
 
 __all__ = ["CustomOp", "CustomOpProp", "register"]
 
@@ -19,14 +19,14 @@ class CustomOp:
     """MXNet's custom operator base class; subclasses can be defined, not run."""
 
     def __init__(self, *args, **kwargs):
-        raise missing("mxnet.operator", "CustomOp", _WHY)
+        raise unsupported("mxnet.operator", "CustomOp", _WHY)
 
 
 class CustomOpProp:
     """MXNet's custom operator property base class; subclasses can be defined, not run."""
 
     def __init__(self, *args, **kwargs):
-        raise missing("mxnet.operator", "CustomOpProp", _WHY)
+        raise unsupported("mxnet.operator", "CustomOpProp", _WHY)
 
 
 def register(reg_name):

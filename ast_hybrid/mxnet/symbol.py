@@ -7,7 +7,7 @@ takes its NDArray branches).  ``var`` names an input (``SymbolBlock``); the ops 
 
 from __future__ import annotations
 
-from ast_hybrid.mxnet._missing import missing
+from ast_hybrid.mxnet._missing import unsupported
 from ast_hybrid.sym import Variable, var
 
 __all__ = ["Symbol", "Group", "Variable", "var"]
@@ -20,19 +20,19 @@ class Symbol:
     """MXNet's symbolic tensor type.  Nothing is one here: the type exists for ``isinstance`` checks."""
 
     def __init__(self, *args, **kwargs):
-        raise missing("mxnet.symbol", "Symbol", _NO_GRAPHS)
+        raise unsupported("mxnet.symbol", "Symbol", _NO_GRAPHS)
 
 
 def Group(symbols):  # noqa: N802  (MXNet's name)
-    raise missing("mxnet.symbol", "Group", _NO_GRAPHS)
+    raise unsupported("mxnet.symbol", "Group", _NO_GRAPHS)
 
 
 def load(fname):
-    raise missing("mxnet.symbol", "load", _NO_GRAPHS)
+    raise unsupported("mxnet.symbol", "load", _NO_GRAPHS)
 
 
 def load_json(json_str):
-    raise missing("mxnet.symbol", "load_json", _NO_GRAPHS)
+    raise unsupported("mxnet.symbol", "load_json", _NO_GRAPHS)
 
 
 def __getattr__(name):

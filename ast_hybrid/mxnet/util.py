@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ast_hybrid.mxnet._missing import missing, module_getattr
+from ast_hybrid.mxnet._missing import module_getattr, unsupported
 
 __all__ = ["is_np_array", "is_np_shape", "set_np_shape", "set_np", "reset_np", "np_array", "np_shape",
            "use_np", "use_np_array", "use_np_shape", "getenv", "setenv", "makedirs", "get_gpu_count"]
@@ -28,7 +28,7 @@ def is_np_shape():
 
 
 def _refuse(name):
-    return missing("mxnet.util", name, _NUMPY_MODE)
+    return unsupported("mxnet.util", name, _NUMPY_MODE)
 
 
 def set_np_shape(active):
