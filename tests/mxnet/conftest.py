@@ -4,6 +4,8 @@ import sys
 
 import pytest
 
+collect_ignore = ["scripts"]       # MXNet scripts, run by the tests under `ast-hybrid run`, not imported
+
 
 @pytest.fixture
 def mx():
