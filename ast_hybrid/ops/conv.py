@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from ast_hybrid.ops._core import as_tuple, check, choice, op
@@ -158,12 +159,15 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
 
     window, strides = full(kernel, 1), full(stride, 1)
     padding = full([(b, a) for b, a, _ in pads], (0, 0))
+    # init values are numpy scalars: lax recognises max/add with their identity only when the init is a
+    # constant, and then uses its differentiable window reductions (a jnp scalar is traced inside a
+    # compiled program, which gives the generic reduce_window: no reverse mode)
     if pool_type == "max":
-        init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
-        return lax.reduce_window(x, jnp.asarray(init, x.dtype), lax.max, window, strides, padding)
+        init = -np.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
+        return lax.reduce_window(x, np.array(init, x.dtype), lax.max, window, strides, padding)
     p = 1 if pool_type != "lp" else int(p_value or 2)
     xp = x if p == 1 else (x * x if p == 2 else x ** p)
-    total = lax.reduce_window(xp, jnp.zeros((), x.dtype), lax.add, window, strides, padding)
+    total = lax.reduce_window(xp, np.zeros((), x.dtype), lax.add, window, strides, padding)
     if pool_type == "sum":
         return total
     if pool_type == "lp":
@@ -177,7 +181,7 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
         count_pad = [(0, a - c) for (_, a, c) in pads]
     else:
         count_pad = [(b, a) for b, a, _ in pads]
-    count = lax.reduce_window(ones, jnp.zeros((), x.dtype), lax.add, kernel, stride, count_pad)
+    count = lax.reduce_window(ones, np.zeros((), x.dtype), lax.add, kernel, stride, count_pad)
     count = count.reshape(full(count.shape, 1))
     return total / count
 
