@@ -17,6 +17,18 @@ key before recording, so the replay sees the same masks.  ``create_graph=True``
 (higher-order gradients) is not supported: use ``ast_hybrid.functional(net)``
 with ``jax.grad`` for that, and for fast training loops.
 
+Some ops act in their backward pass, as in MXNet: BatchNorm updates its
+running statistics when its backward runs, that is when ``backward()`` (or
+``grad()``) reaches its node and one of its inputs leads to a variable that
+gets a gradient; not in the forward, not without recording, and not for a
+BatchNorm whose inputs need no gradient.  Such an op registers the action with
+``on_backward(output, fn)``; ``backward()`` runs the actions of the nodes it
+differentiates in reverse recording order (MXNet's backward order: a layer
+called twice updates with the second call's statistics first).  Inside a
+compiled program's trace there is no tape: values that depend on an input
+that gets a gradient carry the marker ``DEPENDS``, and the actions are
+collected by ``program_effects()`` for the program to return.
+
     >>> from ast_hybrid import nd, autograd
     >>> x = nd.array([1., 2., 3.])
     >>> x.attach_grad()
@@ -34,6 +46,10 @@ import itertools
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
            "set_training", "mark_variables", "backward", "grad", "get_symbol"]
+
+# not MXNet API (as STATE, mode_scope and record_op): how ops act in the backward pass (module doc)
+DEPENDS = type("Depends", (), {"__repr__": lambda self: "DEPENDS", "__slots__": ()})()
+EFFECTS: list = []      # one list per compiled-program trace in progress (innermost last)
 
 # [recording, training]: read on every op call and every hybridized call, so a plain list
 STATE = [False, False]
@@ -122,12 +138,42 @@ class _Leaf:
 
 
 class _Node:
-    """One recorded call: ``fn(*tracked input arrays) -> list of output arrays``."""
+    """One recorded call: ``fn(*tracked input arrays) -> list of output arrays``; ``effects``: what its
+    backward does besides gradients (``on_backward``)."""
 
-    __slots__ = ("fn", "inputs", "seq")
+    __slots__ = ("fn", "inputs", "seq", "effects")
 
     def __init__(self, fn, inputs):
-        self.fn, self.inputs, self.seq = fn, inputs, next(_SEQ)
+        self.fn, self.inputs, self.seq, self.effects = fn, inputs, next(_SEQ), None
+
+
+def on_backward(output, fn):
+    """Run ``fn()`` when the backward pass differentiates the op that made ``output`` (an NDArray).
+
+    Nothing happens when ``output`` is not recorded (no recording, or no input of the op needs a gradient).
+    Inside a compiled program's trace (``program_effects``) ``fn`` is collected for the program to run at
+    the end of its trace, when ``output`` depends on an input of the program that gets a gradient."""
+    ag = getattr(output, "_ag", None)
+    if ag is DEPENDS:
+        EFFECTS[-1].append(fn)
+    elif ag.__class__ is tuple:
+        node = ag[0]
+        if node.effects is None:
+            node.effects = []
+        node.effects.append(fn)
+
+
+@contextlib.contextmanager
+def program_effects():
+    """Within: a compiled program's trace.  Ops called while recording mark their outputs ``DEPENDS`` when an
+    input is marked (nothing goes on the tape), and ``on_backward`` actions are collected in the list
+    yielded, in call order."""
+    pending = []
+    EFFECTS.append(pending)
+    try:
+        yield pending
+    finally:
+        EFFECTS.pop()
 
 
 def _ref(nd):
@@ -141,6 +187,13 @@ def record_op(impl, args, kwargs, result=None):
     import jax
 
     from ast_hybrid.ndarray import NDArray
+
+    if EFFECTS:       # inside a compiled program's trace: only which values depend on a differentiated input
+        if result is None:
+            result = impl(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()})
+        leaves, treedef = jax.tree_util.tree_flatten(result)
+        out = jax.tree_util.tree_unflatten(treedef, [NDArray(v, DEPENDS) for v in leaves])
+        return [o for o in out] if isinstance(out, tuple) else out
 
     slots, refs = [], []          # where each tracked input sits, and its reference
 
@@ -176,6 +229,16 @@ def record_op(impl, args, kwargs, result=None):
     wrapped = [NDArray(v, (node, i)) for i, v in enumerate(leaves)]
     out = jax.tree_util.tree_unflatten(treedef, wrapped)
     return [o for o in out] if isinstance(out, tuple) else out
+
+
+def _plain(a):
+    from ast_hybrid.ndarray import NDArray
+
+    if a.__class__ is NDArray:
+        return a._arr
+    if a.__class__ in (list, tuple):
+        return type(a)(v._arr if v.__class__ is NDArray else v for v in a)
+    return a
 
 
 def mark_variables(variables, gradients=None, grad_reqs="write"):
@@ -271,7 +334,23 @@ def _vjp(heads, head_grads, leaf_filter=None):
         if g.dtype == jax.dtypes.float0:
             g = jnp.zeros_like(p)
         result[leaf] = g.astype(p.dtype)
+    _run_effects(order, leaf_pos)
     return result
+
+
+def _run_effects(order, differentiated):
+    """The ``on_backward`` actions of the nodes whose backward runs: those with an input that leads to a
+    differentiated leaf (with grad_req other than 'null'), in reverse recording order, as MXNet's backward."""
+    needed, todo = set(), []
+    for node in order:
+        if any(id(ref[0]) in needed if not isinstance(ref[0], _Leaf)
+               else ref[0] in differentiated and ref[0].grad_req != "null" for ref in node.inputs):
+            needed.add(id(node))
+            if node.effects:
+                todo.append(node)
+    for node in reversed(todo):
+        for fn in node.effects:
+            fn()
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: F811

@@ -224,13 +224,28 @@ class Block:
 
 
 class _Trace:
-    """Binds tracers to parameters for the duration of one hybridized trace."""
+    """Binds tracers to parameters for the duration of one hybridized trace.
 
-    def __init__(self, params, leaves):
+    ``marked``: the parameters that get a gradient in a recorded call (their values carry
+    ``autograd.DEPENDS``); ``decay``: for each parameter updated as a running statistic
+    (``update_running``), the product of the momenta applied, so that the update the program returns can be
+    applied at backward to the parameter's value then (``_Compiled._apply_running``)."""
+
+    def __init__(self, params, leaves, marked=()):
         self.values = dict(zip(params, leaves))
         self.params = params
         self.writes: dict = {}
+        self.decay: dict = {}
+        self.marked = set(marked)
         self.carried: dict = {}     # values cells keep between steps during this trace (rnn_cell._Carried)
+
+    def marker(self, p):
+        return autograd.DEPENDS if p in self.marked else None
+
+    def update_running(self, p, batch, momentum):
+        old = self.read(p)
+        self.writes[p] = (old * momentum + raw(batch) * (1 - momentum)).astype(old.dtype)
+        self.decay[p] = self.decay.get(p, 1.0) * momentum
 
     def read(self, p):
         if p in self.writes:
@@ -258,7 +273,7 @@ class _Trace:
 
 
 def _mode(training):
-    """Training or predict mode, with recording off (what a compiled program sees)."""
+    """Training or predict mode, with recording off."""
     return autograd.mode_scope(False, training)
 
 
@@ -298,23 +313,60 @@ def strip(out):
     return out
 
 
+def _tracked(x):
+    """Whether an argument (an NDArray, or a list/tuple of them) is recorded for autograd."""
+    if isinstance(x, (list, tuple)):
+        return any(_tracked(v) for v in x)
+    return x.__class__ is NDArray and x._ag is not None
+
+
+def _first_array(out):
+    if out.__class__ is NDArray:
+        return out
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            found = _first_array(o)
+            if found is not None:
+                return found
+    return None
+
+
 def _jnp():
     import jax.numpy as jnp
 
     return jnp
 
 
-def run_bound(block, params, leaves, key, training, inputs):
-    """Run ``block`` on ``inputs`` with ``leaves`` bound to ``params``: (output, {index: new value}).
+def run_bound(block, params, leaves, key, training, inputs, needs=None):
+    """Run ``block`` on ``inputs`` with ``leaves`` bound to ``params``: ``(output, writes, running)``, the
+    writes made by the forward ``{index: new value}`` and the running-statistics updates of a recorded call
+    ``{index: (new value, decay)}`` (``_Trace``).
 
     ``key`` feeds every random op inside (``None``: the program has no key, and a random op raises
-    ``rng.KeyNeeded``)."""
-    trace = _Trace(params, leaves)
-    with trace.bound(), _mode(training), rng.key_scope(key):
-        out = block._call_imperative(*wrap_inputs(inputs))
+    ``rng.KeyNeeded``).  ``needs``: None for a call that is not recorded (no backward, so no
+    running-statistics update, as in MXNet), else one flag per parameter then per input: whether it gets a
+    gradient.  The trace then runs recording, with those values marked ``autograd.DEPENDS``, and the
+    ``on_backward`` actions of the ops whose inputs depend on them run at its end, in reverse order (the
+    order of MXNet's backward)."""
+    recording = needs is not None
+    marked = [p for p, n in zip(params, needs or ()) if n]
+    trace = _Trace(params, leaves, marked)
+    with trace.bound(), autograd.mode_scope(recording, training), rng.key_scope(key), \
+            autograd.program_effects() as effects:
+        xs = wrap_inputs(inputs)
+        if recording:
+            for x, n in zip(xs, needs[len(params):]):
+                for v in (x if isinstance(x, (list, tuple)) else (x,)):
+                    if n and v.__class__ is NDArray:
+                        v._ag = autograd.DEPENDS
+        out = block._call_imperative(*xs)
+        before = dict(trace.writes)
+        for fn in reversed(effects):
+            fn()
     index = {p: i for i, p in enumerate(params)}
-    writes = {index[p]: v for p, v in trace.writes.items() if p in index}
-    return out, writes
+    writes = {index[p]: v for p, v in before.items() if p in index and p not in trace.decay}
+    running = {index[p]: (trace.writes[p], trace.decay[p]) for p in trace.decay if p in index}
+    return out, writes, running
 
 
 class _Compiled:
@@ -340,13 +392,13 @@ class _Compiled:
         def predict_keyed(leaves, base, count, *xs):
             return run_bound(block, params, leaves, jax.random.fold_in(base, count), False, xs)[0]
 
-        def train(leaves, base, count, *xs):
-            return run_bound(block, params, leaves, jax.random.fold_in(base, count), True, xs)
+        def train(leaves, base, count, *xs, needs=None):
+            return run_bound(block, params, leaves, jax.random.fold_in(base, count), True, xs, needs)
 
         self.predict_raw = predict
         self.predict = jax.jit(predict)
         self.predict_keyed = jax.jit(predict_keyed)
-        self.train = jax.jit(train)
+        self.train = jax.jit(train, static_argnames=("needs",))
 
     def __call__(self, args):
         state = autograd.STATE
@@ -363,7 +415,7 @@ class _Compiled:
         if autograd.STATE[0]:
             return self._call_recorded(args, xs)
         if autograd.STATE[1]:
-            out, writes = self.train(self.leaves, *rng.stream(), *xs)
+            out, writes, _ = self.train(self.leaves, *rng.stream(), *xs)
             self._write_back(writes)
             return out
         return self.predict_keyed(self.leaves, *rng.stream(), *xs)
@@ -388,18 +440,33 @@ class _Compiled:
         tracked = tuple(p.data() for p in self.params)
         nd_args = [a if a.__class__ is NDArray else NDArray(a) if _is_array(a) else a for a in args]
         base, count = rng.stream()
+        running = None
         if autograd.STATE[1]:
-            out, writes = self.train(self.leaves, base, count, *xs)
+            needs = tuple(t._ag is not None for t in tracked) + tuple(_tracked(a) for a in args)
+            at_forward = self.leaves
+            out, writes, running = self.train(at_forward, base, count, *xs, needs=needs)
             self._write_back(writes)
 
             def fn(leaves, *xs):
-                return strip(self.train(leaves, base, count, *xs)[0])
+                return strip(self.train(leaves, base, count, *xs, needs=needs)[0])
         else:
             out = self.predict_keyed(self.leaves, base, count, *xs)
 
             def fn(leaves, *xs):
                 return strip(self.predict_keyed(leaves, base, count, *xs))
-        return autograd.record_op(fn, (tracked, *nd_args), {}, result=strip(out))
+        result = autograd.record_op(fn, (tracked, *nd_args), {}, result=strip(out))
+        if running:
+            autograd.on_backward(_first_array(result), lambda: self._apply_running(running, at_forward))
+        return result
+
+    def _apply_running(self, running, at_forward):
+        """At backward: the running statistics the program computed from the values it read, moved by what
+        changed them since (another call's backward first), ``decay`` times."""
+        new = {}
+        for i, (value, decay) in running.items():
+            now, then = self.params[i]._data, at_forward[i]
+            new[i] = value if now is then else (value + (now - then) * decay).astype(value.dtype)
+        self._write_back(new)
 
 
 class HybridBlock(Block):

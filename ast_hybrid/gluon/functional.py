@@ -4,7 +4,7 @@
 ``apply_fn(params, *inputs, training=False, key=None)`` is pure: it reads only
 its arguments, so it composes with ``jax.jit``, ``jax.grad``, ``jax.vmap`` and
 optax.  In training mode it returns ``(output, new_aux)`` where ``new_aux``
-holds the updated running statistics (BatchNorm), by name.
+holds the running statistics (BatchNorm) as one MXNet training step leaves them, by name.
 
     >>> import jax, jax.numpy as jnp
     >>> from ast_hybrid.gluon import nn
@@ -41,8 +41,12 @@ def functional(net, *example_inputs):
             import jax
 
             key = jax.random.PRNGKey(0)
-        out, writes = run_bound(net, plist, leaves, key, training, inputs)
+        # a training step: the parameters that get gradients in Gluon are differentiated, the inputs not
+        # (which BatchNorm layers then update their running statistics: autograd's module doc)
+        needs = tuple(p.grad_req != "null" for p in plist) + (False,) * len(inputs) if training else None
+        out, writes, running = run_bound(net, plist, leaves, key, training, inputs, needs)
         if training:
+            writes.update({i: v for i, (v, _) in running.items()})
             return strip(out), {names[i]: v for i, v in writes.items()}
         return strip(out)
 

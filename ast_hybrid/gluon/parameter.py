@@ -126,7 +126,7 @@ class Parameter:
         """The value as an NDArray (inside a hybridized trace: the tracer bound to this parameter)."""
         trace = self._trace
         if trace is not None:
-            return NDArray(trace.read(self))
+            return NDArray(trace.read(self), trace.marker(self))
         if self._data is None:
             if self._deferred_init:
                 raise DeferredInitializationError(
@@ -167,6 +167,15 @@ class Parameter:
                              f"expected shape {tuple(self._shape)}")
         self._deferred_init = ()
         self._set(arr)
+
+    def update_running(self, batch, momentum):
+        """``value * momentum + batch * (1 - momentum)``: a running statistic's update (BatchNorm's, made at
+        backward); inside a hybridized trace, one of the writes the program returns for the backward."""
+        trace = self._trace
+        if trace is not None:
+            trace.update_running(self, batch, momentum)
+            return
+        self.set_data((self._data * momentum + raw(batch) * (1 - momentum)).astype(self._data.dtype))
 
     def _set(self, value):
         import jax.numpy as jnp

@@ -25,8 +25,6 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
 - integer inputs to float math are computed in float32 (MXNet: float64), and
   int64/float64 follow jax's ``jax_enable_x64`` (off: 32-bit);
 - slices and reshapes are copies (MXNet: views that alias their source);
-- BatchNorm's running statistics are written by the training-mode forward
-  (MXNet: in the backward of a recorded step; equal after a step);
 - not available: ``pooling_convention='same'`` (MXNet 1.9.1 rejects it too),
   ``contrib.boolean_mask`` inside a compiled program (its size depends on the
   data), ``ROIAlign`` with an adaptive ``sample_ratio``, sparse storage

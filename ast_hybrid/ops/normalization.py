@@ -9,11 +9,17 @@ and the running statistics follow ``running = running * momentum + batch *
 uses 1 for gamma.  ``output_mean_var=True`` also returns the mean and the
 inverse standard deviation ``1 / sqrt(var + eps)``, as MXNet does.
 
-Where MXNet updates the running statistics in the backward pass, the update
-here is made by the training-mode forward call: when ``moving_mean`` and
-``moving_var`` are NDArrays they are rebound to the new values (MXNet's aux
-states are written in place); the Gluon layer writes them back into its
-parameters, out of the compiled program.
+The running statistics are updated as MXNet does it, in the backward pass
+(``autograd.on_backward``): when ``backward()`` differentiates a recorded
+training-mode BatchNorm (one of data, gamma, beta leads to a variable that gets
+a gradient), ``moving_mean`` and ``moving_var`` (NDArrays: MXNet's aux states,
+written in place, here rebound) become ``running * momentum + batch * (1 -
+momentum)``, with the batch's biased variance.  Without recording, without
+``backward()``, or when no input needs a gradient (a BatchNorm on the raw
+input with ``scale=False, center=False``) they are left as they are, as in
+MXNet.  ``batch_norm(..., update=fn)`` is the same op with ``fn(batch_mean,
+batch_var, momentum)`` as the update (the Gluon layers update their
+parameters that way).
 """
 
 from __future__ import annotations
@@ -36,9 +42,9 @@ def _channel_shape(x, axis):
 
 
 @op(compile_arrays=("data", "gamma", "beta", "moving_mean", "moving_var"))
-def batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
-                      training=False, axis=1):
-    """``[out, mean, inverse std, new moving mean, new moving var]`` (pure; see BatchNorm)."""
+def batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_gamma=True, training=False, axis=1):
+    """``[out, mean, inverse std, variance]`` (pure; see BatchNorm): the batch's statistics in training,
+    else the moving ones."""
     x = jnp.asarray(data)
     axis = norm_axis(axis, x.ndim, "BatchNorm")
     c = x.shape[axis]
@@ -49,35 +55,46 @@ def batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=1e-3, mome
     compute = jnp.float32 if x.dtype == jnp.float16 else x.dtype
     xc = x.astype(compute)
     g = jnp.ones((c,), compute) if fix_gamma else jnp.asarray(gamma, compute)
-    mm, mv = jnp.asarray(moving_mean), jnp.asarray(moving_var)
     if training:
         axes = tuple(i for i in range(x.ndim) if i != axis)
         mean = jnp.mean(xc, axis=axes)
         var = jnp.mean(jnp.square(xc - mean.reshape(shape)), axis=axes)
-        new_mm = (mm * momentum + mean * (1 - momentum)).astype(mm.dtype)
-        new_mv = (mv * momentum + var * (1 - momentum)).astype(mv.dtype)
     else:
-        mean, var = mm.astype(compute), mv.astype(compute)
-        new_mm, new_mv = mm, mv
+        mean, var = jnp.asarray(moving_mean).astype(compute), jnp.asarray(moving_var).astype(compute)
     inv = lax.rsqrt(var + eps)
     scale = g * inv
     out = xc * scale.reshape(shape) + (jnp.asarray(beta, compute) - mean * scale).reshape(shape)
-    return [out.astype(x.dtype), mean, inv, new_mm, new_mv]
+    return [out.astype(x.dtype), mean, inv, var]
+
+
+def _rebind(moving_mean, moving_var):
+    """The public op's update: the NDArrays given as moving_mean/moving_var are rebound (MXNet writes them)."""
+    def update(mean, var, momentum):
+        for aux, batch in ((moving_mean, mean), (moving_var, var)):
+            if isinstance(aux, NDArray):
+                aux._arr = (aux._arr * momentum + batch * (1 - momentum)).astype(aux._arr.dtype)
+    return update
+
+
+def batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
+               use_global_stats=False, output_mean_var=False, axis=1, update=None, **kwargs):
+    """BatchNorm whose statistics update (at backward, see the module doc) is ``update(batch_mean, batch_var,
+    momentum)``; by default the moving_mean/moving_var NDArrays are rebound."""
+    training = autograd.is_training() and not use_global_stats
+    out, mean, inv, var = batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=eps,
+                                            fix_gamma=fix_gamma, training=training, axis=axis, **kwargs)
+    if training:
+        fn = update if update is not None else _rebind(moving_mean, moving_var)
+        autograd.on_backward(out, lambda: fn(mean._arr, var._arr, momentum))
+    return [out, mean, inv] if output_mean_var else out
 
 
 def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
               use_global_stats=False, output_mean_var=False, axis=1, cudnn_off=False, min_calib_range=None,
               max_calib_range=None, **kwargs):
     """MXNet's BatchNorm (see the module doc)."""
-    training = autograd.is_training() and not use_global_stats
-    out, mean, inv, new_mm, new_mv = batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=eps,
-                                                       momentum=momentum, fix_gamma=fix_gamma, training=training,
-                                                       axis=axis, **kwargs)
-    if training:
-        for aux, new in ((moving_mean, new_mm), (moving_var, new_mv)):
-            if isinstance(aux, NDArray):
-                aux._arr = new._arr
-    return [out, mean, inv] if output_mean_var else out
+    return batch_norm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum, fix_gamma=fix_gamma,
+                      use_global_stats=use_global_stats, output_mean_var=output_mean_var, axis=axis, **kwargs)
 
 
 BatchNorm_v1 = BatchNorm

@@ -4,6 +4,7 @@ in predict mode and in training mode (batch statistics, running statistics' mome
 import numpy as np
 import pytest
 
+from ast_hybrid import autograd, nd
 from ast_hybrid.gluon.block import _mode
 from ast_hybrid.gluon.model_zoo import vision
 
@@ -57,9 +58,12 @@ def test_resnet18_matches_mxnet(mx_resnet, hybridize):
     if hybridize:
         net.hybridize()
     assert _rel(np.asarray(net(x)), out["predict"]) <= 1e-4
-    with _mode(True):
-        train = np.asarray(net(x))
-    assert _rel(train, out["train"]) <= 1e-4
+    with _mode(True):      # training mode without recording: batch statistics, no running-statistics update
+        assert _rel(np.asarray(net(x)), out["train"]) <= 1e-4
+    with autograd.record():
+        t = net(nd.array(x))
+    t.backward()           # the update, in BatchNorm's backward as in MXNet
+    assert _rel(t.asnumpy(), out["train"]) <= 1e-4
     bn = net.features[1]
     np.testing.assert_allclose(np.asarray(bn.running_mean.data()), out["mean0"], rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(np.asarray(bn.running_var.data()), out["var0"], rtol=1e-4, atol=1e-6)

@@ -20,9 +20,9 @@ prefixes and parameter names.
 
 from __future__ import annotations
 
-from ast_hybrid import autograd
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.gluon.nn import BatchNorm, Concurrent, HybridConcurrent, Identity
+from ast_hybrid.ops.normalization import batch_norm
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SparseEmbedding", "SyncBatchNorm", "PixelShuffle1D",
            "PixelShuffle2D", "PixelShuffle3D"]
@@ -61,7 +61,7 @@ class SyncBatchNorm(BatchNorm):
     ``num_devices`` is kept (``ndev``, shown by ``repr``) and changes nothing, and no warning is given when
     it is left out (it is then 1).  The parameters are ``gamma``, ``beta``, ``running_mean`` and
     ``running_var``, under the prefix ``syncbatchnorm<n>_``; in training mode the running statistics follow
-    ``running = running * momentum + batch * (1 - momentum)`` and are written back, as BatchNorm's are."""
+    ``running = running * momentum + batch * (1 - momentum)`` in a training step's backward, as BatchNorm's."""
 
     def __init__(self, in_channels=0, num_devices=None, momentum=0.9, epsilon=1e-5, center=True, scale=True,
                  use_global_stats=False, beta_initializer="zeros", gamma_initializer="ones",
@@ -76,12 +76,10 @@ class SyncBatchNorm(BatchNorm):
                         "key": self.prefix}
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
-        out = F.contrib.SyncBatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
-        if autograd.is_training() and not self._kwargs["use_global_stats"]:
-            # the op rebound running_mean/var to the updated statistics; keep them
-            self.running_mean.set_data(running_mean)
-            self.running_var.set_data(running_var)
-        return out
+        # F.contrib.SyncBatchNorm is BatchNorm on axis 1 here; in training its backward calls _update_running
+        kw = {k: v for k, v in self._kwargs.items() if k not in ("ndev", "key")}
+        return batch_norm(x, gamma, beta, running_mean, running_var, name="fwd", axis=1,
+                          update=self._update_running, **kw)
 
     def __repr__(self):
         # BatchNorm's, with the key quoted: MXNet's repr shows every value with repr()

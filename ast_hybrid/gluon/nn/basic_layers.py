@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-from ast_hybrid import autograd
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.ops._core import raw
 
@@ -198,8 +197,8 @@ class HybridConcurrent(HybridSequential):
 
 
 class BatchNorm(HybridBlock):
-    """MXNet's BatchNorm layer; in training mode the running statistics follow the momentum rule
-    ``running = running * momentum + batch * (1 - momentum)`` and are written back."""
+    """MXNet's BatchNorm layer; a training step's backward moves the running statistics by the momentum rule
+    ``running = running * momentum + batch * (1 - momentum)`` (``ops.normalization``)."""
 
     def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True, use_global_stats=False,
                  beta_initializer="zeros", gamma_initializer="ones", running_mean_initializer="zeros",
@@ -236,12 +235,15 @@ class BatchNorm(HybridBlock):
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
         norm = F.contrib.BatchNormWithReLU if self._fuse_relu else F.BatchNorm
-        out = norm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
-        if autograd.is_training() and not self._kwargs["use_global_stats"]:
-            # F.BatchNorm rebound running_mean/var to the updated statistics (MXNet's aux states)
-            self.running_mean.set_data(running_mean)
-            self.running_var.set_data(running_var)
-        return out
+        # in training, the op calls _update_running when the backward differentiates it (MXNet's aux states)
+        return norm(x, gamma, beta, running_mean, running_var, name="fwd", update=self._update_running,
+                    **self._kwargs)
+
+    def _update_running(self, mean, var, momentum):
+        """The running statistics' update with a batch's mean and (biased) variance: what BatchNorm's
+        backward does to them."""
+        self.running_mean.update_running(mean, momentum)
+        self.running_var.update_running(var, momentum)
 
     def __repr__(self):
         in_channels = self.gamma.shape[0]
