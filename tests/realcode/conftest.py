@@ -46,7 +46,7 @@ def _mxnet_entries():
     return {k: v for k, v in sys.modules.items() if k == "mxnet" or k.startswith("mxnet.")}
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")       # undone after each module: other tests see the product alone
 def mxnet_source(tmp_path_factory, gluon_tree):
     """``mxnet`` = ``ast_hybrid.mxnet``, with MXNet's own model, loss and cell source files in it."""
     from ast_hybrid import mxnet as compat
