@@ -288,14 +288,17 @@ _RULES = [
         },
     ),
     Rule(
-        "HY012", "self-attribute-assignment", "Assignment to `self.<attr>` inside a forward",
-        what="Finds assignments (also augmented, item and `setattr`) to the block's attributes in a forward.",
+        "HY012", "self-attribute-assignment", "State kept on `self` across calls of a forward",
+        what="Finds assignments (also augmented, item and `setattr`) in a forward of a value computed from "
+             "the inputs (a tensor, or from one) to an attribute of the block that a later call reads "
+             "back (some method reads it before setting it: a cached mask, the previous output). "
+             "A constant, or a scratch value the same call sets and then reads, is not reported.",
         why="A hybridized forward runs once, while tracing: the attribute is set once, to a Symbol "
-            "or tracer, and never updated again.",
-        example="self.last = out",
+            "or tracer, and never updated again; the next call reads that stale value.",
+        example="prev = self._prev_output\n...\nself._prev_output = out",
         instead="return the value (`return out, extra`), or keep it in a Parameter/auxiliary state",
         messages={
-            "assignment": Message("assignment to an attribute of the block inside a forward",
+            "assignment": Message("`self.{attr}` keeps a value computed from the inputs, read back by a later call",
                                   "a hybridized forward runs once while tracing, so this state is set once; "
                                   "return the value, or keep state in a Parameter/aux state"),
             "setattr": Message("`setattr` on the block inside a forward",

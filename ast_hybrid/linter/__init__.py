@@ -19,10 +19,13 @@ The pipeline of :func:`check_source`, in order:
    classes, which classes are hybridized, the entry points (every
    ``hybrid_forward``; ``forward`` of HybridBlock subclasses, MXNet 2 style);
 3. each entry becomes a :class:`~ast_hybrid.linter.kinds.Unit` (converted to
-   gast on its own, def-use chains by beniget).  Helpers it passes ``F`` to
-   (module functions, methods, ``super().hybrid_forward``) become units too;
-   the parameters' tensor tags and the helpers' return tags are propagated
-   until nothing changes (at most :data:`MAX_ROUNDS` rounds);
+   gast on its own, def-use chains by beniget).  Helpers it passes ``F`` or a
+   tensor to (module functions, methods, ``super().hybrid_forward``) become
+   units too; the parameters' tensor tags and the helpers' return tags are
+   propagated until nothing changes (at most :data:`MAX_ROUNDS` rounds).  A
+   parameter's uses and documented type tell a tensor from a list of tensors
+   (:mod:`.evidence`); operators' output counts are MXNet's (:mod:`.op_outputs`);
+   whether ``self.a`` is read back by a later call comes from the class (:mod:`.state`);
 4. :class:`~ast_hybrid.linter.checks.Checker` walks every unit and reports;
 5. severities are set for the target, findings deduplicated, ``# noqa``
    applied, and the result sorted by position.

@@ -27,11 +27,13 @@ import gast
 
 from ast_hybrid.common import rules
 from ast_hybrid.common.diagnostics import Fix
-from . import fixes
-from .kinds import is_op, Tag, Unit, definitely_tensor, module_family, tensorish
+from . import fixes, state
+from .kinds import is_op, Tag, Unit, definitely_tensor, holds_tensors, module_family, tensorish
 
 __all__ = ["Finding", "Checker"]
 
+#: builtins a `for` iterates through: their arguments are what is iterated
+_ITERATING = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"})
 SHAPE_ATTRS = ("shape", "ndim", "size", "context", "ctx", "dtype", "T")
 
 
@@ -170,7 +172,7 @@ class Checker:
             self._truth_done.add(test)
             self.check_truth(test.operand)
             return
-        if tensorish(self.kind(test)):
+        if definitely_tensor(self.kind(test)):   # a list's truth is its length: not a tensor's
             self.add("HY010", test, "truth", what=_describe(test, self.src))
 
     def visit_While(self, node):
@@ -204,6 +206,11 @@ class Checker:
             return
         if definitely_tensor(self.kind(it)):
             self.add("HY011", it, "iteration", what=_describe(it, self.src))
+        elif (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and self.u.is_global(it.func)
+              and it.func.id in _ITERATING):
+            # `enumerate(x)`, `zip(x, y)`, `reversed(x)`: the loop iterates over each argument
+            for a in it.args[:1] if it.func.id != "zip" else it.args:
+                self._check_iteration(a)
 
     def visit_For(self, node):
         self._check_iteration(node.iter)
@@ -257,7 +264,7 @@ class Checker:
             return
         root = self._root(tgt)
         if Tag.SELF in self.kind(root):
-            self.add("HY012", tgt, "assignment")
+            self.check_state(tgt, root)
             return
         if isinstance(tgt, gast.Subscript):
             base = tgt.value
@@ -265,6 +272,40 @@ class Checker:
                 base = base.value
             if definitely_tensor(self.kind(base)):
                 self.add("HY002", tgt, what=_describe(base, self.src))
+
+    # -- HY012: state kept on the block across calls ------------------------
+    def check_state(self, tgt, root) -> None:
+        """HY012: ``self.a = v`` where ``v`` comes from the inputs and ``self.a`` is read back
+        by a later call (read, in some method, before that method sets it: a cached mask,
+        a previous output).  Setting a constant, or a scratch value the same call reads
+        after setting it, is not state."""
+        stmt = self.u.parents.get(tgt)
+        while stmt is not None and not isinstance(stmt, gast.stmt):
+            stmt = self.u.parents.get(stmt)
+        value = getattr(stmt, "value", None)
+        if value is None or not self._from_inputs(value):
+            return
+        path = []
+        node = tgt
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            if isinstance(node, gast.Attribute):
+                path.append(node.attr)
+            else:
+                path = []
+            node = node.value
+        path = ".".join(reversed(path))
+        if path and self.u.cls is not None and state.read_back(self.u.facts, self.u.cls, path):
+            self.add("HY012", tgt, "assignment", attr=path)
+
+    def _from_inputs(self, value) -> bool:
+        """Whether ``value`` is computed from tensors (a name holding them, an op, a tensor method)."""
+        for n in gast.walk(value):
+            t = type(n)
+            if t is gast.Name and holds_tensors(self.kind(n)):
+                return True
+            if t is gast.Call and (is_op(self.kind(n.func)) or Tag.TENSOR_METHOD in self.kind(n.func)):
+                return True
+        return False
 
     def visit_AugAssign(self, node):
         tgt = node.target
@@ -306,8 +347,8 @@ class Checker:
 
     def check_setattr_on_block(self, call) -> None:
         """HY012: ``setattr(self, ...)``."""
-        if (call.is_global_name and call.name == "setattr" and call.args
-                and Tag.SELF in self.kind(call.args[0])):
+        if (call.is_global_name and call.name == "setattr" and len(call.args) == 3
+                and Tag.SELF in self.kind(call.args[0]) and self._from_inputs(call.args[2])):
             self.add("HY012", call.node, "setattr")
 
     def check_wait(self, call) -> bool:

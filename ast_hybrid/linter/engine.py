@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 
+import gast
+
 from ast_hybrid.common.diagnostics import Diagnostic
 from ast_hybrid.common.rules import message
 from . import MAX_ROUNDS
 from .checks import Checker
+from .evidence import element_evidence, param_evidence, refine
 from .kinds import EMPTY, Tag, Unit
 from .module import ModuleFacts
 
@@ -53,10 +56,23 @@ class _Session:
         self.units: dict = {}        # key -> Unit
         self.pinned: dict = {}       # key -> entry tags (never widened by call sites)
         self.errors: list[Diagnostic] = []
+        self.spare: dict = {}        # key -> Unit read only for its parameters' evidence
+        self.evidence: dict = {}     # (unit, name) -> (tensor, sequence)
 
-    def unit(self, key):
+    def unit(self, key, *, checked: bool = True):
+        """The unit of ``key``; ``checked=False``: read for evidence, not linted (unless it is)."""
         if key in self.units:
             return self.units[key]
+        if not checked:
+            if key not in self.spare:
+                self.spare[key] = self._make(key)
+            return self.spare[key]
+        u = self.spare.pop(key, None) or self._make(key)
+        if u is not None:
+            self.units[key] = u
+        return u
+
+    def _make(self, key):
         cls_name, fname = key
         if cls_name is None:
             fn, cls = self.facts.functions.get(fname), None
@@ -66,11 +82,53 @@ class _Session:
         if fn is None:
             return None
         u = Unit(fn, self.facts, cls, "F", is_method=cls is not None)
-        u.unit_lookup = self.units.get
+        self._connect(u)
         if cls is not None and u.is_method and u.params:
             u.param_tags[u.params[0].id] = frozenset((Tag.SELF,))
-        self.units[key] = u
         return u
+
+    def _connect(self, u: Unit) -> None:
+        """Give ``u`` the other units' returns and what uses say of its names."""
+        u.unit_lookup = self.units.get
+        u.param_refine = self._refine
+        u.element_refine = self._refine_element
+
+    # -- what parameters' uses say (lists of tensors vs tensors) -------------
+    def _refine(self, unit, name, tags):
+        if Tag.TENSOR not in tags:
+            return tags
+        return refine(tags, self._evidence(unit, name), optional=name in unit.optional)
+
+    @staticmethod
+    def _refine_element(unit, target, tags):
+        return refine(tags, element_evidence(unit, target), optional=False)
+
+    def _evidence(self, unit, name, depth=0):
+        key = (unit, name)
+        found = self.evidence.get(key)
+        if found is None:
+            self.evidence[key] = (False, False)  # a recursive helper: no evidence while in progress
+            found = self.evidence[key] = param_evidence(
+                unit, name, lambda call, where: self._helper_evidence(unit, call, where, depth))
+        return found
+
+    def _helper_evidence(self, unit, call, where, depth):
+        target = unit.call_target(call)
+        if target is None or target[0] != "unit" or depth > 4:
+            return None
+        callee = self.unit(target[1], checked=False)
+        if callee is None:
+            return None
+        names = [p.id for p in callee.params]
+        if target[2] and callee.is_method:
+            names = names[1:]
+        if isinstance(where, int):
+            if any(type(a) is gast.Starred for a in call.args[:where + 1]) or where >= len(names):
+                return None
+            where = names[where]
+        if where not in names:
+            return None
+        return self._evidence(callee, where, depth + 1)
 
     def run(self) -> list[Diagnostic]:
         for cls, fn, style in self.facts.entries():
@@ -84,7 +142,7 @@ class _Session:
             except Exception as exc:  # noqa: BLE001 - reported as HY999
                 self._internal(fn, exc)
                 continue
-            u.unit_lookup = self.units.get
+            self._connect(u)
             u.param_tags = _entry_tags(u, style)
             self.units[key] = u
             self.pinned[key] = u.param_tags

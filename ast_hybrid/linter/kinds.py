@@ -15,10 +15,15 @@ Tags (:class:`Tag`):
   arithmetic, comparisons (elementwise), indexing and fluent methods of
   tensors (``x.reshape(...)``, ``x.T``), ops of ``mx.nd``/``mx.sym``/``mx.np``.
 - ``TENSOR_OR_TUPLE``: tensor-like but perhaps a tuple of them: what a child block returns
-  (``self.body(x)``), multi-output ops (``F.split``, ``F.RNN``,
-  ``F.contrib.foreach``).  Rules that need *certainty* (iteration, ``len``,
-  integer indexing) ignore it.
-- ``SEQUENCE_OF_TENSORS`` / ``DICT_OF_TENSORS``: a tuple or list / a dict of tensors (``*args``, ``**kwargs``).
+  (``self.body(x)``), an op whose number of outputs the call does not settle
+  (``F.split(x, num_outputs=n)``, ``F.contrib.foreach``), a parameter used both
+  as a tensor and as a list.  Rules that need *certainty* (iteration, ``len``,
+  integer indexing, truth tests) ignore it.
+- ``SEQUENCE_OF_TENSORS`` / ``DICT_OF_TENSORS``: a tuple or list / a dict of tensors (``*args``,
+  ``**kwargs``, ``[a, b]``, a list grown by ``xs.append(t)``, a parameter used as a list:
+  :mod:`.evidence`).  With it, an :class:`Items` member keeps each item's tags when the
+  length is known: a tuple display, a helper's ``return out, states``, an operator with
+  several outputs (their counts are MXNet's, :mod:`.op_outputs`).
 - ``OP_NAMESPACE``, ``OP``: the op namespace and anything reached from it
   (``F.contrib``, ``getattr(F, name)``); ``MULTI_OUTPUT_OP``: an op with several outputs.
 - ``SELF``, ``SELF_ATTRIBUTE``: the block, and its (non-method) attributes.
@@ -33,13 +38,14 @@ Precision limits (documented, deliberate):
 
 - Calls are followed only into functions of the *same file*: nested
   functions (always, their arguments bound at every call site), module
-  functions and methods of the class (when ``F`` is passed),
+  functions and methods of the class (when ``F`` or a tensor is passed),
   ``super().hybrid_forward(F, ...)`` and ``Parent.hybrid_forward(self, F, ...)``;
   anything else returns "not a tensor", which errs toward silence.
 - Parameters of helpers get the union of what their call sites pass; one
   context per function, not one per call site.
-- Containers other than literal tuples/lists/dicts are not tracked
-  (``xs.append(t)`` does not make ``xs`` a list of tensors).
+- Lists are tracked when built in the function (a display, ``append``/``insert``/
+  ``extend``, item assignment); other containers are not.  A forward's parameter is a
+  tensor unless its uses or its documented type say list (:mod:`.evidence`).
 - A child block's output is ``TENSOR_OR_TUPLE``: a block returning a tuple cannot be told
   from one returning a tensor without reading the child's class.
 - Attributes of ``self`` are never tensors (MXNet 1.x passes parameters as
@@ -48,14 +54,16 @@ Precision limits (documented, deliberate):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 import gast
 
 from ast_hybrid.common.walkers import QuietChains, parameters
 from .module import ClassFacts, ModuleFacts, dotted_name
+from .op_outputs import OUTPUTS
 
-__all__ = ["Tag", "Unit", "is_op", "tensorish", "definitely_tensor", "EMPTY"]
+__all__ = ["Tag", "Items", "Unit", "is_op", "tensorish", "definitely_tensor", "holds_tensors", "EMPTY"]
 
 
 class Tag(str, Enum):
@@ -74,6 +82,19 @@ class Tag(str, Enum):
     INT = "python-int"
 
 
+@dataclass(frozen=True)
+class Items:
+    """A tuple or list of known length, with the tags of each item (a member of a kind set).
+
+    Built by a tuple or list display (``return out, lateral``), or by an operator whose
+    number of outputs is known (``F.contrib.box_encode``: two); unpacking and ``v[i]``
+    with a constant ``i`` take the tags of that item.  It travels with
+    ``SEQUENCE_OF_TENSORS`` through helpers' returns.
+    """
+
+    items: tuple
+
+
 EMPTY: frozenset = frozenset()
 _TENSOR = frozenset((Tag.TENSOR,))
 _TENSOR_OR_TUPLE = frozenset((Tag.TENSOR_OR_TUPLE,))
@@ -81,15 +102,19 @@ _SEQUENCE_OF_TENSORS = frozenset((Tag.SEQUENCE_OF_TENSORS,))
 _DICT_OF_TENSORS = frozenset((Tag.DICT_OF_TENSORS,))
 _INT = frozenset((Tag.INT,))
 
-#: Ops whose result is several outputs (a list for NDArray, a grouped Symbol).
-MULTI_OUTPUT = frozenset({"split", "SliceChannel", "split_v2", "foreach", "while_loop",
-                          "cond", "RNN", "array_split", "hsplit", "vsplit", "dsplit",
-                          "topk", "unravel_index", "meshgrid"})
+#: Functions of ``F`` written in Python, not operators, with a result of several parts whose
+#: number the call does not say (control flow; numpy mode's splits).  The operators' output
+#: counts come from MXNet itself (:mod:`.op_outputs`).
+MULTI_OUTPUT = frozenset({"split_v2", "foreach", "while_loop", "cond", "array_split", "hsplit",
+                          "vsplit", "dsplit", "meshgrid"})
 #: Tensor methods that return a host value (numpy array or Python scalar).
 HOST_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist"})
 #: Tensor attributes that are not tensors.
 META_ATTRS = frozenset({"shape", "ndim", "size", "context", "ctx", "dtype", "stype",
                         "grad", "handle", "name", "writable"})
+#: Methods of Python lists (no tensor has them).
+LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "index", "count", "sort",
+                          "reverse", "clear"})
 _BUILTIN_SAME = frozenset({"abs"})
 _BUILTIN_SEQ = frozenset({"tuple", "list", "sorted", "reversed"})
 _BINDINGS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.alias)
@@ -108,16 +133,50 @@ def definitely_tensor(kinds) -> bool:
     return Tag.TENSOR in kinds and not (Tag.TENSOR_OR_TUPLE in kinds or Tag.SEQUENCE_OF_TENSORS in kinds or Tag.DICT_OF_TENSORS in kinds)
 
 
+def holds_tensors(kinds) -> bool:
+    """A tensor, or a container of tensors."""
+    return (tensorish(kinds) or Tag.SEQUENCE_OF_TENSORS in kinds or Tag.DICT_OF_TENSORS in kinds)
+
+
+def _structures(kinds) -> list:
+    return [k for k in kinds if k.__class__ is Items]
+
+
 def _elements(kinds) -> frozenset:
     """Tags of the items obtained by iterating a value of ``kinds``."""
     out = set()
-    if Tag.TENSOR in kinds or Tag.SEQUENCE_OF_TENSORS in kinds:
+    structures = _structures(kinds)
+    for st in structures:
+        for item in st.items:
+            out |= item
+    if Tag.TENSOR in kinds or (Tag.SEQUENCE_OF_TENSORS in kinds and not structures):
         out.add(Tag.TENSOR)
     if Tag.TENSOR_OR_TUPLE in kinds:
         out.add(Tag.TENSOR_OR_TUPLE)
     if Tag.SELF_ATTRIBUTE in kinds:
         out.add(Tag.SELF_ATTRIBUTE)
     return frozenset(out)
+
+
+def _item(kinds, i: int) -> frozenset:
+    """Tags of ``v[i]`` (``i`` a constant) for a value ``v`` of ``kinds``."""
+    structures = _structures(kinds)
+    if not structures:
+        return _elements(kinds)
+    out = set()
+    for st in structures:
+        if -len(st.items) <= i < len(st.items):
+            out |= st.items[i]
+    rest = kinds - {Tag.SEQUENCE_OF_TENSORS} - set(structures)
+    return frozenset(out) | _elements(rest)
+
+
+def sequence_of(items) -> frozenset:
+    """The kind of a tuple or list whose items have the tags ``items`` (in order)."""
+    items = tuple(items)
+    if not any(holds_tensors(k) or _structures(k) for k in items):
+        return EMPTY
+    return frozenset((Tag.SEQUENCE_OF_TENSORS, Items(items)))
 
 
 def module_of(facts: ModuleFacts, dotted: str | None) -> str | None:
@@ -183,6 +242,11 @@ class Unit:
             for u in us:
                 self.reaching.setdefault(u, []).append(node)
         self.params = parameters(self.fn.args, keyword_only=False, starred=False)
+        args = self.fn.args
+        defaults = list(zip(reversed(self.params), reversed(args.defaults)))
+        defaults += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+        #: parameters whose default is None (``begin_state=None``)
+        self.optional = {p.id for p, d in defaults if type(d) is gast.Constant and d.value is None}
         self.is_method = is_method and not any(
             dotted_name(d) == "staticmethod" for d in fn_ast.decorator_list)
         #: tags of each parameter of the unit itself (by position name)
@@ -280,12 +344,10 @@ class Unit:
         if t is gast.Subscript:
             return self._subscript_kind(node)
         if t in (gast.Tuple, gast.List):
-            out = EMPTY
-            for e in node.elts:
-                k = self.kind(e)
-                if tensorish(k) or Tag.SEQUENCE_OF_TENSORS in k:
-                    out = _SEQUENCE_OF_TENSORS
-            return out
+            kinds = [self.kind(e) for e in node.elts]
+            if any(type(e) is gast.Starred for e in node.elts):
+                return _SEQUENCE_OF_TENSORS if any(holds_tensors(k) for k in kinds) else EMPTY
+            return sequence_of(kinds)
         if t in (gast.ListComp, gast.GeneratorExp, gast.SetComp):
             return _SEQUENCE_OF_TENSORS if tensorish(self.kind(node.elt)) else EMPTY
         if t is gast.Dict:
@@ -314,6 +376,9 @@ class Unit:
     def _subscript_kind(self, node) -> frozenset:
         vk = self.kind(node.value)
         out = set()
+        index = _constant_int(node.slice)
+        if index is not None and (Tag.SEQUENCE_OF_TENSORS in vk or _structures(vk)):
+            return _item(vk, index)
         if Tag.TENSOR in vk:
             out.add(Tag.TENSOR)
         if Tag.TENSOR_OR_TUPLE in vk:
@@ -339,13 +404,18 @@ class Unit:
         if Tag.MULTI_OUTPUT_OP in fk:
             return _TENSOR_OR_TUPLE
         if is_op(fk):
-            return _TENSOR
+            out = EMPTY
+            for name in self._op_names(func):
+                out |= _outputs(name, node, bound=0)
+            return out
         if Tag.TENSOR_METHOD in fk:
             name = func.attr
             if name in HOST_METHODS or name in ("wait_to_read", "asnumpy"):
                 return EMPTY
-            if name in ("split", "split_v2"):
+            if name == "split_v2":
                 return _TENSOR_OR_TUPLE
+            if name in OUTPUTS:
+                return _outputs(name, node, bound=1)
             vk = self.kind(func.value)
             if Tag.DICT_OF_TENSORS in vk and name in ("values", "items"):
                 return _SEQUENCE_OF_TENSORS if name == "values" else EMPTY
@@ -358,7 +428,9 @@ class Unit:
                 name = func.attr
                 if name in ("waitall",):
                     return EMPTY
-                return _TENSOR_OR_TUPLE if name in MULTI_OUTPUT else _TENSOR
+                if name in MULTI_OUTPUT:
+                    return _TENSOR_OR_TUPLE
+                return _outputs(self.global_path(func).split(".", 2)[2], node, bound=0)
             return EMPTY
         if isinstance(func, gast.Name) and self.is_global(func):
             name = func.id
@@ -370,38 +442,76 @@ class Unit:
                 return _elements(self.kind(node.args[0])) and _SEQUENCE_OF_TENSORS
         return EMPTY
 
+    def _op_names(self, func, depth=0) -> list:
+        """``["contrib.box_encode"]`` for ``F.contrib.box_encode``: the op's name below ``F``;
+        through names bound to ops (``fn = F.npx.rnn if np else F.RNN``) and
+        ``getattr(F, "name")``; ``[""]`` (an op of unknown name) when it cannot tell."""
+        if type(func) is gast.IfExp:
+            return self._op_names(func.body, depth) + self._op_names(func.orelse, depth)
+        if (type(func) is gast.Call and type(func.func) is gast.Name and func.func.id == "getattr"
+                and len(func.args) == 2 and type(func.args[1]) is gast.Constant):
+            return [str(func.args[1].value)]
+        parts = []
+        while type(func) is gast.Attribute:
+            parts.append(func.attr)
+            func = func.value
+        if type(func) is not gast.Name:
+            return [""]
+        if parts or depth > 4:
+            return [".".join(reversed(parts))]
+        out = []
+        for d in self.defs_of(func):
+            parent = self.parents.get(d)
+            if type(parent) is not gast.Assign or parent.targets[0] is not d:
+                return [""]
+            out += self._op_names(parent.value, depth + 1)
+        return out or [""]
+
     def resolve_helper(self, node):
         """``(kind, target, skip_first)`` when ``node`` calls a function of this file we follow.
 
         kind is "nested" (target: the gast FunctionDef) or "unit" (target: a
-        key ``(class name or None, function name)`` of another unit).
+        key ``(class name or None, function name)`` of another unit).  A module
+        function or a method is followed when the call passes it ``F``, or a
+        tensor (a helper taking tensors without ``F``).
         """
+        found = self.call_target(node)
+        if found is None or found[0] == "nested":
+            return found
+        args = [a.value if type(a) is gast.Starred else a for a in node.args]
+        args += [k.value for k in node.keywords]
+        kinds = [self.kind(a) for a in args]
+        if any(Tag.OP_NAMESPACE in k or holds_tensors(k) for k in kinds):
+            return found
+        return None
+
+    def call_target(self, node):
+        """What :meth:`resolve_helper` would follow, from the call's syntax alone."""
         func = node.func
-        passes_f = any(Tag.OP_NAMESPACE in self.kind(a.value if isinstance(a, gast.Starred) else a)
-                       for a in [*node.args, *(k.value for k in node.keywords)])
-        if isinstance(func, gast.Name):
+        if type(func) is gast.Name:
             defs = self.defs_of(func)
-            nested = [d for d in defs if isinstance(d, gast.FunctionDef)]
+            nested = [d for d in defs if type(d) is gast.FunctionDef]
             if nested:
                 return ("nested", nested[0], False)
-            if not defs and passes_f and func.id in self.facts.functions:
+            if not defs and func.id in self.facts.functions:
                 return ("unit", (None, func.id), False)
             return None
-        if not isinstance(func, gast.Attribute) or not passes_f:
+        if type(func) is not gast.Attribute:
             return None
         owner = func.value
-        if isinstance(owner, gast.Name) and Tag.SELF in self.kind(owner) and self.cls is not None:
+        if type(owner) is gast.Name and self.cls is not None and self.is_method and owner.id == self.params[0].id \
+                and self.defs_of(owner) and all(type(self.parents.get(d)) is gast.arguments for d in self.defs_of(owner)):
             found = self.facts.find_method(self.cls, func.attr)
             if found is not None:
                 return ("unit", (found[0].name, func.attr), True)
             return None
-        if (isinstance(owner, gast.Call) and isinstance(owner.func, gast.Name)
+        if (type(owner) is gast.Call and type(owner.func) is gast.Name
                 and owner.func.id == "super" and self.cls is not None):
             found = self.facts.find_method(self.cls, func.attr, skip_self=True)
             if found is not None:
                 return ("unit", (found[0].name, func.attr), True)
             return None
-        if isinstance(owner, gast.Name) and self.is_global(owner) and owner.id in self.facts.classes:
+        if type(owner) is gast.Name and self.is_global(owner) and owner.id in self.facts.classes:
             cls = self.facts.classes[owner.id]
             found = self.facts.find_method(cls, func.attr)
             if found is not None:
@@ -478,26 +588,73 @@ class Unit:
         if isinstance(parent, gast.arguments):
             return self._param_kind(d, parent)
         if isinstance(parent, gast.Assign):
-            return self._destructure(parent.value, path)
+            k = self._destructure(parent.value, path)
+            if not path and isinstance(parent.value, (gast.List, gast.ListComp)):
+                k = self._built(d, k)
+            return k
         if isinstance(parent, gast.AnnAssign):
             return self.kind(parent.value) if parent.value is not None else EMPTY
         if isinstance(parent, gast.AugAssign):
             prior = set()
             for p in self.defs_of(d):
                 prior |= self.def_kind(p)
-            if tensorish(prior) or tensorish(self.kind(parent.value)):
+            vk = self.kind(parent.value)
+            if Tag.SEQUENCE_OF_TENSORS in prior or Tag.SEQUENCE_OF_TENSORS in vk or isinstance(
+                    parent.value, (gast.List, gast.Tuple, gast.ListComp)):
+                return _SEQUENCE_OF_TENSORS if holds_tensors(prior) or holds_tensors(vk) else EMPTY
+            if tensorish(prior) or tensorish(vk):
                 return _TENSOR
             return frozenset(prior) & _INT
         if isinstance(parent, (gast.For, gast.AsyncFor, gast.comprehension)) and node is parent.target:
-            return self._iter_elem(parent.iter, path)
+            k = self._iter_elem(parent.iter, path)
+            if not path and Tag.TENSOR in k and self.element_refine is not None and (
+                    Tag.SEQUENCE_OF_TENSORS in self.kind(parent.iter)):
+                k = self.element_refine(self, d, k)   # an item of a list: a list itself?
+            return k
         if isinstance(parent, gast.NamedExpr):
             return self.kind(parent.value)
         return EMPTY
 
+    def _built(self, d, kinds) -> frozenset:
+        """A list bound at ``d`` and then grown or changed in place (``xs.append(t)``,
+        ``xs[i] = t``): a sequence of tensors when what it receives is tensors; its
+        items are no longer known one by one."""
+        grown = EMPTY
+        changed = False
+        for use in self.users.get(d, ()):
+            parent = self.parents.get(use)
+            if type(parent) is gast.Attribute and parent.attr in LIST_METHODS:
+                changed = True
+                call = self.parents.get(parent)
+                if type(call) is gast.Call and call.func is parent and call.args:
+                    if parent.attr == "append":
+                        grown |= self.kind(call.args[0])
+                    elif parent.attr == "insert" and len(call.args) > 1:
+                        grown |= self.kind(call.args[1])
+                    elif parent.attr == "extend":
+                        grown |= _elements(self.kind(call.args[0]))
+            elif type(parent) is gast.Subscript and parent.value is use and type(parent.ctx) is gast.Store:
+                changed = True
+                assign = self.parents.get(parent)
+                if type(assign) is gast.Assign:
+                    grown |= self.kind(assign.value)
+        if not changed:
+            return kinds
+        kinds = frozenset(k for k in kinds if k.__class__ is not Items)
+        if holds_tensors(grown) or holds_tensors(kinds):
+            kinds |= _SEQUENCE_OF_TENSORS
+        return kinds
+
+    #: set by the engine: (unit, name, tags) -> tags, what the parameter's uses say (:mod:`.evidence`)
+    param_refine = None
+    #: set by the engine: (unit, loop target, tags) -> tags, what a list item's uses say
+    element_refine = None
+
     def _param_kind(self, d, args) -> frozenset:
         fn = self.parents.get(args)
         if fn is self.fn:
-            return self.param_tags.get(d.id, EMPTY)
+            tags = self.param_tags.get(d.id, EMPTY)
+            return self.param_refine(self, d.id, tags) if self.param_refine and tags else tags
         if not isinstance(fn, gast.FunctionDef):
             return EMPTY
         # a nested function: what its call sites pass
@@ -524,7 +681,8 @@ class Unit:
                 and not any(isinstance(e, gast.Starred) for e in value.elts)
                 and i < len(value.elts)):
             return self._destructure(value.elts[i], rest)
-        k = _elements(self.kind(value))
+        vk = self.kind(value)
+        k = _item(vk, i) if isinstance(i, int) else _elements(vk)
         if i == "*":
             k = _SEQUENCE_OF_TENSORS if tensorish(k) else EMPTY
         for _ in rest:
@@ -557,6 +715,57 @@ class Unit:
         for _ in path:
             k = _elements(k)
         return k
+
+
+def _outputs(op: str, call, bound: int) -> frozenset:
+    """What calling ``op`` gives: a tensor, a tuple of a known number of them, or either.
+
+    The count is MXNet's (:data:`~ast_hybrid.linter.op_outputs.OUTPUTS`), chosen by the
+    parameters the call spells as literals; ``bound`` inputs are already given (1 for a
+    tensor's method, ``x.split(...)``).  A count a parameter sets to a value the call does
+    not spell is unknown.
+    """
+    entry = OUTPUTS.get(op)
+    if entry is None:
+        return _TENSOR
+    if type(entry) is int:
+        n = entry
+    else:
+        signature, count_param, params, defaults, combos = entry
+        given = {kw.arg: kw.value for kw in call.keywords if kw.arg is not None}
+        if not any(a.startswith("*") for a in signature):
+            for name, arg in zip(signature[bound:], call.args):
+                if type(arg) is gast.Starred:
+                    return _TENSOR_OR_TUPLE
+                given[name] = arg
+        if any(kw.arg is None for kw in call.keywords):
+            return _TENSOR_OR_TUPLE
+        values = []
+        for name, default in zip(params, defaults):
+            node = given.get(name)
+            value = default if node is None else (node.value if type(node) is gast.Constant else None)
+            if isinstance(value, int) and not isinstance(value, bool) and default in (True, False):
+                value = bool(value)
+            values.append(value)
+        n = combos.get(tuple(values))
+        if count_param is not None:
+            node = given.get(count_param)
+            n = node.value if type(node) is gast.Constant and type(node.value) is int else None
+        if n is None:
+            return _TENSOR_OR_TUPLE
+    if n == 1:
+        return _TENSOR
+    return frozenset((Tag.SEQUENCE_OF_TENSORS, Items((_TENSOR,) * n)))
+
+
+def _constant_int(node):
+    """The int of ``3`` or ``-1``, else None."""
+    if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
+        v = _constant_int(node.operand)
+        return -v if v is not None else None
+    if type(node) is gast.Constant and type(node.value) is int:
+        return node.value
+    return None
 
 
 def _own_nodes(fndef):

@@ -1,9 +1,12 @@
-"""Real Gluon code nobody here wrote: the ``mxnet/gluon`` tree of MXNet 1.9.1.
+"""Real Gluon code nobody here wrote: the ``mxnet/gluon`` tree of MXNet 1.9.1, GluonCV, GluonNLP.
 
 :func:`gluon_tree` returns a directory holding that tree, to be *read*
 (linted, converted from source), never imported.  It is taken from the
 oracle's virtualenv when that exists, else from the wheel, downloaded once
 with ``pip download --no-deps mxnet==1.9.1`` into ``.cache/`` and unpacked.
+:func:`package_tree` does the same for the packages of :data:`PACKAGES`
+(GluonCV 0.10.5's wheel, GluonNLP 0.10.0's sdist, ...): their Python sources,
+downloaded once with ``pip download --no-deps`` and unpacked under ``.cache/``.
 :func:`f_op_sites` finds, statically, every ``F.<op>`` a tree of Gluon code
 uses (for the op-coverage test and ``bench/op_coverage.py``).
 Test and benchmark infrastructure; the runtime never imports it.
@@ -16,12 +19,13 @@ import collections
 import glob
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
 from .oracle import DEFAULT_VENV, ROOT
 
-__all__ = ["CACHE", "CorpusUnavailable", "gluon_tree", "f_op_sites", "gluon_files", "resolve_op", "GLUON_SCOPE",
+__all__ = ["CACHE", "CorpusUnavailable", "gluon_tree", "PACKAGES", "package_tree", "f_op_sites", "gluon_files", "resolve_op", "GLUON_SCOPE",
            "NUMPY_BRANCH"]
 
 CACHE = ROOT / ".cache"
@@ -58,6 +62,48 @@ def gluon_tree(cache: Path = CACHE, *, venv_dir: Path = DEFAULT_VENV) -> Path:
         members = [n for n in zf.namelist() if n.startswith("mxnet/gluon/")]
         zf.extractall(unpacked.parent.parent, members)
     return unpacked
+
+
+#: Gluon code of the package index: name -> (pip requirement, the package's folder inside the
+#: downloaded archive).  An sdist (``.tar.gz``) is downloaded as one (``--no-binary NAME``) and
+#: never built: only its Python sources are read.
+PACKAGES = {
+    "gluoncv": ("gluoncv==0.10.5", "gluoncv"),
+    "gluonnlp": ("gluonnlp==0.10.0", "gluonnlp-0.10.0/src/gluonnlp"),
+}
+_SDISTS = ("gluonnlp",)
+
+
+def package_tree(name: str, cache: Path = CACHE) -> Path:
+    """Path of the unpacked package ``name`` of :data:`PACKAGES` (read, never imported)."""
+    spec, inner = PACKAGES[name]
+    version = spec.split("==")[1]
+    unpacked = Path(cache) / f"{name}-{version}-src"
+    tree = unpacked / inner
+    if (tree / "__init__.py").exists():
+        return tree
+    archives = sorted(Path(cache).glob(f"{name}-{version}[.-]*"))
+    archives = [a for a in archives if a.name.endswith((".whl", ".tar.gz"))]
+    if not archives:
+        Path(cache).mkdir(parents=True, exist_ok=True)
+        binary = ["--no-binary", name] if name in _SDISTS else []
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
+                               "--disable-pip-version-check", *binary, "-d", str(cache), spec],
+                              capture_output=True, text=True)
+        archives = [a for a in sorted(Path(cache).glob(f"{name}-{version}[.-]*"))
+                    if a.name.endswith((".whl", ".tar.gz"))]
+        if done.returncode != 0 or not archives:
+            raise CorpusUnavailable(f"could not download {spec}: {done.stderr[-1000:]}")
+    archive = archives[0]
+    if archive.name.endswith(".whl"):
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(unpacked, [n for n in zf.namelist() if n.startswith(inner + "/")])
+    else:
+        with tarfile.open(archive) as tf:
+            members = [m for m in tf.getmembers() if m.isfile() and m.name.startswith(inner + "/")
+                       and m.name.endswith(".py")]
+            tf.extractall(unpacked, members, filter="data")
+    return tree
 
 
 # -- F op sites in real code --------------------------------------------------------------------

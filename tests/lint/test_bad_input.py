@@ -46,7 +46,7 @@ def test_ten_thousand_line_file():
     for i in range(1000):  # 10 lines each
         blocks.append(f"class N{i}(HybridBlock):\n    def hybrid_forward(self, F, x, y):\n"
                       f"        z = F.relu(x)\n        z += y\n        if z.sum() > {i}:\n"
-                      f"            z = z * 2\n        n = x.shape[0]\n        self.last = z\n"
+                      f"            z = z * 2\n        n = x.shape[0]\n        self.last = z + self.last\n"
                       f"        return z\n\n")
     text = "".join(blocks)
     assert text.count("\n") == 10000

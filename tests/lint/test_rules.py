@@ -222,10 +222,18 @@ def test_hy011_states_parameter_is_a_list():
 
 
 # -- HY012 --------------------------------------------------------------
-@pytest.mark.parametrize("stmt", ["self.cache = x", "self.count += 1", "self.d['k'] = x",
-                                  "self.a.b = 1", "setattr(self, 'c', x)"])
-def test_hy012_self_assignment(stmt):
+@pytest.mark.parametrize("stmt", ["prev = self.cache\nself.cache = x", "self.total = self.total + x",
+                                  "self.d['k'] = x", "if self.mask is None:\n    self.mask = F.ones_like(x)",
+                                  "self.total += F.sum(x)", "setattr(self, 'c', x)"])
+def test_hy012_state_read_back_by_a_later_call(stmt):
     assert codes(model(f"{stmt}\nreturn x"), "jax") == ["HY012"]
+
+
+@pytest.mark.parametrize("stmt", ["self.cache = x", "self.count += 1", "self.a.b = 1", "self._clip = -1",
+                                  "self.outs = []\nself.outs.append(x)\ny = self.outs[-1]"])
+def test_hy012_not_for_constants_or_scratch_values(stmt):
+    # the same constant every call, or a value the same call sets and reads: no state (issue 14)
+    assert codes(model(f"{stmt}\nreturn x"), "jax") == []
 
 
 def test_hy012_not_for_locals_or_in_init():

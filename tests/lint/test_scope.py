@@ -18,7 +18,7 @@ def test_hybridblock_forward_mxnet2_style_is_linted():
 
 def test_forward_of_transitive_subclass_in_same_file():
     src = (HEAD + "class A(nn.HybridBlock):\n    pass\n"
-           "class C(A):\n    def forward(self, x):\n        self.n = 1\n        return x\n")
+           "class C(A):\n    def forward(self, x):\n        self.n = self.n + x\n        return x\n")
     assert codes(src) == ["HY012"]
 
 
@@ -43,9 +43,16 @@ class N(HybridBlock):
     assert [(d.code, d.span.line) for d in found] == [("HY001", 7)]
 
 
-def test_helper_not_given_f_is_not_linted():
+def test_helper_given_tensors_without_f_is_linted():
+    # it runs inside the forward, on the forward's Symbols (issue 14: was a miss)
     src = HEAD + "def helper(a):\n    a += 1\n    return a\n" + \
         "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return helper(x)\n"
+    assert codes(src) == ["HY001"]
+
+
+def test_helper_given_neither_f_nor_tensors_is_not_linted():
+    src = HEAD + "def helper(a):\n    a += 1\n    return a\n" + \
+        "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x * helper(2)\n"
     assert codes(src) == []
 
 

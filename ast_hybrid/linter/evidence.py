@@ -1,0 +1,252 @@
+"""Is a parameter a tensor, or a list of tensors?  What the function does with it says.
+
+Gluon's ``hybrid_forward`` takes tensors, but also lists of them (``layers``,
+``input_features``, ``begin_state=None``), and nothing in the signature tells
+which.  :func:`param_evidence` reads every use of a parameter in its function
+(and, through the calls that pass it on, in the same-file helpers that take it)
+and answers with two flags:
+
+- *tensor*: it is used as only a tensor can be: an operand of arithmetic or of
+  an elementwise comparison, an argument of an ``F`` operator (not ``*x``), any
+  attribute that is not a list method (``x.reshape``, ``x.shape``), indexed with
+  a tuple (``x[:, 0]``);
+- *sequence*: it is used as only a list or tuple can be: a list method
+  (``x.append``), ``*x`` in a call, ``zip(x)``/``list(x)``/``tuple(x)``, ``x + [y]``,
+  ``isinstance(x, (list, tuple))``; an item taken with a plain index, or
+  unpacked, and then used as a tensor (``F.concat(y, xs[0])``, ``a, b = xs``
+  then ``a.astype(...)``): a forward that is hybridized does not index its
+  tensors with ints (a Symbol's ``[i]`` picks an output), so what it indexes
+  and uses whole is a list.
+
+What the function *declares* counts too: an annotation, or the parameter's
+type in the docstring (``target : NDArray or Symbol``; ``begin_state : list``;
+numpydoc's ``name : type`` lines, of the function, of the class's
+``__call__``/``forward``, or the class's ``- **name**: ...`` inputs).  Indexing with an int, iterating, ``len(x)``, truth
+tests and passing it to a child block say nothing either way.  :func:`refine` turns the flags into tags:
+a tensor only with evidence of a tensor and none of a list; a sequence of
+tensors with evidence of a list and none of a tensor; otherwise tensor-or-tuple,
+which the rules that need certainty (iteration, ``len``, indexing, truth tests,
+item assignment) leave alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+import gast
+
+from .kinds import LIST_METHODS, MULTI_OUTPUT, Tag, is_op
+
+__all__ = ["param_evidence", "element_evidence", "refine"]
+
+_SEQUENCE_BUILTINS = frozenset({"zip", "list", "tuple", "map"})
+_SEQUENCE_WORDS = re.compile(r"\b(list|tuple|sequence|iterable|nested|dict)\b|\[", re.I)
+_TENSOR_WORDS = re.compile(r"\b(nd\.)?(ndarray|symbol|tensor)\b", re.I)
+_NO_EVIDENCE = (False, False)
+
+
+def refine(tags: frozenset, evidence: tuple[bool, bool], *, optional: bool) -> frozenset:
+    """The tags of a parameter bound to ``tags``, given its uses' ``(tensor, sequence)``.
+
+    ``optional``: its default is None (``begin_state=None``): without evidence
+    of a tensor it is tensor-or-tuple.
+    """
+    tensor, sequence = evidence
+    if Tag.TENSOR not in tags:
+        return tags
+    if sequence:
+        swap = Tag.TENSOR_OR_TUPLE if tensor else Tag.SEQUENCE_OF_TENSORS
+    elif optional and not tensor:
+        swap = Tag.TENSOR_OR_TUPLE
+    else:
+        return tags
+    return (tags - {Tag.TENSOR}) | {swap}
+
+
+def element_evidence(unit, target) -> tuple[bool, bool]:
+    """``(tensor, sequence)`` for a loop variable bound at ``target`` (``for f in xs``):
+    how its uses treat it (``f[-1]`` used as a tensor: ``xs`` is a list of lists)."""
+    tensor = sequence = False
+    for use in unit.users.get(target, ()):
+        t, s = _use_evidence(unit, use, lambda call, where: None)
+        tensor |= t
+        sequence |= s
+    return tensor, sequence
+
+
+def param_evidence(unit, name: str, helper_evidence) -> tuple[bool, bool]:
+    """``(tensor, sequence)``: how ``unit`` uses its parameter ``name`` (see the module docstring).
+
+    ``helper_evidence(call, index_or_name)`` gives the evidence of the parameter
+    of a same-file helper that ``call`` binds the argument to, or None.
+    """
+    param = next((p for p in unit.params if p.id == name), None)
+    if param is None:
+        return _NO_EVIDENCE
+    tensor, sequence = declared(unit, param)
+    if tensor or sequence:     # what the code says of itself wins over what its uses suggest
+        return tensor, sequence
+    for use in unit.users.get(param, ()):
+        t, s = _use_evidence(unit, use, helper_evidence)
+        tensor |= t
+        sequence |= s
+        if tensor and sequence:
+            break
+    return tensor, sequence
+
+
+def declared(unit, param) -> tuple[bool, bool]:
+    """``(tensor, sequence)`` from the parameter's annotation or documented type."""
+    texts = []
+    if param.annotation is not None:
+        texts.append(_annotation_text(param.annotation))
+    else:
+        pattern = re.compile(rf"^\s*(?:- )?\**{re.escape(param.id)}\**\s*:\s*(\S[^\n]*)$", re.M)
+        docs = [_docstring(unit.fn)]
+        if unit.cls is not None:
+            docs += [_docstring(m) for n, m in unit.cls.methods.items() if n in ("__call__", "forward")]
+            docs.append(_docstring(unit.cls.node))
+        for doc in docs:
+            m = pattern.search(doc or "")
+            if m:
+                texts.append(m.group(1))
+                break
+    if not texts:
+        return _NO_EVIDENCE
+    text = texts[0]
+    if _SEQUENCE_WORDS.search(text):
+        return False, True
+    return bool(_TENSOR_WORDS.search(text)), False
+
+
+def _docstring(fn) -> str | None:
+    body = getattr(fn, "body", None)
+    if body and type(body[0]).__name__ == "Expr":
+        value = body[0].value
+        if type(value).__name__ == "Constant" and isinstance(value.value, str):
+            return value.value
+    return None
+
+
+def _annotation_text(node) -> str:
+    parts = []
+    for n in gast.walk(node):
+        if type(n) is gast.Name:
+            parts.append(n.id)
+        elif type(n) is gast.Attribute:
+            parts.append(n.attr)
+        elif type(n) is gast.Constant and isinstance(n.value, str):
+            parts.append(n.value)
+        elif type(n) is gast.Subscript:
+            parts.append("[")
+    return " ".join(parts)
+
+
+def _use_evidence(unit, use, helper_evidence) -> tuple[bool, bool]:
+    parent = unit.parents.get(use)
+    t = type(parent)
+    if t is gast.Starred:
+        return False, True
+    if t is gast.Attribute:
+        if parent.attr in LIST_METHODS:
+            return False, True
+        return (not parent.attr.startswith("__")), False
+    if t is gast.BinOp:
+        other = parent.right if parent.left is use else parent.left
+        if type(other) in (gast.List, gast.Tuple, gast.ListComp) or Tag.SEQUENCE_OF_TENSORS in unit.kind(other):
+            return False, True
+        return True, False
+    if t is gast.UnaryOp:
+        return type(parent.op) is not gast.Not, False
+    if t is gast.Compare:
+        if any(type(op) in (gast.Is, gast.IsNot, gast.In, gast.NotIn) for op in parent.ops):
+            return _NO_EVIDENCE
+        others = [parent.left, *parent.comparators]
+        if any(type(o) is gast.Constant and o.value is None for o in others):
+            return _NO_EVIDENCE
+        return True, False
+    if t is gast.Subscript and parent.value is use:
+        index = parent.slice
+        if type(index) is gast.Tuple:
+            return True, False
+        if type(index) is not gast.Slice and type(parent.ctx) is gast.Load and _used_as_tensor(unit, parent):
+            return False, True      # `xs[i]` then used as a tensor
+        return _NO_EVIDENCE
+    if t is gast.Assign and parent.value is use and type(parent.targets[0]) in (gast.Tuple, gast.List):
+        names = [e for e in parent.targets[0].elts if type(e) is gast.Name]
+        if any(_used_as_tensor(unit, u) for n in names for u in unit.users.get(n, ())):
+            return False, True      # `a, b = xs` then `a` used as a tensor
+        return _NO_EVIDENCE
+    if t in (gast.For, gast.comprehension) and parent.iter is use and type(parent.target) is gast.Name:
+        for u in unit.users.get(parent.target, ()):
+            sub = unit.parents.get(u)
+            if (type(sub) is gast.Subscript and sub.value is u and type(sub.slice) is not gast.Slice
+                    and type(sub.slice) is not gast.Tuple and _used_as_tensor(unit, sub)):
+                return False, True  # `for f in xs: f[-1]` used as a tensor: a list of lists
+        return _NO_EVIDENCE
+    if t is gast.Call and parent.func is not use:
+        return _call_evidence(unit, parent, use, helper_evidence)
+    if t is gast.keyword:
+        call = unit.parents.get(parent)
+        if type(call) is gast.Call:
+            return _call_evidence(unit, call, use, helper_evidence, keyword=parent.arg)
+    if t is gast.AugAssign and parent.target is use:
+        value = parent.value
+        if type(value) in (gast.List, gast.Tuple, gast.ListComp):
+            return False, True
+        return True, False
+    return _NO_EVIDENCE
+
+
+_NOT_TENSOR_USES = frozenset({"len", "isinstance", "print", "str", "repr", "id", "type", "hasattr",
+                               "getattr", "bool", "int", "float"})
+
+
+def _used_as_tensor(unit, node, depth=0) -> bool:
+    """Whether the value of ``node`` goes on as a tensor: into a call, an operator, a method,
+    a list; through one name binding it."""
+    parent = unit.parents.get(node)
+    t = type(parent)
+    if t is gast.Call and parent.func is not node:
+        f = parent.func
+        return not (type(f) is gast.Name and f.id in _NOT_TENSOR_USES and unit.is_global(f))
+    if t is gast.keyword:
+        return _used_as_tensor(unit, parent, depth)
+    if t is gast.Attribute:
+        return parent.attr not in LIST_METHODS
+    if t is gast.BinOp:
+        return True
+    if t in (gast.List, gast.Tuple) and type(parent.ctx) is gast.Load:
+        return True
+    if t in (gast.ListComp, gast.GeneratorExp) and parent.elt is node:
+        return True
+    if t is gast.IfExp and parent.test is not node:
+        return _used_as_tensor(unit, parent, depth)
+    if t is gast.Assign and depth == 0 and len(parent.targets) == 1 and type(parent.targets[0]) is gast.Name:
+        return any(_used_as_tensor(unit, u, 1) for u in unit.users.get(parent.targets[0], ()))
+    return False
+
+
+def _call_evidence(unit, call, use, helper_evidence, keyword=None) -> tuple[bool, bool]:
+    func = call.func
+    if type(func) is gast.Name and unit.is_global(func):
+        if func.id in _SEQUENCE_BUILTINS:
+            return False, True
+        if func.id == "isinstance" and len(call.args) == 2 and call.args[0] is use:
+            names = call.args[1].elts if type(call.args[1]) is gast.Tuple else [call.args[1]]
+            if any(type(n) is gast.Name and n.id in ("list", "tuple") for n in names):
+                return False, True
+            return _NO_EVIDENCE
+    fk = unit.kind(func)
+    if is_op(fk) and Tag.MULTI_OUTPUT_OP not in fk:
+        if type(func) is gast.Attribute and func.attr in MULTI_OUTPUT:
+            return _NO_EVIDENCE
+        return True, False
+    if Tag.TENSOR_METHOD in fk:
+        return True, False
+    where = keyword if keyword is not None else call.args.index(use) if use in call.args else None
+    if where is None:
+        return _NO_EVIDENCE
+    found = helper_evidence(call, where)
+    return found if found is not None else _NO_EVIDENCE
+
