@@ -15,6 +15,8 @@ whole step in one program.
 
 from __future__ import annotations
 
+import warnings
+
 import functools
 
 __all__ = ["Trainer", "OPTIMIZERS"]
@@ -116,11 +118,18 @@ class Trainer:
             raise ValueError(f"Trainer: unknown optimizer {optimizer!r}; supported: {', '.join(OPTIMIZERS)}")
         self._name = optimizer.lower()
         opts = dict(optimizer_params or {})
-        self._lr = float(opts.pop("learning_rate", OPTIMIZERS[self._name][2]))
+        lr = opts.pop("learning_rate", None)
         self._wd = float(opts.pop("wd", 0.0))
         self._scale = float(opts.pop("rescale_grad", 1.0))
         self._clip = opts.pop("clip_gradient", None)
-        self._lr_scheduler = opts.pop("lr_scheduler", None)
+        self._lr_scheduler = scheduler = opts.pop("lr_scheduler", None)
+        # MXNet's Optimizer: a learning_rate given beside a scheduler becomes the scheduler's base_lr;
+        # without either, the optimizer's default
+        if scheduler is not None and lr is not None and scheduler.base_lr != lr:
+            warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by ``learning_rate`` "
+                          "in optimizer.", UserWarning, stacklevel=2)
+            scheduler.base_lr = lr
+        self._lr = float(lr) if lr is not None else (None if scheduler is not None else OPTIMIZERS[self._name][2])
         opts.pop("multi_precision", None)
         opts.pop("lazy_update", None)
         self._options = tuple(sorted(opts.items()))
@@ -133,6 +142,10 @@ class Trainer:
         return self._lr_scheduler(self._t) if self._lr_scheduler is not None else self._lr
 
     def set_learning_rate(self, lr):
+        if self._lr_scheduler is not None:      # as MXNet's Optimizer.set_learning_rate
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
+                              "set_learning_rate can mutate the value of the learning rate of the optimizer "
+                              "only when the LRScheduler of the optimizer is undefined.")
         self._lr = float(lr)
 
     def allreduce_grads(self):

@@ -4,8 +4,8 @@ compares every schedule, warm-up included, with MXNet's).
 A scheduler is called with the update count (``sched(num_update)``, from 1) and returns the rate; as in
 MXNet, ``FactorScheduler`` and ``MultiFactorScheduler`` keep state (the rate decays as the count passes each
 step, so counts are expected to grow).  ``gluon.Trainer`` takes one as ``optimizer_params['lr_scheduler']``
-and calls it each step; MXNet's optimizer also sets the scheduler's ``base_lr`` to its ``learning_rate``,
-which ast-hybrid's ``Trainer`` does not yet do: give the scheduler its ``base_lr`` yourself.
+and calls it each step; a ``learning_rate`` given beside it becomes its ``base_lr``, as MXNet's optimizer
+does (``tests/gluon/test_trainer_oracle.py``).
 """
 
 from __future__ import annotations

@@ -58,6 +58,45 @@ def test_three_steps_match_mxnet(ref, i, hybridize):
         np.testing.assert_allclose(v, ref[f"{i}/{k}"], rtol=1e-4, atol=1e-6, err_msg=f"{name} {opts}: {k}")
 
 
+SCHEDULED = """
+net = nn.Dense(3, in_units=4, prefix='s_')
+net.initialize()
+for p in net.collect_params().values():
+    p.set_data(nd.array(np.linspace(-0.5, 0.5, int(np.prod(p.shape))).reshape(p.shape)))
+opts = {{'momentum': 0.5, 'lr_scheduler': FactorScheduler(step=2, factor=0.5, base_lr=1.0)}}
+{lr}
+trainer = Trainer(net.collect_params(), 'sgd', opts)
+lrs = []
+for _ in range(5):
+    with autograd.record():
+        l = loss.SoftmaxCrossEntropyLoss()(net(nd.array(inp['x'])), nd.array(inp['y']))
+    l.backward()
+    trainer.step(6)
+    lrs.append(trainer.learning_rate)
+result = {{'lrs': np.array(lrs), 'weight': net.weight.data().asnumpy()}}
+"""
+
+
+@pytest.mark.parametrize("lr", ["", "opts['learning_rate'] = 0.2"], ids=["scheduler's base_lr", "learning_rate wins"])
+def test_lr_scheduler_in_trainer_matches_mxnet(oracle, lr):
+    import warnings
+
+    from ast_hybrid.mxnet.lr_scheduler import FactorScheduler
+
+    code = ("from mxnet import autograd\nfrom mxnet.gluon import Trainer, loss, nn\n"
+            "from mxnet.lr_scheduler import FactorScheduler\n" + SCHEDULED.format(lr=lr)
+            + "out.update(result)\n")
+    ref = oracle.run(code, x=X, y=Y)
+    env = {"nn": nn, "nd": nd, "np": np, "autograd": autograd, "loss": loss, "Trainer": Trainer,
+           "FactorScheduler": FactorScheduler, "inp": {"x": X, "y": Y}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(SCHEDULED.format(lr=lr), env)
+    assert any("overwritten" in str(w.message) for w in caught) == bool(lr)
+    for k, v in env["result"].items():
+        np.testing.assert_allclose(v, ref[k], rtol=1e-4, atol=1e-6, err_msg=k)
+
+
 class _Counting(nn.HybridBlock):
     traces = 0
 
