@@ -2,10 +2,12 @@
 
 Usage::
 
-    python bench/lint_speed.py [GLUON_DIR] [--repeat N]
+    python bench/lint_speed.py [DIR ...] [--repeat N]
 
-``GLUON_DIR`` defaults to :func:`ast_hybrid.testing.corpus.gluon_tree` (the
-``mxnet/gluon`` tree of MXNet 1.9.1).  Times, medians of ``N`` repeats:
+``DIR`` defaults to the three labelled trees of real Gluon code: MXNet 1.9.1's
+``mxnet/gluon`` (:func:`ast_hybrid.testing.corpus.gluon_tree`), GluonCV 0.10.5
+and GluonNLP 0.10.0 (:func:`ast_hybrid.testing.corpus.package_tree`).  Times,
+medians of ``N`` repeats:
 
 1. in-process: :func:`ast_hybrid.linter.api.lint_files` over every file (files/s);
 2. whole process: ``python -m ast_hybrid lint DIR`` as a subprocess, start included;
@@ -46,33 +48,35 @@ def _proc(args, cwd=ROOT):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("tree", nargs="?", help="directory of Python files (default: MXNet's gluon tree)")
+    ap.add_argument("trees", nargs="*", help="directories of Python files (default: gluon, gluoncv, gluonnlp)")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
 
-    if args.tree:
-        tree = Path(args.tree)
+    if args.trees:
+        trees = [Path(t) for t in args.trees]
     else:
-        from ast_hybrid.testing.corpus import gluon_tree
-        tree = gluon_tree()
+        from ast_hybrid.testing.corpus import gluon_tree, package_tree
+        trees = [gluon_tree(), package_tree("gluoncv"), package_tree("gluonnlp")]
     from ast_hybrid.linter.config import Settings, discover
     from ast_hybrid.linter.api import lint_files
 
-    settings = Settings(root=tree)
-    files, _ = discover([tree], settings)
+    settings = Settings(root=trees[0])
+    files = [f for tree in trees for f in discover([tree], settings)[0]]
     n_lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
-    print(f"tree: {tree}\nfiles: {len(files)}, lines: {n_lines}, repeats: {args.repeat} (medians)")
+    print(f"trees: {', '.join(map(str, trees))}\nfiles: {len(files)}, lines: {n_lines}, "
+          f"repeats: {args.repeat} (medians)")
 
-    diags = lint_files(files, settings)
-    internal = sum(d.code == "HY999" for d in diags)
-    print(f"diagnostics: {len(diags)} (internal errors: {internal})")
+    for target in ("jax", "mxnet"):
+        diags = lint_files(files, Settings(root=trees[0], target=target))
+        internal = sum(d.code == "HY999" for d in diags)
+        print(f"diagnostics, target {target}: {len(diags)} (internal errors: {internal})")
 
     rows = []
     t_in = _median_time(lambda: lint_files(files, settings), args.repeat)
     rows.append(("ast-hybrid lint, in-process", t_in))
     py = sys.executable
     t_proc = _median_time(_proc([py, "-m", "ast_hybrid", "lint", "--isolated", "-q", "--exit-zero",
-                                 str(tree)]), args.repeat)
+                                 *map(str, trees)]), args.repeat)
     rows.append(("ast-hybrid lint, whole process", t_proc))
     t_start = _median_time(_proc([py, "-c", "pass"]), args.repeat)
     rows.append(("python -c pass (process start)", t_start))

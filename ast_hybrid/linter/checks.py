@@ -9,8 +9,8 @@ names the rule's message variant and gives its values);
 target from the catalogue and applies ``# noqa``.
 
 *nd guards.*  Code under ``if F is nd:`` (also ``F is mx.nd``, ``F is
-mx.ndarray``, ``isinstance(x, nd.NDArray)``, and the ``else`` of ``F is sym``
-/ ``F is not nd``) only runs imperatively, where NDArray semantics hold:
+mx.ndarray``, ``isinstance(x, nd.NDArray)``, the ``else`` of ``F is sym``
+/ ``F is not nd``, and what follows ``if F is mx.sym: raise ...``) only runs imperatively, where NDArray semantics hold:
 inside it HY004-HY011 are not reported.  HY001, HY002, HY003 and HY012 still
 are (they are wrong or stateful whatever ``F`` is).
 
@@ -74,9 +74,18 @@ class Checker:
 
     # -- walking -----------------------------------------------------------
     def run(self) -> list[Finding]:
-        for stmt in self.u.fn.body:
+        body = self.u.fn.body
+        for i, stmt in enumerate(body):
             self.visit(stmt)
+            if self._exits_unless_nd(stmt):
+                # `if F is sym: raise ...`: what follows only ever runs on NDArrays
+                self._guarded(body[i + 1:])
+                break
         return self.findings
+
+    def _exits_unless_nd(self, stmt) -> bool:
+        return (isinstance(stmt, gast.If) and not stmt.orelse and self.guard_of(stmt.test) == "sym"
+                and isinstance(stmt.body[-1], (gast.Raise, gast.Return)))
 
     def visit(self, node):
         meth = getattr(self, "visit_" + type(node).__name__, None)

@@ -41,6 +41,8 @@ def _entry_tags(unit: Unit, style: str) -> dict:
         tags[n] = frozenset((Tag.TENSOR_OR_TUPLE,)) if _STATES.search(n) else frozenset((Tag.TENSOR,))
     for p in fn.args.kwonlyargs:
         tags[p.id] = frozenset((Tag.TENSOR,))
+    for n in unit.flags:       # `is_train=True`: a Python value the caller sets
+        tags.pop(n, None)
     if fn.args.vararg is not None:
         tags[fn.args.vararg.id] = frozenset((Tag.SEQUENCE_OF_TENSORS,))
     if fn.args.kwarg is not None:

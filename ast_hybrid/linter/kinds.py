@@ -59,7 +59,7 @@ from enum import Enum
 
 import gast
 
-from ast_hybrid.common.walkers import QuietChains, parameters
+from ast_hybrid.common.walkers import QuietChains, children, parameters
 from .module import ClassFacts, ModuleFacts, dotted_name
 from .op_outputs import OUTPUTS
 
@@ -222,12 +222,16 @@ class Unit:
         chains.visit(gast.Module(body=[self.fn], type_ignores=[]))
         self.parents: dict = {}
         self.calls: list = []
-        for node in gast.walk(self.fn):
-            if type(node) is gast.Call:
-                self.calls.append(node)
-            for child in gast.iter_child_nodes(node):
-                self.parents[child] = node
-        self._own_returns = None
+        todo = [self.fn]
+        parents, calls = self.parents, self.calls
+        while todo:
+            node = todo.pop()
+            if node.__class__ is gast.Call:
+                calls.append(node)
+            for child in children(node):
+                parents[child] = node
+                todo.append(child)
+        self._returns: dict = {}
         self.reaching: dict = {}
         self.users: dict = {}
         for node, d in chains.chains.items():
@@ -247,6 +251,8 @@ class Unit:
         defaults += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
         #: parameters whose default is None (``begin_state=None``)
         self.optional = {p.id for p, d in defaults if type(d) is gast.Constant and d.value is None}
+        #: parameters whose default is a bool or a string (``is_train=True``): Python values
+        self.flags = {p.id for p, d in defaults if type(d) is gast.Constant and type(d.value) in (bool, str)}
         self.is_method = is_method and not any(
             dotted_name(d) == "staticmethod" for d in fn_ast.decorator_list)
         #: tags of each parameter of the unit itself (by position name)
@@ -551,12 +557,9 @@ class Unit:
         return out
 
     def nested_returns(self, fndef) -> frozenset:
-        if fndef is self.fn:
-            if self._own_returns is None:
-                self._own_returns = [n for n in _own_nodes(fndef) if isinstance(n, gast.Return)]
-            returns = self._own_returns
-        else:
-            returns = [n for n in _own_nodes(fndef) if isinstance(n, gast.Return)]
+        returns = self._returns.get(fndef)
+        if returns is None:
+            returns = self._returns[fndef] = [n for n in _own_nodes(fndef) if isinstance(n, gast.Return)]
         out = set()
         for node in returns:
             if node.value is not None:

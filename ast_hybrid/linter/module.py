@@ -71,6 +71,9 @@ class ModuleFacts:
         self.functions: dict[str, ast.FunctionDef] = {}
         self.classes: dict[str, ClassFacts] = {}
         self.class_list: list[ClassFacts] = []
+        self._parents: dict[str, list[ClassFacts]] = {}
+        #: (class name, attribute path) -> whether a later call reads it back (:mod:`.state`)
+        self.read_back: dict = {}
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[stmt.name] = stmt
@@ -111,6 +114,12 @@ class ModuleFacts:
 
     def parent_classes(self, cls: ClassFacts) -> list[ClassFacts]:
         """The in-file base classes of ``cls``, nearest first (method resolution, simplified)."""
+        found = self._parents.get(cls.name)
+        if found is None:
+            found = self._parents[cls.name] = self._parent_classes(cls)
+        return found
+
+    def _parent_classes(self, cls: ClassFacts) -> list[ClassFacts]:
         out, todo, seen = [], list(cls.bases), {cls.name}
         while todo:
             base = todo.pop(0)

@@ -30,7 +30,7 @@ __all__ = ["read_back"]
 
 def read_back(facts, cls, path: str) -> bool:
     """Whether a method of ``cls`` (or its in-file bases) reads ``self.<path>`` before setting it."""
-    cache = facts.__dict__.setdefault("_read_back", {})
+    cache = facts.read_back
     key = (cls.name, path)
     if key not in cache:
         cache[key] = any(_reads_first(m, path) for c in [cls, *facts.parent_classes(cls)]
