@@ -6,7 +6,10 @@ Otherwise ``ah__ret`` (did we return?) and ``ah__retval`` (the value, an
 both; everything after a statement that may return is guarded by
 ``if not ah__ret``; loops that contain a ``return`` stop once it is set; and
 the function ends with ``return ah__.retval(ah__retval)`` (``None`` when no
-``return`` ran, as in Python).
+``return`` ran, as in Python).  A function that may fall off its end (no
+``return``/``raise`` closes every path) first gets an explicit ``return None``
+there: where a traced condition decides between falling off and returning a
+value, the two meet in a traced ``if`` (HY033) instead of a zero-filled value.
 
 After this pass the function has exactly one ``return``, its last statement.
 
@@ -45,10 +48,32 @@ def _is_return(stmt) -> bool:
     return isinstance(stmt, gast.Return)
 
 
+def _closes(stmts) -> bool:
+    """Whether no path through ``stmts`` reaches their end (each ends in a return or raise)."""
+    if not stmts:
+        return False
+    s = stmts[-1]
+    t = type(s)
+    if t is gast.Return or t is gast.Raise:
+        return True
+    if t is gast.If:
+        return _closes(s.body) and _closes(s.orelse)
+    if t is gast.While:     # `while True` (a break would have made its test a flag by now)
+        return type(s.test) is gast.Constant and bool(s.test.value)
+    if t is gast.With:
+        return _closes(s.body)
+    if t is gast.Try:
+        return _closes(s.finalbody) or ((_closes(s.body) or _closes(s.orelse))
+                                        and all(_closes(h.body) for h in s.handlers))
+    return False
+
+
 def transform(fn, ctx):
     found = [s for s in own_statements(fn) if type(s) is gast.Return]
     if all(r is fn.body[-1] for r in found):
         return fn
+    if not _closes(fn.body):
+        fn.body.append(copy_origin(fn.body[-1], gast.Return(value=gast.Constant(value=None, kind=None))))
     flag, value = ctx.namer.fixed("ret"), ctx.namer.fixed("retval")
 
     def lower(ret):
