@@ -347,7 +347,8 @@ _RULES = [
          "Construct that cannot live inside traced control flow", origin="convert",
          what="Reported by conversion when an `if`/`while`/`for` on a traced value contains `try`, `with`, "
               "`del`, `raise`, an assignment to a `global`/`nonlocal` name, or an assignment to an attribute "
-              "or item of an object made outside it (`self.cache = h`, `d[k] = v`).",
+              "or item of an object made outside it (`self.cache = h`, `d[k] = v`), or a call of a method that "
+              "changes such an object (`out.append(v)`, `d.update(...)`).",
          why="The branches and the loop body become functions that `lax` traces once each, whatever the "
              "value: both branches of a traced `if` run while tracing, so an exception would always be raised, "
              "a side effect on an outside object would always happen, and a `try` cannot catch anything that "
@@ -356,9 +357,16 @@ _RULES = [
          instead="return the value (or keep it in a Parameter); select with `F.where`; validate inputs "
                  "outside the traced branch",
          mxnet=None,
-         messages={"default": Message(
-             "`{what}` cannot live inside {where}",
-             "move it out of the tensor-dependent branch or loop, or make the condition a Python value")}),
+         messages={
+             "default": Message(
+                 "`{what}` cannot live inside {where}",
+                 "move it out of the tensor-dependent branch or loop, or make the condition a Python value"),
+             "mutation": Message(
+                 "`{what}(...)` changes an object made outside {where}: it would run once while tracing, "
+                 "whatever the values",
+                 "carry the values as arrays the branch or loop assigns (`acc = acc.at[i].set(v)`, "
+                 "`total = total + v`), or make the condition a Python value"),
+         }),
     Rule("HY033", "branch-structure-mismatch",
          "Branches of a traced `if` produce different structures", origin="convert",
          what="Reported by conversion: the two branches give values of different pytree structure, "

@@ -20,6 +20,7 @@ import gast
 
 from ast_hybrid.common.walkers import SCOPES, children
 from ast_hybrid.common.source import Span
+from .ast_tools.naming import RUNTIME
 
 __all__ = ["Site", "LoadIndex", "build_site"]
 
@@ -33,7 +34,7 @@ class Site:
     span: Span                     # the statement's header (`if test`, `while test`, `for t in it`)
     #: name -> [(span, label)] of assignments, label "`if` branch"/"`else` branch"/"loop body"
     assigns: dict = field(default_factory=dict)
-    #: (what, span) of statements that cannot live inside traced control flow (HY032)
+    #: (what, span[, variant of HY032]) of what cannot live inside traced control flow
     unsupported: list = field(default_factory=list)
     #: the function's :class:`LoadIndex` and where the statement ends (text coordinates)
     loads: "LoadIndex | None" = field(default=None, repr=False)
@@ -111,9 +112,17 @@ def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Si
     site = Site(kind, Span(start.line, start.col, end.end_line, end.end_col), loads=loads, end=_end(stmt))
     wanted = set(state)
     names = {n for names in declared.values() for n in names}
+    bound, calls = set(), []
     for label, stmts in blocks:
         for n in _walk(stmts):
+            if n.__class__ is gast.Attribute and n.attr in _MUTATORS and n.ctx.__class__ is gast.Load:
+                calls.append(n)           # `out.append` (called, or taken to be called)
+            elif n.__class__ is gast.Expr and n.value.__class__ is gast.Call:
+                f = _called(n.value)       # `lst.sort()` for its effect (an array's `.sort()` returns)
+                if f.__class__ is gast.Attribute and f.attr in _EFFECT_ONLY:
+                    calls.append(f)
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                bound.add(n.id)
                 if n.id in wanted and getattr(n, "lineno", None):
                     site.assigns.setdefault(n.id, []).append((source.span(n), label))
                 if n.id in names:
@@ -126,10 +135,42 @@ def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Si
             what = _UNSUPPORTED.get(type(n))
             if what is not None:
                 site.unsupported.append((what, _keyword_span(source.span(n), what)))
+    for f in calls:        # a method that changes an object made outside the branch or body
+        root = _root(f.value)
+        if root is not None and root not in bound:
+            target = gast.unparse(f).strip()
+            target = target if len(target) <= 40 else target[:37] + "..."
+            site.unsupported.append((target, source.span(f), "mutation"))
     for spans in site.assigns.values():
         spans.sort()
     site.unsupported.sort(key=lambda u: u[1])
     return site
+
+
+#: methods that change the object they are called on (lists, dicts, sets, deques): inside traced
+#: control flow each runs once while tracing, whatever the values (HY032)
+_MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault",
+                       "popitem", "add", "discard", "appendleft", "extendleft", "popleft", "reverse",
+                       "intersection_update", "difference_update", "symmetric_difference_update",
+                       "__setitem__", "__delitem__"})
+#: mutators only when called for their effect (an array's method of that name returns a new array)
+_EFFECT_ONLY = frozenset({"sort"})
+
+
+def _called(call):
+    """What ``call`` calls (the call-trees pass has made it ``ah__.converted_call(f, ...)``)."""
+    f = call.func
+    if (f.__class__ is gast.Attribute and f.attr == "converted_call" and f.value.__class__ is gast.Name
+            and f.value.id == RUNTIME and call.args):
+        return call.args[0]
+    return f
+
+
+def _root(node):
+    """The variable an ``a.b[c].d`` chain starts from, or None."""
+    while node.__class__ in (gast.Attribute, gast.Subscript):
+        node = node.value
+    return node.id if node.__class__ is gast.Name else None
 
 
 _UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with", gast.Delete: "del",

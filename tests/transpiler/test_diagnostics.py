@@ -231,3 +231,90 @@ def test_traced_while_is_not_reverse_differentiable_but_bounded_is():
         jax.jit(jax.grad(ast_hybrid.convert(f)))(X)
     g = jax.jit(jax.grad(ast_hybrid.convert(f, max_iterations=8)))(X)
     assert g.tolist() == [4.0, 4.0]
+
+
+# -- never a silent wrong value, never a raw JAX error (issue 13, item 4) ---------------------------
+
+@pytest.mark.parametrize("body", [
+    "if x.sum() > 0:  # if\n            return x * 2",
+    "if x.sum() > 0:  # if\n            y = x\n        else:\n            return x * 2",
+    "for v in x:  # if\n            if v > 1.5:\n                return x",
+])
+def test_falling_off_the_end_on_a_traced_path_is_hy033(body):
+    f = load(f'''
+    def f(x):
+        {body}
+    ''')
+    assert f(X) is not None or f(-X) is not None      # Python: None on one path, an array on the other
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY033" and "None" in d.message and "float32[2]" in d.message
+    assert d.span.line == where(f, "if", "if")[0]
+
+
+def test_every_path_returns_is_not_hy033():
+    f = load('''
+    def f(x, c):
+        if x.sum() > 0:
+            return x
+        if c:
+            return -x
+    ''')
+    assert jax.jit(ast_hybrid.convert(f), static_argnums=1)(-X, True).tolist() == [1.0, 2.0]
+    assert ast_hybrid.convert(f)(-X, False) is None                  # concrete: as Python
+    assert diagnose(f, X, False, static_argnums=1).diagnostics[0].code == "HY033"
+
+
+@pytest.mark.parametrize("stmt,call", [
+    ("out.append(x)", "out.append"),
+    ("out.extend([x])", "out.extend"),
+    ("seen.update({'k': x})", "seen.update"),
+    ("out.insert(0, x)", "out.insert"),
+    ("y = seen.pop('k', x)", "seen.pop"),
+])
+@pytest.mark.parametrize("head", ["if x.sum() > 0:  # if", "while x.sum() < 10.0:  # if", "for v in x:  # if"])
+def test_mutating_an_outside_object_in_traced_control_flow_is_hy032(stmt, call, head):
+    f = load(f'''
+    def f(x):
+        out, seen = [], {{}}
+        {head}
+            {stmt}  # here
+            x = x + 4.0
+        return x, out, seen
+    ''')
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY032" and f"`{call}(...)`" in d.message, d.message
+    assert (d.span.line, d.span.col) == where(f, "here", call)
+
+
+def test_mutating_an_object_made_inside_the_body_is_fine():
+    f = load('''
+    import jax.numpy as jnp
+
+    def f(x):
+        total = x * 0
+        for v in x:
+            parts = []
+            parts.append(v)
+            parts.append(v * 2)
+            total = total + jnp.stack(parts).sum()
+        return total
+    ''')
+    assert ast_hybrid.jit(f)(X).tolist() == f(X).tolist()
+
+
+@pytest.mark.parametrize("expr,name", [
+    ("int(x.sum())", "int"), ("float(x[0])", "float"), ("bool(x.sum() > 0)", "bool"),
+    ("x.sum().item()", ".item"), ("complex(x[1])", "complex"),
+])
+def test_host_sync_of_a_traced_value_is_hy004_at_the_users_line(expr, name):
+    f = load(f'''
+    def f(x):
+        y = x + 1
+        z = {expr}  # here
+        return y
+    ''')
+    assert f(X) is not None
+    assert ast_hybrid.convert(f)(X) is not None                      # concrete: runs as written
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY004" and f"`{name}" in d.message and d.path == f.__code__.co_filename
+    assert (d.span.line, d.span.col) == where(f, "here", expr.split("(")[0] if name != "item" else expr)

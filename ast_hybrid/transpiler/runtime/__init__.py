@@ -27,6 +27,7 @@ know nothing of how the code was produced.
 
 from __future__ import annotations
 
+import ast
 import sys
 
 import jax
@@ -179,9 +180,9 @@ class Runtime:
         site = self._site(line)
         if site is None or not site.unsupported:
             return
-        self.fail([self._diag("HY032", span, related=((site.span, f"the traced `{site.kind}`"),),
-                              what=what, where=site.kind_text())
-                   for what, span in site.unsupported])
+        self.fail([self._diag("HY032", what[1], *what[2:], related=((site.span, f"the traced `{site.kind}`"),),
+                              what=what[0], where=site.kind_text())
+                   for what in site.unsupported])
 
     def _diag(self, code, span, variant="default", related=(), **values):
         """``code``'s diagnostic at ``span``: message, help and severity from the rule catalogue."""
@@ -216,5 +217,22 @@ class Runtime:
         variant = "returns" if name == RETVAL else "if" if kind == "if" else "ifexp"
         return self._diag("HY033", self._span(line), variant, name=name, a=a, b=b)
 
+    def host_sync(self, name, variant, line):
+        """HY004 at the call of ``name`` on user line ``line``: it needs a traced value on the host."""
+        span = _call_span(self.source, line, name) if self.source is not None else None
+        self.fail([self._diag("HY004", span or self._span(line), variant, name=name)])
+
     def fail(self, diagnostics):
         raise ConversionError(diagnostics)
+
+
+def _call_span(source, line, name):
+    """The span of the first call of ``name`` (a name or a method) on user line ``line``, or None."""
+    for node in ast.walk(source.parse_ast()):
+        if type(node) is ast.Call:
+            f = node.func
+            if (type(f) is ast.Name and f.id == name) or (type(f) is ast.Attribute and f.attr == name):
+                span = source.span(node)
+                if span.line == line:
+                    return span
+    return None

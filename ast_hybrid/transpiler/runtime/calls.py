@@ -13,6 +13,11 @@ converted (no source, a generator) is called as it is.
 ``print_`` is ``print`` for Python values and ``jax.debug.print`` (ordered)
 when an argument is traced, so a ``print`` in a jitted function prints real
 values on every call.
+
+``int``/``float``/``bool``/``complex``, ``.item()``/``.tolist()``/``.asnumpy()``
+and ``numpy.array``/``asarray`` of a traced value need its value on the host:
+they are HY004 at the user's call, as the linter reports them (jax's own error
+would name none of the user's code).
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import sysconfig
 import types
 
 import jax
+import numpy as np
 
-from .values import Tracer
+from .values import Tracer, is_traced
 
 __all__ = ["converted_call", "print_", "should_convert", "run_time_assert", "SKIP_ROOTS"]
 
@@ -65,10 +72,36 @@ def converted_call(rt, f, args, kwargs):
         f = print_
     elif f is range:
         f = rt.range_
+    elif f.__class__ is type:
+        if f in _HOST_TYPES and args and is_traced(args[0]):
+            rt.host_sync(f.__name__, "builtin", sys._getframe(2).f_lineno)
+    elif f.__class__ is types.MethodType:
+        name = _method_name(f)
+        if name in _HOST_METHODS and is_traced(f.__self__):
+            rt.host_sync(name, _HOST_METHODS[name], sys._getframe(2).f_lineno)
+    elif (f is np.asarray or f is np.array or f is np.asanyarray) and args and is_traced(args[0]):
+        rt.host_sync(f.__name__, "numpy", sys._getframe(2).f_lineno)
     target = _resolve(rt, f)
     if kwargs:
         return target(*args, **kwargs)
     return target(*args)
+
+
+#: what needs a value on the host (HY004, by the linter's variants): refused on a traced value
+_HOST_TYPES = frozenset({int, float, bool, complex})
+_HOST_METHODS = {"item": "item", "tolist": "item", "asnumpy": "asnumpy", "asscalar": "asnumpy"}
+
+
+def _method_name(m) -> str:
+    """A bound method's name; a tracer forwards some methods (``item``) through one generic
+    function whose only free variable holds the name."""
+    func = m.__func__
+    code = getattr(func, "__code__", None)
+    if code is not None and code.co_freevars == ("name",) and func.__closure__:
+        name = func.__closure__[0].cell_contents
+        if isinstance(name, str):
+            return name
+    return m.__name__
 
 
 def _resolve(rt, f):
