@@ -1,8 +1,8 @@
 """The Gluon-compatible front: ``from ast_hybrid.gluon import nn, rnn, contrib, Block, HybridBlock, SymbolBlock``.
 
 MXNet 1.9.1's ``mxnet.gluon`` with its module paths: ``block`` (Block, HybridBlock and ``hybridize()`` as
-one compiled program), ``parameter``, ``trainer``, ``loss``, ``nn``/``rnn``/``contrib``/``model_zoo``
-layers, ``params_io`` (MXNet's ``.params`` files), ``export``/``symbol_block``, ``functional`` (a block as
+one compiled program), ``parameter``, ``trainer``, ``loss``, ``data`` (datasets, ``DataLoader``, vision
+transforms), ``nn``/``rnn``/``contrib``/``model_zoo`` layers, ``params_io`` (MXNet's ``.params`` files), ``export``/``symbol_block``, ``functional`` (a block as
 a pure function for jax).
 
 May import: the ops (``ast_hybrid.ops``) and MXNet's other twins at the package root (``nd``,
@@ -10,11 +10,11 @@ May import: the ops (``ast_hybrid.ops``) and MXNet's other twins at the package 
 control flow on tensors is converted when it is hybridized).  Never the linter, the CLI or ``testing``.
 """
 
-from ast_hybrid.gluon import contrib, loss, nn, rnn
+from ast_hybrid.gluon import contrib, data, loss, nn, rnn
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.gluon.parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from ast_hybrid.gluon.symbol_block import SymbolBlock
 from ast_hybrid.gluon.trainer import Trainer
 
-__all__ = ["nn", "rnn", "contrib", "loss", "Block", "HybridBlock", "SymbolBlock", "Parameter", "ParameterDict",
-           "Constant", "DeferredInitializationError", "Trainer"]
+__all__ = ["nn", "rnn", "contrib", "loss", "data", "Block", "HybridBlock", "SymbolBlock", "Parameter",
+           "ParameterDict", "Constant", "DeferredInitializationError", "Trainer"]

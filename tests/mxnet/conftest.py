@@ -23,3 +23,43 @@ def mx():
         sys.modules.update(saved)
         if was_installed:
             compat.install()
+
+
+
+def _same(ours, theirs, rtol, atol, x64):
+    import jax
+    import numpy as np
+
+    assert sorted(ours) == sorted(theirs)
+    for k in ours:
+        if k == "meta":
+            assert ours[k] == theirs[k]
+            continue
+        assert ours[k].shape == theirs[k].shape, (k, ours[k].shape, theirs[k].shape)
+        want = theirs[k].dtype if x64 else jax.dtypes.canonicalize_dtype(theirs[k].dtype)
+        assert ours[k].dtype == want, (k, ours[k].dtype, theirs[k].dtype)
+        np.testing.assert_allclose(ours[k], theirs[k], rtol=rtol, atol=atol, err_msg=k)
+
+
+@pytest.fixture
+def both(oracle, mx):
+    """``both(code, rtol=1e-6, atol=0, x64=True, **inputs)``: the same code run by MXNet 1.9.1 and by ``import mxnet``
+    on ast-hybrid, each with ``mx``, ``nd``, ``gluon``, ``np``, ``inp`` (the inputs) and ``out``/``meta`` to
+    fill; asserts every ``out`` array equal (dtype, shape, values within the tolerance) and ``meta`` exactly
+    equal, and returns ``(ours, theirs)`` as ``oracle.run`` gives them.  ``x64=False``: where MXNet makes a
+    64-bit array, ours is jax's canonical dtype (32-bit unless ``jax_enable_x64``; README, on purpose)."""
+    import numpy as np
+
+    def run(code, rtol=1e-6, atol=0.0, x64=True, **inputs):
+        code += "\nfor _k in list(out):\n    out[_k] = out[_k].asnumpy() if hasattr(out[_k], 'asnumpy') else out[_k]\n"
+        theirs = oracle.run(code, **inputs)
+        out, meta = {}, {}
+        exec(compile(code, "<ours>", "exec"), {"mx": mx, "nd": mx.nd, "gluon": mx.gluon, "np": np,
+                                                "inp": dict(inputs), "out": out, "meta": meta})
+        ours = {k: np.asarray(v) for k, v in out.items()}
+        if meta:
+            ours["meta"] = meta
+        _same(ours, theirs, rtol, atol, x64)
+        return ours, theirs
+
+    return run

@@ -46,7 +46,8 @@ def test_base_names_mxnet_code_imports(mx):
 @pytest.mark.parametrize("statement,api", [
     ("import mxnet.image", "mxnet.image"),
     ("from mxnet import image", "mxnet.image"),
-    ("from mxnet.gluon.data.vision import transforms", "mxnet.gluon.data"),
+    ("mx.gluon.data.vision.ImageFolderDataset('x')", "mxnet.gluon.data.vision.ImageFolderDataset"),
+    ("mx.gluon.data.vision.transforms.RandomLighting(0.1)", "mxnet.gluon.data.vision.transforms.RandomLighting"),
     ("mx.nd.Custom", "mxnet.nd.Custom"),
     ("mx.np.zeros", "mxnet.np"),
     ("mx.optimizer.SGD(learning_rate=0.1)", "mxnet.optimizer.SGD"),

@@ -1,12 +1,13 @@
 """``mxnet.gluon``: ast-hybrid's Gluon (``ast_hybrid.gluon``) under MXNet's module paths.
 
-``nn``, ``rnn``, ``loss``, ``contrib``, ``block``, ``parameter``, ``trainer`` and the classes are
+``nn``, ``rnn``, ``loss``, ``contrib``, ``block``, ``parameter``, ``trainer``, ``data`` and the classes are
 ``ast_hybrid.gluon``'s own module objects and classes; ``utils`` and ``model_zoo`` (with ``model_store``)
 are this package's.
 """
 
 from ast_hybrid.gluon import (Block, Constant, DeferredInitializationError, HybridBlock, Parameter,  # noqa: F401
-                              ParameterDict, SymbolBlock, Trainer, block, contrib, loss, nn, parameter, rnn, trainer)
+                              ParameterDict, SymbolBlock, Trainer, block, contrib, data, loss, nn, parameter, rnn,
+                              trainer)
 from ast_hybrid.gluon.contrib import nn as _contrib_nn
 from ast_hybrid.gluon.contrib import rnn as _contrib_rnn
 from ast_hybrid.mxnet._missing import module_getattr, serve
@@ -18,7 +19,18 @@ tensor_types = (_Symbol, _NDArray)
 
 serve(__name__, {name: (module, f"mxnet.gluon.{name}") for name, module in (
     ("nn", nn), ("rnn", rnn), ("loss", loss), ("contrib", contrib), ("block", block), ("parameter", parameter),
-    ("trainer", trainer))})
+    ("trainer", trainer), ("data", data))})
+# MXNet's transforms that are not here (the generated _api lists no names for this module)
+_transforms = data.vision.transforms
+_transforms.__getattr__ = module_getattr("mxnet.gluon.data.vision.transforms", _transforms.__name__, {
+    name: "only Compose, Cast, ToTensor, Normalize, Resize, CenterCrop, RandomResizedCrop, RandomFlipLeftRight "
+          "and RandomFlipTopBottom are" for name in (
+        "Rotate", "RandomRotation", "CropResize", "RandomBrightness", "RandomContrast", "RandomSaturation",
+        "RandomHue", "RandomColorJitter", "RandomLighting", "RandomApply")})
+serve(f"{__name__}.data", {name: (getattr(data, name), f"mxnet.gluon.data.{name}")
+                           for name in ("dataset", "sampler", "dataloader", "vision")})
+serve(f"{__name__}.data.vision", {name: (getattr(data.vision, name), f"mxnet.gluon.data.vision.{name}")
+                                  for name in ("datasets", "transforms")})
 serve(f"{__name__}.contrib", {"nn": (_contrib_nn, "mxnet.gluon.contrib.nn"),
                               "rnn": (_contrib_rnn, "mxnet.gluon.contrib.rnn")})
 

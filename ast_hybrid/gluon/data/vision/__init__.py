@@ -1,0 +1,6 @@
+"""``gluon.data.vision``: image ``transforms`` on NDArrays and the MNIST/CIFAR datasets read from disk."""
+
+from ast_hybrid.gluon.data.vision import datasets, transforms
+from ast_hybrid.gluon.data.vision.datasets import CIFAR10, CIFAR100, MNIST, FashionMNIST
+
+__all__ = ["datasets", "transforms", "MNIST", "FashionMNIST", "CIFAR10", "CIFAR100"]
