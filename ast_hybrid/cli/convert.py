@@ -70,5 +70,5 @@ def run(args) -> int:
         tree, _ = transform_function(fn, source, cls, refusals=refusals)
         if len(found) > 1:
             print(f"{'' if i == 0 else chr(10)}# --- {path}::{name}")
-        print(gast.unparse(tree.body[0].body[0]).strip())
+        print(gast.unparse(tree.body[0].body[-2]).strip())
     return status

@@ -366,6 +366,11 @@ _RULES = [
                  "whatever the values",
                  "carry the values as arrays the branch or loop assigns (`acc = acc.at[i].set(v)`, "
                  "`total = total + v`), or make the condition a Python value"),
+             "recursion": Message(
+                 "`{what}` calls itself under a condition on a traced value, {depth} levels deep: a recursion "
+                 "whose depth depends on a traced value would be traced forever",
+                 "recurse on a Python value (a static argument, a shape), or write the repetition as a `while` "
+                 "loop on the traced value"),
          }),
     Rule("HY033", "branch-structure-mismatch",
          "Branches of a traced `if` produce different structures", origin="convert",

@@ -139,7 +139,7 @@ def _convert_code(code) -> Converted:
         raise ConversionError([Diagnostic(
             "HY999", message, source.path, source.span(fn), help=help,
             source_lines={source.span(fn).line: source.line(source.span(fn).line)})]) from exc
-    return Converted(inner_code(compiled, fn.name), tree.body[0].body[0], source, sites, refusals)
+    return Converted(inner_code(compiled, fn.name), tree.body[0].body[-2], source, sites, refusals)
 
 
 def inner_code(compiled, name):
@@ -153,7 +153,7 @@ def transform_function(fn, source: SourceFile, class_name=None, freevars=(), ref
     """Run the pipeline (or just ``passes``) on ``fn`` (a gast FunctionDef parsed from ``source``).
 
     Returns ``(module, sites)``: a gast module holding ``def ah__factory(ah__, *freevars)``
-    that defines and returns the converted function (locations in ``source.text``
+    that defines and returns the converted function (its second last statement) (locations in ``source.text``
     coordinates: compile it with :func:`compile_tree`); and the sites the runtime
     reports from.
     """
@@ -168,9 +168,12 @@ def transform_function(fn, source: SourceFile, class_name=None, freevars=(), ref
     ctx = Context(source, Namer(taken), class_name=class_name, refusals=list(refusals))
     name = fn.name
     fn = transform(fn, ctx, PASSES if passes is None else passes)
+    # the function's own name, read inside it (recursion), is the module's global as in the user's
+    # code, not the factory's local that its `def` binds (a closure's own name stays its free variable)
+    own = [] if name in freevars else [gast.Global(names=[name])]
     factory = gast.FunctionDef(
         name=_FACTORY, args=_arguments([RUNTIME, *freevars]),
-        body=[fn, gast.Return(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None))],
+        body=[*own, fn, gast.Return(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None))],
         decorator_list=[], returns=None, type_comment=None, type_params=[])
     return gast.Module(body=[factory], type_ignores=[]), ctx.sites
 

@@ -6,6 +6,7 @@ converted under ``jax.jit``; both must agree.
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -220,3 +221,71 @@ def test_traced_assert_checks_every_call():
     np.testing.assert_allclose(g(jnp.asarray(X)), X * 2)
     with pytest.raises(Exception, match="x must sum to a positive number"):
         g(jnp.asarray(-X)).block_until_ready()
+
+
+# -- recursion (issue 13, item 2) -------------------------------------------------------------------
+
+RECURSIVE = '''
+import jax.numpy as jnp
+
+
+def fact(x, n):
+    if n == 0:
+        return x
+    return fact(x * n, n - 1)
+
+
+def even(x, n):
+    if n == 0:
+        return x
+    return odd(x + 1.0, n - 1)
+
+
+def odd(x, n):
+    if n == 0:
+        return -x
+    return helper(x, n)
+
+
+def helper(x, n):
+    return even(x * 2.0, n - 1)
+
+
+def branchy(x, n):
+    if n == 0:
+        return x
+    if x.sum() > 0:            # traced, but the depth is n's
+        return branchy(x - 1.0, n - 1)
+    return branchy(x + 2.0, n - 1)
+
+
+def traced_depth(x, n):
+    if n <= 0:
+        return x
+    return traced_depth(x + 1.0, n - 1)  # here
+
+
+def outer(x, k):
+    def walk(v, m):
+        return v if m == 0 else walk(v * 2.0, m - 1)
+    return walk(x, k)
+'''
+
+
+@pytest.mark.parametrize("name,n", [("fact", 4), ("even", 5), ("even", 6), ("branchy", 3), ("outer", 3)])
+def test_recursion_on_a_static_argument_is_python(name, n):
+    f = load(RECURSIVE, name)
+    want = f(np.asarray(X), n)
+    got = jax.jit(ast_hybrid.convert(f), static_argnums=1)(X, n)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    assert "ah__" in ast_hybrid.to_source(f)
+
+
+def test_recursion_whose_depth_is_traced_is_hy032():
+    f = load(RECURSIVE, "traced_depth")
+    with pytest.raises(ConversionError) as info:
+        ast_hybrid.jit(f)(X, jnp.int32(3))
+    (d,) = info.value.diagnostics
+    assert d.code == "HY032" and "`traced_depth` calls itself" in d.message
+    line = next(i for i, t in enumerate(open(f.__code__.co_filename).read().splitlines(), 1) if "# here" in t)
+    assert d.span.line == line

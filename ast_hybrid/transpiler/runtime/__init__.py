@@ -67,14 +67,14 @@ class Runtime:
             return if_true(*args) if pred else if_false(*args)
         line = sys._getframe(1).f_lineno
         self._check_supported(line)
-        return conditionals.traced_cond(self, pred, if_true, if_false, args, names, line)
+        return self._traced(conditionals.traced_cond, pred, if_true, if_false, args, names, line)
 
     def ifexp(self, cond, if_true, if_false):
         traced, pred = as_pred(cond)
         if not traced:
             return if_true() if pred else if_false()
         line = sys._getframe(1).f_lineno
-        (out,) = conditionals.traced_cond(self, pred, lambda: (if_true(),), lambda: (if_false(),),
+        (out,) = self._traced(conditionals.traced_cond, pred, lambda: (if_true(),), lambda: (if_false(),),
                                           (), ("<expression>",), line, kind="ifexp")
         return out
 
@@ -122,7 +122,7 @@ class Runtime:
             if traced:
                 line = sys._getframe(1).f_lineno
                 self._check_supported(line)
-                return loops.traced_while(self, test, body, state, names, line, self.max_iterations)
+                return self._traced(loops.traced_while, test, body, state, names, line, self.max_iterations)
             if not pred:
                 return state
             state = body(*state)
@@ -131,20 +131,20 @@ class Runtime:
         if isinstance(iterable, loops.TracedRange):
             line = sys._getframe(1).f_lineno
             self._check_supported(line)
-            return loops.traced_range_for(self, iterable, extra_test, body, args, names, line,
+            return self._traced(loops.traced_range_for, iterable, extra_test, body, args, names, line,
                                           self.max_iterations)
         if is_traced(iterable):
             line = sys._getframe(1).f_lineno
             self._check_supported(line)
-            return loops.traced_scan_for(self, iterable, extra_test, body, args, names, line)
+            return self._traced(loops.traced_scan_for, iterable, extra_test, body, args, names, line)
         state = args
         for item in iterable:
             if extra_test is not None:
                 traced, pred = as_pred(extra_test(*state))
                 if traced:   # a traced break/return flag: guard the rest of the iterations
                     line = sys._getframe(1).f_lineno
-                    state = conditionals.traced_cond(
-                        self, pred, lambda *s, _x=item: body(_x, *s), lambda *s: s, state, names, line)
+                    state = self._traced(
+                        conditionals.traced_cond, pred, lambda *s, _x=item: body(_x, *s), lambda *s: s, state, names, line)
                     continue
                 if not pred:
                     break
@@ -162,6 +162,14 @@ class Runtime:
                 return loops.TracedRange(args[0], args[1], 1)
             return loops.TracedRange(*args)
         return range(*args)
+
+    def _traced(self, run, *args, **kwargs):
+        """``run(self, *args)``: a traced branch or loop, counted while jax traces it (recursion check)."""
+        calls.TRACING.depth += 1
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            calls.TRACING.depth -= 1
 
     # -- calls -----------------------------------------------------------------------
     def converted_call(self, f, args, kwargs):
@@ -221,6 +229,11 @@ class Runtime:
         """HY004 at the call of ``name`` on user line ``line``: it needs a traced value on the host."""
         span = _call_span(self.source, line, name) if self.source is not None else None
         self.fail([self._diag("HY004", span or self._span(line), variant, name=name)])
+
+    def recursion(self, name, line, depth):
+        """HY032: ``name`` recursed ``depth`` times, each time under one more traced condition."""
+        span = _call_span(self.source, line, name.rsplit(".", 1)[-1]) if self.source is not None else None
+        self.fail([self._diag("HY032", span or self._span(line), "recursion", what=name, depth=depth)])
 
     def fail(self, diagnostics):
         raise ConversionError(diagnostics)

@@ -82,9 +82,44 @@ def converted_call(rt, f, args, kwargs):
     elif (f is np.asarray or f is np.array or f is np.asanyarray) and args and is_traced(args[0]):
         rt.host_sync(f.__name__, "numpy", sys._getframe(2).f_lineno)
     target = _resolve(rt, f)
+    if TRACING.depth and (target is not f or getattr(f, "__ah_converted__", False)):
+        return _guarded(rt, target, args, kwargs or {})
     if kwargs:
         return target(*args, **kwargs)
     return target(*args)
+
+
+class _Tracing:
+    """While jax traces a traced branch or loop body: how many enclose it (``depth``), and for each
+    converted function being called inside one, the depths it was entered at (``active``)."""
+
+    __slots__ = ("depth", "active")
+
+    def __init__(self):
+        self.depth, self.active = 0, {}
+
+
+TRACING = _Tracing()
+#: re-entries of one function, each under one more traced condition, before it is refused: a
+#: recursion whose depth depends on a traced value would be traced forever
+MAX_TRACED_RECURSION = 12
+
+
+def _guarded(rt, target, args, kwargs):
+    """Call a converted function inside traced control flow, refusing a recursion that the traced
+    conditions around it never end (each call entered under more traced conditions than the last)."""
+    code = getattr(target, "__func__", target).__code__
+    entered = TRACING.active.setdefault(code, [])
+    deeper = sum(1 for d in entered if d < TRACING.depth)
+    if deeper >= MAX_TRACED_RECURSION:
+        rt.recursion(code.co_qualname, sys._getframe(3).f_lineno, deeper)
+    entered.append(TRACING.depth)
+    try:
+        return target(*args, **kwargs)
+    finally:
+        entered.pop()
+        if not entered:
+            del TRACING.active[code]
 
 
 #: what needs a value on the host (HY004, by the linter's variants): refused on a traced value
