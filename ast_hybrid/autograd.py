@@ -15,7 +15,8 @@ compiled program).  ``backward()`` replays the tape under ``jax.vjp`` from the
 leaves to the heads, so the forward runs a second time.  Random ops draw their
 key before recording, so the replay sees the same masks.  ``create_graph=True``
 (higher-order gradients) is not supported: use ``ast_hybrid.functional(net)``
-with ``jax.grad`` for that, and for fast training loops.
+with ``jax.grad`` for that, and for fast training loops.  ``Function`` (MXNet's custom
+gradients) is lowered to ``jax.custom_vjp`` by ``ast_hybrid.operator``.
 
 Some ops act in their backward pass, as in MXNet: BatchNorm updates its
 running statistics when its backward runs, that is when ``backward()`` (or
@@ -45,7 +46,7 @@ import contextlib
 import itertools
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
-           "set_training", "mark_variables", "backward", "grad", "get_symbol"]
+           "set_training", "mark_variables", "backward", "grad", "get_symbol", "Function"]
 
 # not MXNet API (as STATE, mode_scope and record_op): how ops act in the backward pass (module doc)
 DEPENDS = type("Depends", (), {"__repr__": lambda self: "DEPENDS", "__slots__": ()})()
@@ -389,3 +390,47 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
 def get_symbol(x):
     raise NotImplementedError("autograd.get_symbol: there is no symbolic graph here; hybridize the block and "
                               "use net.export() to get the compiled program")
+
+
+class Function:
+    """Customize differentiation (MXNet's ``autograd.Function``): subclass it with ``forward(self, *inputs)``
+    and ``backward(self, *output_grads)`` (one NDArray per input of forward), keep what backward needs with
+    ``self.save_for_backward(*arrays)`` (read back as ``self.saved_tensors``), and call an instance once.
+
+    As in MXNet, ``forward`` runs with recording off and its result is returned as it returned it; while
+    recording, the call goes on the tape with the user's ``backward`` as its gradient.  The two are one
+    ``jax.custom_vjp`` (``ast_hybrid.operator``), so inside a hybridized block and under ``jax.grad`` through
+    ``functional(net)`` both are traced into the compiled program (a backward that calls ``asnumpy()`` runs
+    on the host through ``jax.pure_callback``).  (MXNet 1.9.1 itself cannot hybridize a block that calls a
+    Function.)
+
+        >>> from ast_hybrid import nd, autograd
+        >>> class Reverse(autograd.Function):
+        ...     def forward(self, x):
+        ...         return x * 1
+        ...     def backward(self, dy):
+        ...         return -dy
+        >>> x = nd.array([1., 2.]); x.attach_grad()
+        >>> with autograd.record():
+        ...     y = Reverse()(x * 2)
+        >>> y.backward(); x.grad.asnumpy().tolist()
+        [-2.0, -2.0]
+    """
+
+    def __init__(self):
+        self._used = False
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        self.saved_tensors = args
+
+    def __call__(self, *inputs):
+        from ast_hybrid.operator import call_function
+
+        return call_function(self, inputs)
+
+    def forward(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, *output_grads):
+        raise NotImplementedError

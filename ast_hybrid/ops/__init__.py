@@ -28,7 +28,7 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
 - not available: ``pooling_convention='same'`` (MXNet 1.9.1 rejects it too),
   ``contrib.boolean_mask`` inside a compiled program (its size depends on the
   data), ``ROIAlign`` with an adaptive ``sample_ratio``, sparse storage
-  (``F.sparse`` takes dense arrays), ``Custom`` operators;
+  (``F.sparse`` takes dense arrays);
 - the RNN op's ``use_sequence_length``, ``projection_size`` and LSTM state
   clipping follow MXNet's GPU (cuDNN) build (its CPU build ignores the first
   and the last and refuses the projection);
@@ -40,7 +40,9 @@ Besides the families: ``_core`` (what makes a function an op: eager, traced, rec
 ``param_shapes`` (the shapes of deferred parameters, per op), ``rng`` (the PRNG stream behind
 ``random``, Dropout and the initializers).
 
-May import: jax, numpy, ``ast_hybrid.ndarray`` and ``ast_hybrid.autograd``.  Never the linter, the
+``Custom`` runs the Python operators of ``ast_hybrid.operator`` (MXNet's ``mx.operator``).
+
+May import: jax, numpy, ``ast_hybrid.ndarray``, ``ast_hybrid.autograd`` and ``ast_hybrid.operator``.  Never the linter, the
 transpiler's tools, the CLI or ``testing``.
 """
 
@@ -69,3 +71,10 @@ linalg_extractdiag, linalg_makediag, linalg_inverse, linalg_det = (linalg.extrac
                                                                    linalg.inverse, linalg.det)
 linalg_slogdet, linalg_extracttrian, linalg_maketrian, linalg_gelqf = (linalg.slogdet, linalg.extracttrian,
                                                                        linalg.maketrian, linalg.gelqf)
+
+
+def Custom(*data, op_type=None, **kwargs):
+    """MXNet's ``Custom``: the Python operator registered as ``op_type`` (``ast_hybrid.operator``)."""
+    from ast_hybrid.operator import Custom as run
+
+    return run(*data, op_type=op_type, **kwargs)
