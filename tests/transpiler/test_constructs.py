@@ -289,3 +289,38 @@ def test_recursion_whose_depth_is_traced_is_hy032():
     assert d.code == "HY032" and "`traced_depth` calls itself" in d.message
     line = next(i for i, t in enumerate(open(f.__code__.co_filename).read().splitlines(), 1) if "# here" in t)
     assert d.span.line == line
+
+
+# -- ranges with traced bounds (issue 13, item 3) -----------------------------------------------------
+
+RANGES = '''
+def rev(x, n):
+    acc = x * 0
+    for i in reversed(range(n)):
+        acc = acc * 2 + i
+    return acc
+
+
+def rev_stepped(x, a, b):
+    acc = x * 0
+    for i in reversed(range(a, b, 3)):
+        acc = acc * 2 + i
+    return acc
+
+
+def neg_step(x, n):
+    acc = x * 0
+    for i in range(n, 0, -2):
+        acc = acc * 2 + i
+    return acc
+'''
+
+
+@pytest.mark.parametrize("name,bounds", [("rev", (5,)), ("rev", (0,)), ("rev_stepped", (2, 11)),
+                                         ("rev_stepped", (2, 12)), ("rev_stepped", (5, 1)),
+                                         ("neg_step", (7,)), ("neg_step", (8,)), ("neg_step", (-1,))])
+def test_reversed_and_negative_step_ranges_with_traced_bounds(name, bounds):
+    f = load(RANGES, name)
+    want = f(np.asarray(X), *bounds)
+    got = ast_hybrid.jit(f)(X, *(jnp.int32(b) for b in bounds))
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)

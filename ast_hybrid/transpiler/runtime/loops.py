@@ -43,6 +43,11 @@ class TracedRange:
         neg = (start - stop - step - 1) // jnp.where(step == 0, 1, -step)
         return jnp.maximum(jnp.where(step > 0, pos, neg), 0)
 
+    def __reversed__(self):
+        """``reversed(range(...))``: the same items, last first (empty stays empty)."""
+        last = self.start + (self.trip_count() - 1) * self.step
+        return TracedRange(last, self.start - self.step, -self.step)
+
     def __repr__(self):
         return f"TracedRange({self.start}, {self.stop}, {self.step})"
 
