@@ -69,10 +69,18 @@ def has(module_path: str, name: str) -> bool:
 def module_getattr(module_path: str, real_name: str, why: dict[str, str] | None = None):
     """A module ``__getattr__`` for the module that serves ``module_path``; ``why`` gives a reason per name."""
     why = why or {}
+    own = real_name == __package__ or real_name.startswith(__package__ + ".")
 
     def __getattr__(name):
         if not name.startswith("__") and (has(module_path, name) or name in why):
-            raise missing(module_path, name, why.get(name))
+            err = missing(module_path, name, why.get(name))
+            if own or isinstance(err, AttributeError):
+                raise err
+            # a module of ast-hybrid's own front served as an MXNet module (ast_hybrid.nd is mxnet.nd):
+            # its attributes stay AttributeErrors, so that hasattr and getattr(nd, name, default) keep
+            # working in ast-hybrid's own code; the compatibility package's modules raise the ImportError,
+            # which `from mxnet import image` then shows as it is
+            raise NotAvailable(str(err), name=name)
         raise AttributeError(f"module {real_name!r} has no attribute {name!r}", name=name)
 
     return __getattr__

@@ -76,6 +76,7 @@ def test_a_name_mxnet_never_had_is_pythons_own_error(mx):
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("mxnet.no_such_module")
     assert not hasattr(mx.nd, "SVMOutput")                   # hasattr/getattr(default) keep working
+    assert getattr(mx.nd, "image", None) is None             # ast_hybrid.nd's missing submodule too
 
 
 def test_custom_operators_and_functions_are_ast_hybrids(mx):
