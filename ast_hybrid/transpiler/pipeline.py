@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from passes import (asserts, break_statements, call_trees, class_scope, continue_statements,
+from passes import (asserts, break_statements, call_trees, class_scope, continue_statements, loop_tests,
                     control_flow, logical, refusals, return_statements, variables)
 
 from .ast_tools.analysis import FunctionAnalysis
@@ -73,6 +73,9 @@ PASSES = (
     # Every call -> ah__.converted_call (recursive conversion, print, range).  Before the
     # passes below, so that the runtime calls they create are not wrapped.
     call_trees,
+    # A while whose test assigns a name (:=) tests at the top of a `while True` body, so the name
+    # is assigned in the loop's scope.  Before the jump passes, which lower the break it adds.
+    loop_tests,
     # Jumps become flags, tested with plain `not`/`and` (lowered by the logical pass, last).
     # continue before break (a loop's continue flag is reset in its body, its break flag
     # tested before each iteration), return last (it guards loops that the break pass

@@ -144,6 +144,30 @@ def early_return_in_while(x):
             return x * 0
         x = x * 3
     return x
+
+
+def walrus_in_while_test(x):
+    n = x[0] * 0
+    while (y := x * 2).sum() < 100:
+        x = y
+        n = n + 1
+    else:
+        n = n + 1000
+    return x + n + y
+
+
+def walrus_while_break_continue(x):
+    total = x * 0
+    while (v := x - 1).sum() > 0:
+        x = v
+        if v.sum() > 30:
+            break
+        if v.sum() % 4 < 2:
+            continue
+        total = total + v
+    else:
+        total = -total
+    return total + x
 '''
 
 X = np.array([1.0, 2.0], np.float32)
@@ -158,6 +182,8 @@ CASES = [
     ("python_number_promoted", (X, 3), {}),
     ("elif_chain", (X * 6,), {}), ("elif_chain", (X,), {}), ("elif_chain", (-X,), {}), ("elif_chain", (-X * 6,), {}),
     ("early_return_in_while", (X,), {}), ("early_return_in_while", (X * 7,), {}),
+    ("walrus_in_while_test", (X,), {}), ("walrus_in_while_test", (X * 60,), {}),
+    ("walrus_while_break_continue", (X * 9,), {}), ("walrus_while_break_continue", (X * 30,), {}),
 ]
 
 
