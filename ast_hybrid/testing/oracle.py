@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ROOT", "DEFAULT_VENV", "OracleUnavailable", "OracleError", "venv_python",
+__all__ = ["ROOT", "DEFAULT_VENV", "OracleUnavailable", "OracleError", "OracleCrashed", "venv_python",
            "ensure_venv", "Oracle"]
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: ast_hybrid/testing/oracle.py
@@ -51,6 +51,11 @@ class OracleError(RuntimeError):
     def __init__(self, message: str, remote_traceback: str = ""):
         super().__init__(message + ("\n--- in MXNet ---\n" + remote_traceback if remote_traceback else ""))
         self.remote_traceback = remote_traceback
+
+
+class OracleCrashed(OracleError):
+    """MXNet's process died while running the code (MXNet 1.9.1 can segfault on
+    some errors instead of raising).  The next ``run`` starts a fresh process."""
 
 
 def venv_python(venv_dir: Path | str = DEFAULT_VENV) -> Path:
@@ -160,20 +165,35 @@ class Oracle:
         env = dict(os.environ, PYTHONPATH="")
         if not as_users_run_it:
             env.update(MXNET_ENGINE_TYPE="NaiveEngine", OMP_NUM_THREADS="1")
-        self._proc = subprocess.Popen([str(python), "-u", __file__, _SERVER_MAIN],
-                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      env=env, cwd=str(ROOT))
+        self._argv, self._env = [str(python), "-u", __file__, _SERVER_MAIN], env
+        self._proc = self._start()
+
+    def _start(self) -> subprocess.Popen:
+        return subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                env=self._env, cwd=str(ROOT))
 
     def run(self, code: str, **inputs) -> dict:
         """Run ``code`` in MXNet with ``inp`` = inputs; return ``out`` (numpy arrays).
 
-        ``meta`` values the code set are returned under the key ``"meta"``.
+        ``meta`` values the code set are returned under the key ``"meta"``.  If
+        MXNet's process dies on the code, this raises ``OracleCrashed`` and the
+        next call runs in a fresh process, so one crash does not fail every test
+        after it.
         """
-        if self._proc.poll() is not None:
-            raise OracleUnavailable("the MXNet oracle process has exited")
-        self._proc.stdin.write(_pack({"code": code}, inputs))
-        self._proc.stdin.flush()
-        header, arrays = _unpack(self._proc.stdout)
+        if self._proc.poll() is not None:  # died earlier: start again
+            self._proc = self._start()
+        try:
+            self._proc.stdin.write(_pack({"code": code}, inputs))
+            self._proc.stdin.flush()
+            header, arrays = _unpack(self._proc.stdout)
+        except (EOFError, BrokenPipeError) as exc:
+            try:
+                status = self._proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                status = self._proc.wait()
+            how = f"signal {-status}" if status < 0 else f"exit status {status}"
+            raise OracleCrashed(f"MXNet's process died ({how}) running this code: {exc}") from None
         if not header["ok"]:
             raise OracleError(header["error"], header.get("traceback", ""))
         if header.get("meta"):

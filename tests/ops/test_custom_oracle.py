@@ -252,11 +252,17 @@ def test_functions_match_mxnet(function_ref, hybridize):
 
 
 def test_mxnet_cannot_hybridize_a_function(oracle):
-    """Why our hybridized Functions are compared with MXNet's imperative run."""
-    from ast_hybrid.testing.oracle import OracleError
+    """Why our hybridized Functions are compared with MXNet's imperative run.
 
-    with pytest.raises(OracleError, match="ndim"):
+    MXNet refuses with an error about ``ndim``, or, on some runs, its process
+    dies with a segmentation fault (seen in CI); both say it cannot."""
+    from ast_hybrid.testing.oracle import OracleCrashed, OracleError
+
+    with pytest.raises(OracleError) as refused:
         oracle.run("HYBRIDIZE = True\n" + FUNCTIONS + FUNCTION_RUN, **ARR)
+    assert isinstance(refused.value, OracleCrashed) or "ndim" in str(refused.value)
+    # and the oracle goes on serving the tests after this one
+    assert oracle.run("out['y'] = nd.ones((2,)).asnumpy()")["y"].tolist() == [1.0, 1.0]
 
 
 def test_function_under_jax_grad_through_functional(function_ref):
