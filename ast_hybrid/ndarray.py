@@ -73,16 +73,19 @@ class Context:
         _CONTEXT_STACK.pop()
 
     def jax_device(self):
-        """The jax device this context names (``gpu`` needs a jax with a GPU backend)."""
+        """The jax device this context names: ``cpu(i)``/``gpu(i)`` is this process's i-th local device of
+        that kind (as MXNet numbers a machine's devices; with several processes, each has its own)."""
         import jax
 
         kind = "gpu" if self.device_type == "gpu" else "cpu"
         try:
-            devices = jax.devices(kind)
+            devices = jax.local_devices(backend=kind)
         except RuntimeError:
             raise RuntimeError(f"{self!r}: jax has no {kind} device here (jax.devices(): {jax.devices()})") from None
-        if self.device_id >= len(devices):
-            raise RuntimeError(f"{self!r}: only {len(devices)} {kind} device(s) available")
+        if not 0 <= self.device_id < len(devices):
+            more = (" (to simulate more CPU devices, set XLA_FLAGS=--xla_force_host_platform_device_count=N "
+                    "before jax starts, or use `ast-hybrid launch --devices-per-process N`)" if kind == "cpu" else "")
+            raise RuntimeError(f"{self!r}: only {len(devices)} {kind} device(s) available, numbered from 0{more}")
         return devices[self.device_id]
 
 
@@ -102,14 +105,19 @@ def current_context():
 
 
 def _context_of(arr):
+    """The context of the first (lowest-numbered) device holding ``arr``; a tracer's is the current one."""
     devices = getattr(arr, "devices", None)
     if devices is None:
         return current_context()
     try:
-        dev = next(iter(devices()))
+        dev = min(devices(), key=lambda d: d.id)
     except Exception:      # a tracer: no device yet
         return current_context()
-    return Context("gpu" if dev.platform in ("gpu", "cuda", "rocm") else "cpu", dev.id if dev.platform != "cpu" else 0)
+    import jax
+
+    kind = "gpu" if dev.platform in ("gpu", "cuda", "rocm") else "cpu"
+    local = jax.local_devices(backend=dev.platform)
+    return Context(kind, local.index(dev) if dev in local else 0)
 
 
 class NDArray:

@@ -42,6 +42,10 @@ __all__ = ["Block", "HybridBlock"]
 _GLOBAL_COUNTER: dict = {}     # MXNet's NameManager: top-level block names dense0_, dense1_, ...
 _SCOPE_STACK: list = []        # the blocks whose name_scope() is open
 TRACE_STACK: list = []        # the hybridized traces in progress (innermost last)
+# the non-hybridized forwards running (innermost last): (the parameters' arrays given to hybrid_forward, the
+# block's parameters), where an op that writes an input in place (a custom op's aux state) finds the parameter
+# behind it; None: a run whose writes must not land (the shape inference before a first compile)
+IMPERATIVE_STACK: list = []
 
 
 class _BlockScope:
@@ -270,6 +274,16 @@ class _Trace:
             TRACE_STACK.pop()
             for p in self.params:
                 p._trace = None
+
+
+@contextlib.contextmanager
+def imperative(entry):
+    """Within: a non-hybridized forward (``IMPERATIVE_STACK``)."""
+    IMPERATIVE_STACK.append(entry)
+    try:
+        yield
+    finally:
+        IMPERATIVE_STACK.pop()
 
 
 def _mode(training):
@@ -527,8 +541,8 @@ class HybridBlock(Block):
     def _build(self, args):
         params = list(self.collect_params().values())
         if any(p._data is None for p in params):
-            with autograd.mode_scope(False, False):     # deferred shape inference, once, with no side effects
-                self._call_imperative(*args)
+            with autograd.mode_scope(False, False), imperative(None):   # deferred shape inference, once,
+                self._call_imperative(*args)                                # with no side effects
             missing = [p.name for p in params if p._data is None]
             if missing:
                 raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "
@@ -549,7 +563,8 @@ class HybridBlock(Block):
                 p._finish_deferred_init()
             params = {k: p.data() for k, p in self._reg_params.items()}
         hf = self._converted() if TRACE_STACK else self.hybrid_forward
-        return wrap_outputs(hf(nd, *args, **params))
+        with imperative((params, self._reg_params)):
+            return wrap_outputs(hf(nd, *args, **params))
 
     def _call_deferred(self, args):
         """The first call with parameters of unknown shape: each reaches ``hybrid_forward`` as a stand-in
@@ -561,7 +576,7 @@ class HybridBlock(Block):
             if p._data is None and p._deferred_init and shape_known(p.shape):
                 p._finish_deferred_init()
             params[k] = Deferred(p) if p._data is None and p._deferred_init else p.data()
-        with inferring():
+        with inferring(), imperative((params, self._reg_params)):
             out = self.hybrid_forward(nd, *args, **params)
         unused = [p.name for p in self._reg_params.values() if p._data is None]
         if unused:

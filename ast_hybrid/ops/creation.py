@@ -24,7 +24,8 @@ def _dtype(dtype):
 
 
 def _place(arr, ctx):
-    if ctx is None or Context(ctx).device_type != "gpu":
+    """On ``ctx``'s device; ``cpu(0)`` (and no ctx) leaves jax's default placement, uncommitted."""
+    if ctx is None or (Context(ctx).device_type != "gpu" and Context(ctx).device_id == 0):
         return NDArray(arr)
     return NDArray(jax.device_put(arr, Context(ctx).jax_device()))
 
