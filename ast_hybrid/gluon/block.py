@@ -32,6 +32,7 @@ import numpy as np
 
 from ast_hybrid import autograd, nd
 from ast_hybrid.ops import rng
+from ast_hybrid.gluon import compile_cache
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
 from ast_hybrid.autograd import STATE
 from ast_hybrid.ndarray import NDArray
@@ -547,6 +548,7 @@ class HybridBlock(Block):
             if missing:
                 raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "
                                    "initialize() before running the block")
+        compile_cache.ensure()      # JAX's persistent cache: a second process loads the program (compile_cache.py)
         c = _Compiled(self, args)
         object.__setattr__(self, "_compiled", c)
         return c
