@@ -481,8 +481,9 @@ def Custom(*data, op_type=None, **kwargs):
 
 
 def _write_aux(x, new):
-    """MXNet's forward writes its aux states in place: into the array given, and inside a hybridized trace
-    into the parameter whose value it is."""
+    """MXNet's forward writes its aux states in place: into the array given and, when that is a parameter's
+    (inside a hybridized trace: the value bound to it; in a non-hybridized forward: the array hybrid_forward
+    got for it), into the parameter."""
     block = sys.modules.get("ast_hybrid.gluon.block")
     if block is not None and block.TRACE_STACK:
         trace = block.TRACE_STACK[-1]
@@ -490,6 +491,11 @@ def _write_aux(x, new):
             if trace.writes.get(p, trace.values.get(p)) is x._arr:
                 trace.write(p, new._arr)
                 break
+    elif block is not None and block.IMPERATIVE_STACK and None not in block.IMPERATIVE_STACK:
+        param = next((reg[k] for given, reg in reversed(block.IMPERATIVE_STACK)
+                      for k, v in given.items() if v is x), None)
+        if param is not None:
+            param.set_data(new._arr)
     x._arr = new._arr
 
 

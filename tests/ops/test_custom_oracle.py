@@ -201,6 +201,66 @@ for step in range(2):
     out['net_running%d' % step] = net.running_mean.data().asnumpy()
 """
 
+AUX_OPS = """
+COUNT = {'forward': 0, 'backward': 0, 'fn_forward': 0, 'fn_backward': 0}
+
+class Accumulate(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        COUNT['forward'] += 1
+        self.assign(aux[0], 'write', aux[0] * 0.5 + nd.mean(in_data[0], axis=0))
+        self.assign(out_data[0], req[0], nd.broadcast_mul(in_data[0], aux[0].reshape((1, -1))))
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        COUNT['backward'] += 1
+        self.assign(in_grad[0], req[0], nd.broadcast_mul(out_grad[0], aux[0].reshape((1, -1))))
+
+@mx.operator.register("ah_accumulate")
+class AccumulateProp(mx.operator.CustomOpProp):
+    def __init__(self):
+        super(AccumulateProp, self).__init__(need_top_grad=True)
+    def list_auxiliary_states(self):
+        return ['acc']
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], [[in_shape[0][1]]]
+    def create_operator(self, ctx, shapes, dtypes):
+        return Accumulate()
+
+class Twice(mx.autograd.Function):
+    def forward(self, x):
+        COUNT['fn_forward'] += 1
+        return x * 2
+    def backward(self, dy):
+        COUNT['fn_backward'] += 1
+        return dy * 2
+
+class AccNet(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super(AccNet, self).__init__(**kwargs)
+        with self.name_scope():
+            self.dense = gluon.nn.Dense(4, in_units=4)
+            self.acc = self.params.get('acc', shape=(4,), init='ones', grad_req='null')
+    def hybrid_forward(self, F, x, acc):
+        return F.Custom(self.dense(x), acc, op_type='ah_accumulate')
+"""
+
+AUX_RUN = """
+net = AccNet(prefix='accnet_')
+net.initialize()
+for name, prm in net.collect_params().items():
+    if 'dense' in name:
+        prm.set_data(nd.array(inp[name.replace('accnet_dense0_', '')]))
+if HYBRIDIZE:
+    net.hybridize()
+x = nd.array(inp['x'])
+for step in range(2):
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    out['train_y%d' % step], out['train_acc%d' % step] = y.asnumpy(), net.acc.data().asnumpy()
+    out['train_wgrad%d' % step] = net.dense.weight.grad().asnumpy()
+for step in range(2):
+    out['predict_y%d' % step], out['predict_acc%d' % step] = net(x).asnumpy(), net.acc.data().asnumpy()
+"""
+
 
 def _inputs():
     rng = np.random.default_rng(3)
@@ -293,3 +353,13 @@ def test_custom_ops_match_mxnet(op_ref):
     compare(got, op_ref)
     notes = [str(w.message) for w in caught if "leaves the compiled program" in str(w.message)]
     assert notes and all("ah_numpy_softmax" in n for n in notes)
+
+
+def test_aux_state_parameter_is_written_as_mxnet(oracle):
+    """A parameter passed as a custom op's aux state is written in place by the op's forward (MXNet's
+    ``self.assign(aux[0], 'write', ...)``), in a non-hybridized block: two recorded training steps, then two
+    predict calls, each moving the parameter as MXNet's does."""
+    code = "HYBRIDIZE = False\n" + AUX_OPS + AUX_RUN
+    ref = oracle.run(code, **ARR)
+    compare(ours(code, **ARR), ref)
+    assert not np.allclose(ref["predict_acc1"], ref["train_acc0"])      # the parameter moves at every call
