@@ -114,6 +114,11 @@ class Trainer:
             if id(p) not in seen:
                 seen.add(id(p))
                 self._params.append(p)
+        self._optimizer = optimizer
+        if hasattr(optimizer, "_trainer_spec"):   # an mx.optimizer object (ast_hybrid/mxnet/optimizer.py)
+            assert not optimizer_params, \
+                "optimizer_params must be None if optimizer is an instance of Optimizer instead of str"
+            optimizer, optimizer_params = optimizer._trainer_spec(self)
         if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
             raise ValueError(f"Trainer: unknown optimizer {optimizer!r}; supported: {', '.join(OPTIMIZERS)}")
         self._name = optimizer.lower()
