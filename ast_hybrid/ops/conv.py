@@ -6,7 +6,8 @@ I/g)``).  ``Pooling``'s ``pooling_convention``: ``valid`` (floor), ``full``
 (ceil: the last window may hang over the padded edge) and ``same`` (output
 ``ceil(in / stride)``); for ``avg``, ``count_include_pad=True`` divides by the
 number of window cells inside the padded input (MXNet's rule), else by the
-cells inside the input.
+cells inside the input.  ``Convolution`` lowers each call by its shape (XLA's convolution, im2col + one
+GEMM, or shifted taps for depthwise): ``conv_lowering``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from jax import lax
 
 from ast_hybrid.ops._core import as_tuple, check, choice, op
+from ast_hybrid.ops.conv_lowering import convolve
 
 __all__ = ["Convolution", "Convolution_v1", "Deconvolution", "Pooling", "Pooling_v1", "UpSampling"]
 
@@ -62,9 +64,8 @@ def Convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(), pad=()
     check(tuple(w.shape) == wexp, "Convolution", f"weight must have shape {wexp} for input {tuple(x.shape)} "
           f"(layout {layout}, kernel {kernel}, num_group {num_group}), got {tuple(w.shape)}")
     pad = _tup(pad, n, 0)
-    out = lax.conv_general_dilated(x, w, _tup(stride, n, 1), [(p, p) for p in pad],
-                                   rhs_dilation=_tup(dilate, n, 1),
-                                   dimension_numbers=_conv_numbers(layout, cf), feature_group_count=num_group)
+    # the lowering (XLA's convolution, im2col + GEMM, or shifted taps) is picked per shape: conv_lowering
+    out = convolve(x, w, _tup(stride, n, 1), _tup(dilate, n, 1), [(p, p) for p in pad], num_group, cf)
     if not no_bias:
         check(bias is not None, "Convolution", "bias is required unless no_bias=True")
         out = _bias(out, bias, cf)

@@ -1,0 +1,143 @@
+"""Three lowerings of one convolution, and the rule that picks one per shape (XLA:CPU, measured here).
+
+Every lowering takes the same arguments: ``x`` (``N, C, *spatial`` when ``channel_first`` else
+``N, *spatial, C``), ``w`` (``O, C/g, *kernel`` / ``O, *kernel, C/g``), ``stride``, ``dilate`` (one per
+spatial axis), ``pad`` (one ``(before, after)`` pair per spatial axis) and ``groups``; they return the
+same array up to float rounding, and all are plain jax (jax differentiates them):
+
+- ``xla``: ``lax.conv_general_dilated``, XLA's own convolution;
+- ``im2col``: the padded input's ``prod(kernel)`` strided windows stacked next to the channel axis, then
+  one ``lax.dot_general`` with the weight (``groups == 1``).  XLA:CPU's convolution runs at about
+  1 GFLOP/s on small feature maps with many channels (512 -> 512, 3x3, on 2x2); the GEMM does not;
+- ``taps``: depthwise convolutions (``groups == C``, ``O = m * C``): ``prod(kernel)`` shifted windows
+  of the padded input, each times its per-channel weight, summed; XLA fuses them into one loop, where
+  its grouped convolution is 35-75x slower.
+
+:func:`choose` is the rule, derived from ``bench/conv_lowering.py`` (numbers and reasoning in
+``bench/README.md``, section "Convolution lowering"); :func:`convolve` applies it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import jax.numpy as jnp
+from jax import lax
+
+__all__ = ["LOWERINGS", "choose", "convolve", "conv_xla", "conv_im2col", "conv_taps", "out_sizes"]
+
+
+def out_sizes(sizes, kernel, stride, dilate, pad):
+    """Output spatial sizes (MXNet's and XLA's: floor)."""
+    return tuple((n + lo + hi - d * (k - 1) - 1) // s + 1
+                 for n, k, s, d, (lo, hi) in zip(sizes, kernel, stride, dilate, pad))
+
+
+def _dims(channel_first, nsp):
+    """(channel axis, spatial axes) of an input with ``nsp`` spatial axes."""
+    return (1, tuple(range(2, 2 + nsp))) if channel_first else (1 + nsp, tuple(range(1, 1 + nsp)))
+
+
+def _windows(x, kernel, stride, dilate, pad, channel_first):
+    """The padded input's strided window per kernel offset (offsets in row-major kernel order)."""
+    nsp = len(kernel)
+    _, axes = _dims(channel_first, nsp)
+    if any(lo or hi for lo, hi in pad):
+        widths = [(0, 0)] * x.ndim
+        for a, p in zip(axes, pad):
+            widths[a] = p
+        x = jnp.pad(x, widths)
+    outs = out_sizes([x.shape[a] for a in axes], kernel, stride, dilate, [(0, 0)] * nsp)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        start, limit, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+        for a, o, s, d, n in zip(axes, offset, stride, dilate, outs):
+            start[a], limit[a], strides[a] = o * d, o * d + (n - 1) * s + 1, s
+        yield offset, lax.slice(x, start, limit, strides)
+
+
+def conv_xla(x, w, stride, dilate, pad, groups, channel_first):
+    """XLA's convolution."""
+    nsp = x.ndim - 2
+    sp = "DHW"[3 - nsp:] if nsp <= 3 else None
+    layout = "NC" + sp if channel_first else "N" + sp + "C"
+    rhs = "OI" + sp if channel_first else "O" + sp + "I"
+    return lax.conv_general_dilated(x, w, stride, list(pad), rhs_dilation=dilate,
+                                    dimension_numbers=(layout, rhs, layout), feature_group_count=groups)
+
+
+def conv_im2col(x, w, stride, dilate, pad, groups, channel_first):
+    """Windows stacked beside the channel axis, contracted with the weight in one ``dot_general``."""
+    assert groups == 1, "im2col lowers ungrouped convolutions"
+    nsp = x.ndim - 2
+    kernel = w.shape[2:] if channel_first else w.shape[1:-1]
+    kk = math.prod(kernel)
+    o = w.shape[0]
+    if channel_first:
+        # patches (N, C, K, *out) against w (O, C, K): (O, N, *out), then N first
+        patches = [win for _, win in _windows(x, kernel, stride, dilate, pad, True)]
+        p = patches[0][:, :, None] if kk == 1 else jnp.stack(patches, axis=2)
+        wk = w.reshape(o, w.shape[1], kk)
+        y = lax.dot_general(wk, p, (((1, 2), (1, 2)), ((), ())))
+        return jnp.moveaxis(y, 0, 1)
+    # patches (N, *out, K, C) against w (O, K, C): (N, *out, O)
+    patches = [win for _, win in _windows(x, kernel, stride, dilate, pad, False)]
+    p = patches[0][..., None, :] if kk == 1 else jnp.stack(patches, axis=-2)
+    wk = w.reshape(o, kk, w.shape[-1])
+    return lax.dot_general(p, wk, (((nsp + 1, nsp + 2), (1, 2)), ((), ())))
+
+
+def conv_taps(x, w, stride, dilate, pad, groups, channel_first):
+    """Depthwise: sum over kernel offsets of (shifted window) x (that offset's weight per channel)."""
+    nsp = x.ndim - 2
+    c_axis, _ = _dims(channel_first, nsp)
+    c, o = x.shape[c_axis], w.shape[0]
+    assert groups == c and o % c == 0, "taps lower depthwise convolutions (groups == channels)"
+    if o != c:      # channel multiplier m: output channel j reads input channel j // m
+        x = jnp.repeat(x, o // c, axis=c_axis)
+    kernel = w.shape[2:] if channel_first else w.shape[1:-1]
+    bshape = [1] * x.ndim
+    bshape[c_axis] = o
+    acc = None
+    for offset, win in _windows(x, kernel, stride, dilate, pad, channel_first):
+        tap = w[(slice(None), 0) + offset] if channel_first else w[(slice(None),) + offset + (0,)]
+        term = win * tap.reshape(bshape)
+        acc = term if acc is None else acc + term
+    return acc
+
+
+LOWERINGS = {"xla": conv_xla, "im2col": conv_im2col, "taps": conv_taps}
+
+
+def choose(x_shape, w_shape, stride, dilate, pad, groups, channel_first, dtype=jnp.float32):
+    """The lowering for this convolution (a name in ``LOWERINGS``), by the rule measured in bench/README.md."""
+    nsp = len(x_shape) - 2
+    if not jnp.issubdtype(dtype, jnp.floating) or nsp not in (1, 2, 3):
+        return "xla"
+    c = x_shape[1] if channel_first else x_shape[-1]
+    if groups > 1:
+        return "taps" if groups == c and w_shape[0] % c == 0 else "xla"
+    kernel = w_shape[2:] if channel_first else w_shape[1:-1]
+    out = out_sizes(x_shape[2:] if channel_first else x_shape[1:-1], kernel, stride, dilate, pad)
+    return "im2col" if _im2col_wins(x_shape[0], c, w_shape[0], math.prod(kernel), math.prod(out)) else "xla"
+
+
+def _im2col_wins(n, c, o, kk, npix):
+    """Whether im2col + GEMM beats XLA's convolution: ``n`` images of ``c`` channels, ``o`` filters,
+    ``kk`` kernel cells, ``npix`` output pixels per image (bench/README.md, "Convolution lowering").
+
+    A 1x1 kernel is a plain GEMM (no window copies): it won at every shape measured (0.2-0.7x XLA's
+    time).  A larger kernel copies ``kk`` windows; that pays where XLA:CPU's convolution is slow, few
+    output pixels against a long contraction (0.02x at 512 channels on 2x2, 0.3x at 512 on 7x7, 0.7x
+    at 256 on 14x14) and loses on large maps (1.3-3.7x at 28x28 and up, 3x for a 7x7 stem on 3 channels).
+    """
+    if kk == 1:
+        return True
+    pixels, depth = n * npix, c * kk
+    return (pixels <= 256 and depth >= 1152) or (pixels <= 784 and depth >= 2304)
+
+
+def convolve(x, w, stride, dilate, pad, groups, channel_first, lowering=None):
+    """The convolution by ``lowering`` (a name in ``LOWERINGS``), or by :func:`choose`'s pick."""
+    lowering = lowering or choose(x.shape, w.shape, stride, dilate, pad, groups, channel_first, x.dtype)
+    return LOWERINGS[lowering](x, w, tuple(stride), tuple(dilate), tuple(pad), groups, channel_first)
