@@ -388,7 +388,9 @@ class _Compiled:
     """What a hybridized block caches: its parameters, their leaves and the jitted programs.
 
     ``predict(leaves, *xs)`` and ``train(leaves, base_key, count, *xs)`` return NDArrays (a pytree node,
-    rebuilt by jax on the way out); ``train`` also returns the parameter writes.  A predict program
+    rebuilt by jax on the way out) and the parameter writes (a predict program's: a custom op's aux states,
+    which MXNet keeps; ``_written`` applies them); ``train`` also returns the running-statistics updates
+    for backward.  A predict program
     that turns out to need randomness is replaced by ``predict_keyed`` (the ``keyed`` flag)."""
 
     def __init__(self, block, inputs):
@@ -402,15 +404,15 @@ class _Compiled:
         params = self.params
 
         def predict(leaves, *xs):
-            return run_bound(block, params, leaves, None, False, xs)[0]
+            return run_bound(block, params, leaves, None, False, xs)[:2]
 
         def predict_keyed(leaves, base, count, *xs):
-            return run_bound(block, params, leaves, jax.random.fold_in(base, count), False, xs)[0]
+            return run_bound(block, params, leaves, jax.random.fold_in(base, count), False, xs)[:2]
 
         def train(leaves, base, count, *xs, needs=None):
             return run_bound(block, params, leaves, jax.random.fold_in(base, count), True, xs, needs)
 
-        self.predict_raw = predict
+        self.predict_raw = lambda leaves, *xs: predict(leaves, *xs)[0]
         self.predict = jax.jit(predict)
         self.predict_keyed = jax.jit(predict_keyed)
         self.train = jax.jit(train, static_argnames=("needs",))
@@ -420,7 +422,7 @@ class _Compiled:
         if state[0] or state[1] or self.keyed:
             return self._call_slow(args)
         try:
-            return self.predict(self.leaves, *[a._arr if a.__class__ is NDArray else a for a in args])
+            return self._written(self.predict(self.leaves, *[a._arr if a.__class__ is NDArray else a for a in args]))
         except rng.KeyNeeded:
             self.keyed = True
             return self._call_slow(args)
@@ -433,7 +435,13 @@ class _Compiled:
             out, writes, _ = self.train(self.leaves, *rng.stream(), *xs)
             self._write_back(writes)
             return out
-        return self.predict_keyed(self.leaves, *rng.stream(), *xs)
+        return self._written(self.predict_keyed(self.leaves, *rng.stream(), *xs))
+
+    def _written(self, result):
+        """A predict program's output, its parameter writes applied."""
+        out, writes = result
+        self._write_back(writes)
+        return out
 
     def refresh(self):
         """Take the parameters' current values as leaves; False if a shape or dtype changed."""
@@ -465,10 +473,10 @@ class _Compiled:
             def fn(leaves, *xs):
                 return strip(self.train(leaves, base, count, *xs, needs=needs)[0])
         else:
-            out = self.predict_keyed(self.leaves, base, count, *xs)
+            out = self._written(self.predict_keyed(self.leaves, base, count, *xs))
 
             def fn(leaves, *xs):
-                return strip(self.predict_keyed(leaves, base, count, *xs))
+                return strip(self.predict_keyed(leaves, base, count, *xs)[0])
         result = autograd.record_op(fn, (tracked, *nd_args), {}, result=strip(out))
         if running:
             autograd.on_backward(_first_array(result), lambda: self._apply_running(running, at_forward))
@@ -529,7 +537,7 @@ class HybridBlock(Block):
                 # per-call Python work shows directly (a jitted call costs 5-8 us however small)
                 x = args[0]
                 try:
-                    return c.predict(c.leaves, x._arr if x.__class__ is NDArray else x)
+                    return c._written(c.predict(c.leaves, x._arr if x.__class__ is NDArray else x))
                 except rng.KeyNeeded:
                     c.keyed = True
             return c(args)

@@ -355,11 +355,13 @@ def test_custom_ops_match_mxnet(op_ref):
     assert notes and all("ah_numpy_softmax" in n for n in notes)
 
 
-def test_aux_state_parameter_is_written_as_mxnet(oracle):
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_aux_state_parameter_is_written_as_mxnet(oracle, hybridize):
     """A parameter passed as a custom op's aux state is written in place by the op's forward (MXNet's
-    ``self.assign(aux[0], 'write', ...)``), in a non-hybridized block: two recorded training steps, then two
-    predict calls, each moving the parameter as MXNet's does."""
-    code = "HYBRIDIZE = False\n" + AUX_OPS + AUX_RUN
+    ``self.assign(aux[0], 'write', ...)``), in a block, non-hybridized and hybridized (against MXNet's
+    hybridized run): two recorded training steps, then two predict calls (not recording), each moving the
+    parameter as MXNet's does."""
+    code = f"HYBRIDIZE = {hybridize}\n" + AUX_OPS + AUX_RUN
     ref = oracle.run(code, **ARR)
     compare(ours(code, **ARR), ref)
     assert not np.allclose(ref["predict_acc1"], ref["train_acc0"])      # the parameter moves at every call
