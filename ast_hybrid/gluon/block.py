@@ -32,7 +32,7 @@ import numpy as np
 
 from ast_hybrid import autograd, nd
 from ast_hybrid.ops import rng
-from ast_hybrid.gluon import compile_cache
+from ast_hybrid.gluon import compile_cache, data_parallel
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
 from ast_hybrid.autograd import STATE
 from ast_hybrid.ndarray import NDArray
@@ -530,6 +530,8 @@ class HybridBlock(Block):
         super().cast(dtype)
 
     def __call__(self, *args):
+        if data_parallel.PLACEMENT.active and not TRACE_STACK:    # parameters on several devices: the batch
+            args = data_parallel.place_inputs(self, args)          # is split over them (gluon/data_parallel.py)
         c = self._compiled                  # set only while hybridized
         if c is not None and not TRACE_STACK:
             state = STATE

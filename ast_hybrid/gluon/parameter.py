@@ -54,6 +54,8 @@ class Parameter:
         self._listeners = []      # callables run when the array is replaced (hybridize caches)
         self._trace = None        # the trace the parameter is bound into, during a hybridized trace
         self._leaf = None         # its autograd leaf (gradient buffer), when grad_req is not 'null'
+        self._ctx = None          # the contexts given to initialize/reset_ctx (None: jax's default device)
+        self._mesh = None         # several contexts: the mesh the value is replicated over (gluon.data_parallel)
 
     @property
     def grad_req(self):
@@ -93,6 +95,8 @@ class Parameter:
     def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
         if self._data is not None and not force_reinit:
             return
+        if ctx is not None:
+            self._set_ctx(ctx)
         default_init = _init.create(default_init) if default_init is not None else _init.Uniform()
         explicit = init if init is not None else self.init     # MXNet: an init given here wins over the parameter's
         if not shape_known(self._shape):
@@ -118,8 +122,26 @@ class Parameter:
         chosen = explicit if isinstance(explicit, (_init.Initializer, str)) else default_init
         self._set(_init.create(chosen)._init_weight(self.name, self._shape, self.dtype))
 
+    def _set_ctx(self, ctx):
+        from ast_hybrid.gluon import data_parallel
+        from ast_hybrid.ndarray import Context
+
+        self._ctx = [Context(c) for c in (ctx if isinstance(ctx, (list, tuple)) else [ctx])]
+        self._mesh = data_parallel.mesh_for(self._ctx)
+
     def reset_ctx(self, ctx=None):
-        return None
+        """Move the value to ``ctx`` (a context or a list: several replicate it over their devices)."""
+        from ast_hybrid.ndarray import current_context
+
+        self._set_ctx(current_context() if ctx is None else ctx)
+        if self._data is not None:
+            self._set(self._data)
+
+    def list_ctx(self):
+        """The contexts the parameter lives on."""
+        from ast_hybrid.ndarray import current_context
+
+        return list(self._ctx) if self._ctx else [current_context()]
 
     # data -------------------------------------------------------------------
     def data(self, ctx=None):
@@ -149,10 +171,18 @@ class Parameter:
         return NDArray(self._leaf.grad)
 
     def list_grad(self):
-        return [self.grad()]
+        """One gradient per context (the same values: on a mesh the gradient is already summed)."""
+        return self._per_context(self.grad())
 
     def list_data(self):
-        return [self.data()]
+        """One value per context, each on its context's device."""
+        return self._per_context(self.data())
+
+    def _per_context(self, value):
+        if self._mesh is None:
+            return [value]
+        by_device = {s.device: s.data for s in value._arr.addressable_shards}
+        return [NDArray(by_device[c.jax_device()]) for c in self._ctx]
 
     def set_data(self, data):
         trace = self._trace
@@ -181,6 +211,10 @@ class Parameter:
         import jax.numpy as jnp
 
         value = jnp.asarray(raw(value), dtype=self.dtype)
+        if self._mesh is not None:
+            from ast_hybrid.gluon import data_parallel
+
+            value = data_parallel.replicate(value, self._mesh)
         self._shape = tuple(value.shape)
         self._data = value
         if self._grad_req != "null" and self._leaf is None:
@@ -316,7 +350,12 @@ class ParameterDict:
             p.zero_grad()
 
     def reset_ctx(self, ctx):
-        return None
+        for p in self.values():
+            p.reset_ctx(ctx)
+
+    def list_ctx(self):
+        """The contexts of the parameters (of the first one, as MXNet)."""
+        return next(iter(self.values())).list_ctx() if len(self) else []
 
     def setattr(self, name, value):
         for p in self.values():

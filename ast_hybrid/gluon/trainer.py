@@ -100,11 +100,18 @@ def _compiled_update(name, options):
 
 
 class Trainer:
-    """MXNet's ``gluon.Trainer(params, optimizer, optimizer_params=None, ...)`` (one device; ``kvstore`` and
-    ``compression_params`` are accepted and ignored)."""
+    """MXNet's ``gluon.Trainer(params, optimizer, optimizer_params=None, ...)``.
+
+    ``kvstore``: ``'device'``, ``'local'``, ``'nccl'``, None, or a ``'dist_sync'``/``'dist_device_sync'`` name or
+    ``KVStore`` (``ast_hybrid.distributed``).  Parameters initialized on several contexts are replicated over
+    their devices and the compiled programs sum the gradients over them (``gluon/data_parallel.py``); a
+    ``dist_*`` store also sums them over the processes at ``step``.  ``compression_params`` is ignored."""
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device", compression_params=None,
                  update_on_kvstore=None):
+        from ast_hybrid import distributed
+
+        self._kvstore = distributed.for_trainer(kvstore)     # checked first: 'dist_async' is refused
         if hasattr(params, "values"):
             params = list(params.values())
         elif not isinstance(params, (list, tuple)):
@@ -154,10 +161,18 @@ class Trainer:
         self._lr = float(lr)
 
     def allreduce_grads(self):
-        return None
+        """Sum the gradients over the processes (a ``dist_*`` kvstore); over one process's devices the
+        compiled programs have summed them already."""
+        if self._kvstore is not None:
+            self._kvstore.allreduce_grads(self._params)
+
+    @property
+    def kvstore(self):
+        return self._kvstore
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One update of every trainable parameter, the gradients scaled by ``1 / batch_size``."""
+        self.allreduce_grads()
         self.update(batch_size, ignore_stale_grad)
 
     def update(self, batch_size, ignore_stale_grad=False):
