@@ -7,6 +7,8 @@ Within one process (``kvstore='device'``/``'local'``, MXNet's ``ctx=[mx.gpu(0), 
 - the arrays given to a hybridized block whose parameters live on such a mesh are placed on it
   (``place_inputs``): sharded along axis 0 (``P('data')``) when that axis divides evenly over the devices,
   else replicated (every device computes the whole batch: right, not parallel; a warning says so once);
+- the arrays given one by one (MXNet's loop over ``split_and_load``'s slices) are right too: the backward
+  passes between two steps add into the one gradient (``SummedLeaf``), as MXNet sums its per-context ones;
 - the block's compiled forward and the backward replayed under ``jax.vjp`` are then SPMD programs: XLA splits
   the batch, and the gradient of a replicated parameter comes out replicated, summed over the devices by an
   all-reduce inside the program.  BatchNorm's statistics are over the whole batch (MXNet's are per device),
@@ -24,7 +26,10 @@ from __future__ import annotations
 import functools
 import warnings
 
-__all__ = ["AXIS", "PLACEMENT", "mesh_for", "replicate", "mesh_of", "place_inputs", "allreduce_across_processes"]
+from ast_hybrid.autograd import _Leaf
+
+__all__ = ["AXIS", "PLACEMENT", "mesh_for", "replicate", "mesh_of", "place_inputs", "SummedLeaf", "mark_taken",
+           "allreduce_across_processes"]
 
 AXIS = "data"      # the mesh axis the batch is split along
 
@@ -111,7 +116,10 @@ def place_inputs(block, args):
                 break
     if mesh is None:
         return args
-    return tuple(_place(a, mesh, block) for a in args)
+    placed = []
+    for a in args:      # a loop, not a generator: _warn_once's stacklevel counts the frames to the user's call
+        placed.append(_place(a, mesh, block))
+    return tuple(placed)
 
 
 def _place(a, mesh, block):
@@ -123,16 +131,56 @@ def _place(a, mesh, block):
     if not _is_concrete(arr) or getattr(arr.sharding, "mesh", None) == mesh:
         return a
     split = arr.ndim > 0 and arr.shape[0] % mesh.size == 0
-    if not split and arr.ndim > 0 and arr.shape[0] > 1:
-        key = (type(block).__name__, arr.shape[0], mesh.size)
-        if key not in PLACEMENT.warned:
-            PLACEMENT.warned.add(key)
-            warnings.warn(f"{type(block).__name__}: a batch of {arr.shape[0]} does not split evenly over "
-                          f"{mesh.size} devices, so every device computes all of it (same results, no speed-up). "
-                          f"Use a batch size that is a multiple of {mesh.size} (DataLoader(..., "
-                          "last_batch='discard') drops a short last batch).", UserWarning, stacklevel=4)
+    one_device = len(arr.sharding.device_set) == 1 and arr.committed
+    if (one_device or not split) and arr.ndim > 0 and arr.shape[0] > 1:
+        _warn_once(block, mesh, arr.shape[0], one_device)
     placed = jax.device_put(arr, _sharding(mesh, split))
     return NDArray(placed, a._ag) if isinstance(a, NDArray) else placed
+
+
+def _warn_once(block, mesh, size, one_device):
+    key = (type(block).__name__, size, mesh.size, one_device)
+    if key in PLACEMENT.warned:
+        return
+    PLACEMENT.warned.add(key)
+    name = type(block).__name__
+    if one_device:      # a slice from split_and_load: the loop over contexts is right, not parallel
+        msg = (f"{name}: an input on one device (a split_and_load slice?) is computed on all {mesh.size} devices "
+               "of its parameters: the gradients are right, but nothing runs in parallel. Give the network the "
+               f"whole batch (net(batch)): ast-hybrid splits it over the {mesh.size} devices itself.")
+    else:
+        msg = (f"{name}: a batch of {size} does not split evenly over {mesh.size} devices, so every device "
+               f"computes all of it (same results, no speed-up). Use a batch size that is a multiple of "
+               f"{mesh.size} (DataLoader(..., last_batch='discard') drops a short last batch).")
+    warnings.warn(msg, UserWarning, stacklevel=5)
+
+
+class SummedLeaf(_Leaf):
+    """The gradient buffer of a parameter on several devices with ``grad_req='write'``: MXNet keeps one per
+    context, each written by the backward of that context's loss, and sums them at ``step``.  Here the
+    parameter has one buffer, so the backward passes between two steps (one per ``split_and_load`` slice)
+    add into it; ``Trainer.allreduce_grads`` (the start of ``step``) marks it taken, and the next backward
+    writes afresh."""
+
+    __slots__ = ("taken",)
+
+    def __init__(self, grad_req="write", grad=None):
+        super().__init__(grad_req, grad)
+        self.taken = True
+
+    def accumulate(self, g):
+        if self.grad_req == "write" and not self.taken and self.grad is not None:
+            self.grad = self.grad + g
+        else:
+            super().accumulate(g)
+        self.taken = False
+
+
+def mark_taken(params):
+    """``step`` has read the gradients of ``params``: their next backward writes, not adds."""
+    for p in params:
+        if isinstance(p._leaf, SummedLeaf):
+            p._leaf.taken = True
 
 
 # --- across processes -------------------------------------------------------------------------------------

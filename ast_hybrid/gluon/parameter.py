@@ -211,14 +211,16 @@ class Parameter:
         import jax.numpy as jnp
 
         value = jnp.asarray(raw(value), dtype=self.dtype)
+        self._shape = tuple(value.shape)
+        if self._grad_req != "null" and self._leaf is None:
+            self._leaf = _Leaf(self._grad_req)
         if self._mesh is not None:
             from ast_hybrid.gluon import data_parallel
 
             value = data_parallel.replicate(value, self._mesh)
-        self._shape = tuple(value.shape)
+            if self._leaf is not None and type(self._leaf) is _Leaf:
+                self._leaf = data_parallel.SummedLeaf(self._leaf.grad_req, self._leaf.grad)
         self._data = value
-        if self._grad_req != "null" and self._leaf is None:
-            self._leaf = _Leaf(self._grad_req)
         for notify in list(self._listeners):
             notify()
 

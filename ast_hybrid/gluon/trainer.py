@@ -163,8 +163,11 @@ class Trainer:
     def allreduce_grads(self):
         """Sum the gradients over the processes (a ``dist_*`` kvstore); over one process's devices the
         compiled programs have summed them already."""
+        from ast_hybrid.gluon import data_parallel
+
         if self._kvstore is not None:
             self._kvstore.allreduce_grads(self._params)
+        data_parallel.mark_taken(self._params)
 
     @property
     def kvstore(self):

@@ -113,4 +113,5 @@ def test_each_room_says_what_it_is_and_may_import(folder):
 def test_root_holds_mxnets_namespace():
     """Modules at the package root are MXNet's twins (and the lazy API); our tools live in folders."""
     root_modules = {p.stem for p in (ROOT / "ast_hybrid").glob("*.py")}
-    assert root_modules == {"__init__", "__main__", "nd", "ndarray", "sym", "autograd", "init", "operator"}
+    assert root_modules == {"__init__", "__main__", "nd", "ndarray", "sym", "autograd", "init", "operator",
+                            "distributed"}
