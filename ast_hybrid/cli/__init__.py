@@ -1,6 +1,6 @@
 """The ``ast-hybrid`` command line (also ``python -m ast_hybrid``).
 
-Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``, ``run``)::
+Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``, ``run``, ``launch``)::
 
     ast-hybrid lint PATH...        # hybridizability diagnostics (never imports the code)
     ast-hybrid rules               # every rule: code, name, fixability, summary
@@ -8,6 +8,7 @@ Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, 
     ast-hybrid convert FILE[::QUALNAME]   # the transpiler's converted source
     ast-hybrid demo                # lint, convert and run an embedded Gluon model
     ast-hybrid run SCRIPT [ARGS]   # run an MXNet script unchanged (`import mxnet` is ast-hybrid)
+    ast-hybrid launch -n N SCRIPT  # N local processes running it together (kvstore='dist_sync')
 
 Exit codes, as ruff: 0 when no finding fails the run, 1 when there are
 findings (errors or warnings; *notes never fail a run*), 2 for a usage error,
@@ -31,7 +32,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # subcommand -> the module of this package that runs it (``run(args) -> exit code``),
 # imported only when that command runs: ``lint`` never loads jax
 COMMANDS = {"lint": "lint", "check": "lint", "rules": "rules", "rule": "rules",
-            "convert": "convert", "demo": "demo", "run": "run"}
+            "convert": "convert", "demo": "demo", "run": "run", "launch": "launch"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -99,6 +100,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help="use ast-hybrid even where a real MXNet is installed (never shadowed otherwise)")
     run.add_argument("script", metavar="SCRIPT", help="the Python file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
+
+    launch = sub.add_parser("launch", help="run a script in N local processes training together",
+                            description="Start N local processes joined by jax.distributed (gloo on CPU), each "
+                                        "running SCRIPT as `ast-hybrid run` does; mx.kv.create('dist_sync') "
+                                        "sees them as its workers.")
+    launch.add_argument("-n", "--num-processes", type=int, required=True, metavar="N", help="how many processes")
+    launch.add_argument("--devices-per-process", type=int, default=1, metavar="K",
+                        help="simulated CPU devices per process (XLA_FLAGS device count; default 1)")
+    launch.add_argument("--port", type=int, default=0, help="the coordinator's local port (default: a free one)")
+    launch.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="after a process fails, how long the others get to exit before they are stopped "
+                             "(default 10)")
+    launch.add_argument("--all-output", action="store_true",
+                        help="show every process's standard output (default: process 0's only)")
+    launch.add_argument("--force", action="store_true", help="as for `run`")
+    launch.add_argument("script", metavar="SCRIPT", help="the Python file to run")
+    launch.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
     return p
 
 

@@ -174,8 +174,11 @@ class Block:
             p.cast(dtype)
 
     def save_parameters(self, filename, deduplicate=False):
+        from ast_hybrid import distributed
         from ast_hybrid.gluon import params_io
 
+        if not distributed.writes_files():      # several processes: process 0 writes (distributed.writes_files)
+            return
         params = self._collect_params_with_prefix()
         arrays, seen = OrderedDict(), {}
         for k, p in params.items():

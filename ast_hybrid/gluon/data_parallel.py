@@ -29,7 +29,7 @@ import warnings
 from ast_hybrid.autograd import _Leaf
 
 __all__ = ["AXIS", "PLACEMENT", "mesh_for", "replicate", "mesh_of", "place_inputs", "SummedLeaf", "mark_taken",
-           "allreduce_across_processes"]
+           "allreduce_across_processes", "PeerLost"]
 
 AXIS = "data"      # the mesh axis the batch is split along
 
@@ -217,6 +217,10 @@ def _sharding_all(mesh):
     return NamedSharding(mesh, PartitionSpec())
 
 
+class PeerLost(RuntimeError):
+    """A collective over the processes failed: another process has stopped."""
+
+
 def allreduce_across_processes(arrays):
     """Each array (this process's value, on this process's devices) summed over all processes, in one compiled
     program; the sums come back laid out as the arrays were.  One process: ``arrays`` unchanged."""
@@ -240,7 +244,14 @@ def allreduce_across_processes(arrays):
                     (jax.process_count(), *arrays[i].shape), rows_sharding,
                     [s.data[None] for s in arrays[i].addressable_shards])
                 for i in members]
-        for i, total in zip(members, _summer(mesh)(rows)):
+        try:
+            totals = _summer(mesh)(rows)
+            jax.block_until_ready(totals)
+        except Exception as exc:       # jax's XlaRuntimeError: a peer is gone (gloo: connection closed)
+            raise PeerLost(f"process {jax.process_index()}: summing the gradients over the "
+                           f"{jax.process_count()} processes failed, most likely because another process has "
+                           f"stopped (see its error). XLA said: {str(exc).splitlines()[0][:300]}") from None
+        for i, total in zip(members, totals):
             by_device = {s.device: s.data for s in total.addressable_shards}
             out[i] = jax.make_array_from_single_device_arrays(
                 arrays[i].shape, arrays[i].sharding, [by_device[s.device] for s in arrays[i].addressable_shards])
