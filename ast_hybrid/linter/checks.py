@@ -279,8 +279,15 @@ class Checker:
             base = tgt.value
             while isinstance(base, gast.Subscript):
                 base = base.value
-            if definitely_tensor(self.kind(base)):
+            bk = self.kind(base)
+            if definitely_tensor(bk) or (Tag.HOST_ARRAY in bk and self._stores_tensor(tgt)):
                 self.add("HY002", tgt, what=_describe(base, self.src))
+
+    def _stores_tensor(self, tgt) -> bool:
+        """Whether the assignment to ``tgt`` stores a tensor (into an ``mx.nd`` buffer: fails
+        when hybridized)."""
+        stmt = self.u.parents.get(tgt)
+        return isinstance(stmt, gast.Assign) and tensorish(self.kind(stmt.value))
 
     # -- HY012: state kept on the block across calls ------------------------
     def check_state(self, tgt, root) -> None:
@@ -376,6 +383,8 @@ class Checker:
         """HY004: ``.asnumpy()``, ``.item()``, ``float(x)``, ``numpy.array(x)`` of a tensor."""
         func, name = call.node.func, call.name
         if isinstance(func, gast.Attribute) and name in ("asnumpy", "asscalar"):
+            if Tag.HOST_ARRAY_METHOD in call.fk and not tensorish(call.fk):
+                return False     # `mx.nd.array(mask).sum().asnumpy()`: no input in it
             self.add("HY004", call.node, "asnumpy", name=name)
             return True
         if isinstance(func, gast.Attribute) and name in ("item", "tolist") and tensorish(

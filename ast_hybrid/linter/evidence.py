@@ -37,11 +37,13 @@ import gast
 
 from .kinds import LIST_METHODS, MULTI_OUTPUT, Tag, is_op
 
-__all__ = ["param_evidence", "element_evidence", "refine"]
+__all__ = ["param_evidence", "element_evidence", "refine", "declared_host"]
 
 _SEQUENCE_BUILTINS = frozenset({"zip", "list", "tuple", "map"})
 _SEQUENCE_WORDS = re.compile(r"\b(list|tuple|sequence|iterable|nested|dict)\b|\[", re.I)
 _TENSOR_WORDS = re.compile(r"\b(nd\.)?(ndarray|symbol|tensor)\b", re.I)
+#: a documented Python scalar or numpy array (``glob_num_columns : int``; ``mask : numpy.ndarray``)
+_HOST_WORDS = re.compile(r"^\s*(int|float|bool|str|string|number|scalar|(np|numpy)\.(nd)?array|numpy array)\b", re.I)
 _NO_EVIDENCE = (False, False)
 
 
@@ -97,26 +99,36 @@ def param_evidence(unit, name: str, helper_evidence) -> tuple[bool, bool]:
 
 def declared(unit, param) -> tuple[bool, bool]:
     """``(tensor, sequence)`` from the parameter's annotation or documented type."""
-    texts = []
-    if param.annotation is not None:
-        texts.append(_annotation_text(param.annotation))
-    else:
-        pattern = re.compile(rf"^\s*(?:- )?\**{re.escape(param.id)}\**\s*:\s*(\S[^\n]*)$", re.M)
-        docs = [_docstring(unit.fn)]
-        if unit.cls is not None:
-            docs += [_docstring(m) for n, m in unit.cls.methods.items() if n in ("__call__", "forward")]
-            docs.append(_docstring(unit.cls.node))
-        for doc in docs:
-            m = pattern.search(doc or "")
-            if m:
-                texts.append(m.group(1))
-                break
-    if not texts:
+    text = _declared_text(unit, param)
+    if text is None:
         return _NO_EVIDENCE
-    text = texts[0]
     if _SEQUENCE_WORDS.search(text):
         return False, True
-    return bool(_TENSOR_WORDS.search(text)), False
+    return bool(_TENSOR_WORDS.search(_HOST_WORDS.sub("", text))), False
+
+
+def declared_host(unit, param) -> bool:
+    """Whether the parameter is documented (or annotated) as a Python scalar or a numpy array, and
+    not also as a tensor or a list (``glob_num_columns : int``, ``mask : numpy.ndarray``)."""
+    text = _declared_text(unit, param)
+    return bool(text and _HOST_WORDS.search(text) and not _SEQUENCE_WORDS.search(text)
+                and not _TENSOR_WORDS.search(_HOST_WORDS.sub("", text)))
+
+
+def _declared_text(unit, param) -> str | None:
+    """The parameter's annotation, or its type as the docstrings document it, else None."""
+    if param.annotation is not None:
+        return _annotation_text(param.annotation)
+    pattern = re.compile(rf"^\s*(?:- )?\**{re.escape(param.id)}\**\s*:\s*(\S[^\n]*)$", re.M)
+    docs = [_docstring(unit.fn)]
+    if unit.cls is not None:
+        docs += [_docstring(m) for n, m in unit.cls.methods.items() if n in ("__call__", "forward")]
+        docs.append(_docstring(unit.cls.node))
+    for doc in docs:
+        m = pattern.search(doc or "")
+        if m:
+            return m.group(1)
+    return None
 
 
 def _docstring(fn) -> str | None:

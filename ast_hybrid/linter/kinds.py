@@ -19,6 +19,9 @@ Tags (:class:`Tag`):
   (``F.split(x, num_outputs=n)``, ``F.contrib.foreach``), a parameter used both
   as a tensor and as a list.  Rules that need *certainty* (iteration, ``len``,
   integer indexing, truth tests) ignore it.
+- ``TENSORS``: with ``TENSOR_OR_TUPLE``, an operator's result whose number of outputs the call
+  does not spell (``x.split(num_outputs=n)``): a tensor or a tuple of tensors, so ``v[-1]``, an
+  unpacked item or a loop variable over it is a tensor either way.
 - ``SEQUENCE_OF_TENSORS`` / ``DICT_OF_TENSORS``: a tuple or list / a dict of tensors (``*args``,
   ``**kwargs``, ``[a, b]``, a list grown by ``xs.append(t)``, a parameter used as a list:
   :mod:`.evidence`).  With it, an :class:`Items` member keeps each item's tags when the
@@ -29,6 +32,11 @@ Tags (:class:`Tag`):
 - ``SELF``, ``SELF_ATTRIBUTE``: the block, and its (non-method) attributes.
 - ``TENSOR_METHOD``: a bound method of a tensor (``x.reshape`` before the call).
 - ``INT``: a Python int (literals, ``range`` loop variables, ``x.shape[i]``).
+- ``HOST_ARRAY``: an NDArray made with ``mx.nd`` from Python or numpy values alone
+  (``mx.nd.array(mask)``, ``nd.zeros(shape)``), and what its own methods, indexing and
+  arithmetic among such arrays give: a concrete array even in a hybridized forward (its
+  ``.shape``, ``.asnumpy()`` work; mixing it with a Symbol does not, which is HY007 where it
+  is made).  With a tensor, it gives a tensor.  ``HOST_ARRAY_METHOD``: its bound method.
 
 Not tensors: literals, ``self`` attributes that are not called, ``x is None``
 and ``in`` tests, ``F`` itself, ``isinstance``/``len``/``autograd.is_training()``
@@ -80,6 +88,9 @@ class Tag(str, Enum):
     SELF_ATTRIBUTE = "self-attribute"
     TENSOR_METHOD = "tensor-method"
     INT = "python-int"
+    TENSORS = "tensors"
+    HOST_ARRAY = "host-array"
+    HOST_ARRAY_METHOD = "host-array-method"
 
 
 @dataclass(frozen=True)
@@ -101,14 +112,30 @@ _TENSOR_OR_TUPLE = frozenset((Tag.TENSOR_OR_TUPLE,))
 _SEQUENCE_OF_TENSORS = frozenset((Tag.SEQUENCE_OF_TENSORS,))
 _DICT_OF_TENSORS = frozenset((Tag.DICT_OF_TENSORS,))
 _INT = frozenset((Tag.INT,))
+_HOST_ARRAY = frozenset((Tag.HOST_ARRAY,))
+_TENSORS = frozenset((Tag.TENSOR_OR_TUPLE, Tag.TENSORS))
 
 #: Functions of ``F`` written in Python, not operators, with a result of several parts whose
 #: number the call does not say (control flow; numpy mode's splits).  The operators' output
 #: counts come from MXNet itself (:mod:`.op_outputs`).
 MULTI_OUTPUT = frozenset({"split_v2", "foreach", "while_loop", "cond", "array_split", "hsplit",
                           "vsplit", "dsplit", "meshgrid"})
+#: NDArray/Symbol methods with one tensor output (MXNet's fluent methods and a few more)
+FLUENT = frozenset({
+    "reshape", "reshape_like", "transpose", "swapaxes", "expand_dims", "squeeze", "flatten", "astype",
+    "slice", "slice_axis", "slice_like", "take", "pick", "one_hot", "tile", "repeat", "pad", "flip",
+    "broadcast_to", "broadcast_like", "broadcast_axes", "zeros_like", "ones_like", "detach",
+    "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm", "argmax", "argmin",
+    "argmax_channel", "argsort", "clip", "abs", "sign", "round", "rint", "fix", "floor",
+    "ceil", "trunc", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
+    "rcbrt", "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin",
+    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
+    "arccosh", "arctanh", "degrees", "radians", "diag", "depth_to_space", "space_to_depth",
+    "shape_array", "size_array", "tostype", "as_in_context", "copyto", "as_nd_ndarray"})
 #: Tensor methods that return a host value (numpy array or Python scalar).
 HOST_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist"})
+#: Attributes of a sparse tensor (``x.tostype("csr")``) that are tensors
+SPARSE_PARTS = frozenset({"data", "indices", "indptr"})
 #: Tensor attributes that are not tensors.
 META_ATTRS = frozenset({"shape", "ndim", "size", "context", "ctx", "dtype", "stype",
                         "grad", "handle", "name", "writable"})
@@ -152,7 +179,7 @@ def _elements(kinds) -> frozenset:
     if Tag.TENSOR in kinds or (Tag.SEQUENCE_OF_TENSORS in kinds and not structures):
         out.add(Tag.TENSOR)
     if Tag.TENSOR_OR_TUPLE in kinds:
-        out.add(Tag.TENSOR_OR_TUPLE)
+        out.add(Tag.TENSOR if Tag.TENSORS in kinds else Tag.TENSOR_OR_TUPLE)
     if Tag.SELF_ATTRIBUTE in kinds:
         out.add(Tag.SELF_ATTRIBUTE)
     return frozenset(out)
@@ -315,6 +342,8 @@ class Unit:
             both = lk | rk
             if tensorish(both):
                 return _TENSOR
+            if Tag.HOST_ARRAY in both:
+                return _HOST_ARRAY
             if Tag.SEQUENCE_OF_TENSORS in both and isinstance(node.op, (gast.Add, gast.Mult)):
                 return _SEQUENCE_OF_TENSORS
             if Tag.INT in lk and Tag.INT in rk:
@@ -326,6 +355,8 @@ class Unit:
                 return EMPTY
             if tensorish(k):
                 return _TENSOR
+            if Tag.HOST_ARRAY in k:
+                return _HOST_ARRAY
             return _INT if Tag.INT in k else EMPTY
         if t is gast.Compare:
             kinds = [self.kind(node.left)] + [self.kind(c) for c in node.comparators]
@@ -366,17 +397,20 @@ class Unit:
         if is_op(vk):
             out.add(Tag.MULTI_OUTPUT_OP if node.attr in MULTI_OUTPUT else Tag.OP)
         if Tag.SELF in vk:
-            if not (self.cls is not None and self.facts.has_method(self.cls, node.attr)):
+            if not (self.cls is not None and (self.facts.has_method(self.cls, node.attr)
+                                              or self._constructed(node.attr) == "host")):
                 out.add(Tag.SELF_ATTRIBUTE)
         if Tag.SELF_ATTRIBUTE in vk:
             out.add(Tag.SELF_ATTRIBUTE)
         if tensorish(vk):
-            if node.attr == "T":
-                out.add(Tag.TENSOR)
+            if node.attr == "T" or (node.attr in SPARSE_PARTS and not self._called(node)):
+                out.add(Tag.TENSOR)     # `x.T`; `csr.data`, `csr.indices`: a sparse array's parts
             elif node.attr not in META_ATTRS:
                 out.add(Tag.TENSOR_METHOD)
         if Tag.DICT_OF_TENSORS in vk and node.attr in ("get", "values", "items", "pop"):
             out.add(Tag.TENSOR_METHOD)
+        if Tag.HOST_ARRAY in vk and node.attr not in META_ATTRS:
+            out.add(Tag.HOST_ARRAY if node.attr == "T" else Tag.HOST_ARRAY_METHOD)
         return frozenset(out)
 
     def _subscript_kind(self, node) -> frozenset:
@@ -385,6 +419,8 @@ class Unit:
         index = _constant_int(node.slice)
         if index is not None and (Tag.SEQUENCE_OF_TENSORS in vk or _structures(vk)):
             return _item(vk, index)
+        if index is not None and Tag.TENSORS in vk:
+            return _TENSOR       # an output of an operator (or a row of its one output)
         if Tag.TENSOR in vk:
             out.add(Tag.TENSOR)
         if Tag.TENSOR_OR_TUPLE in vk:
@@ -395,6 +431,8 @@ class Unit:
             out.add(Tag.TENSOR)
         if Tag.SELF_ATTRIBUTE in vk:
             out.add(Tag.SELF_ATTRIBUTE)
+        if Tag.HOST_ARRAY in vk:
+            out.add(Tag.HOST_ARRAY)
         if isinstance(node.value, gast.Attribute) and node.value.attr == "shape":
             out.add(Tag.INT)
         return frozenset(out)
@@ -419,14 +457,24 @@ class Unit:
             if name in HOST_METHODS or name in ("wait_to_read", "asnumpy"):
                 return EMPTY
             if name == "split_v2":
-                return _TENSOR_OR_TUPLE
+                return _TENSORS
             if name in OUTPUTS:
                 return _outputs(name, node, bound=1)
             vk = self.kind(func.value)
             if Tag.DICT_OF_TENSORS in vk and name in ("values", "items"):
                 return _SEQUENCE_OF_TENSORS if name == "values" else EMPTY
-            return _TENSOR if Tag.TENSOR in vk or Tag.DICT_OF_TENSORS in vk else _TENSOR_OR_TUPLE
+            if Tag.TENSOR in vk or Tag.DICT_OF_TENSORS in vk or name in FLUENT:
+                return _TENSOR   # a tuple has no `.reshape`: whatever had it was a tensor
+            return _TENSOR_OR_TUPLE
+        if Tag.HOST_ARRAY_METHOD in fk and not tensorish(fk):
+            if func.attr in HOST_METHODS:
+                return EMPTY
+            return _TENSOR if self._tensor_argument(node) else _HOST_ARRAY
         if Tag.SELF_ATTRIBUTE in fk or Tag.TENSOR_OR_TUPLE in fk:
+            if (type(func) is gast.Attribute and Tag.SELF in self.kind(func.value)
+                    and self._constructed(func.attr) == "layer" and len(node.args) == 1 and not node.keywords
+                    and type(node.args[0]) is not gast.Starred):
+                return _TENSOR       # `self.rnn(x)`: a Gluon layer given its data alone
             return _TENSOR_OR_TUPLE
         if isinstance(func, gast.Attribute):
             fam = module_family(self.global_path(func))
@@ -436,7 +484,10 @@ class Unit:
                     return EMPTY
                 if name in MULTI_OUTPUT:
                     return _TENSOR_OR_TUPLE
-                return _outputs(self.global_path(func).split(".", 2)[2], node, bound=0)
+                out = _outputs(self.global_path(func).split(".", 2)[2], node, bound=0)
+                if fam == "nd" and out == _TENSOR and not self._tensor_argument(node):
+                    return _HOST_ARRAY    # `mx.nd.array(mask)`: made from host values alone
+                return out
             return EMPTY
         if isinstance(func, gast.Name) and self.is_global(func):
             name = func.id
@@ -447,6 +498,33 @@ class Unit:
             if name in _BUILTIN_SEQ and node.args:
                 return _elements(self.kind(node.args[0])) and _SEQUENCE_OF_TENSORS
         return EMPTY
+
+    def _called(self, node) -> bool:
+        parent = self.parents.get(node)
+        return type(parent) is gast.Call and parent.func is node
+
+    def _tensor_argument(self, call) -> bool:
+        """Whether an argument of ``call`` holds tensors."""
+        return any(holds_tensors(self.kind(a)) for a in call.args) or any(
+            holds_tensors(self.kind(k.value)) for k in call.keywords)
+
+    def _constructed(self, attr: str) -> str | None:
+        """What the constructor stores in ``self.<attr>``: "host" (a Python or numpy value, a
+        lambda), "layer" (a Gluon layer that returns one tensor when given one), else None."""
+        if self.cls is None:
+            return None
+        cache = self.facts.constructed
+        key = (self.cls.name, attr)
+        if key not in cache:
+            values = self.facts.init_values(self.cls, attr)
+            found = None
+            if values:
+                if all(_host_value(self.facts, v) for v in values):
+                    found = "host"
+                elif all(_layer_path(self.facts, v) for v in values):
+                    found = "layer"
+            cache[key] = found
+        return cache[key]
 
     def _op_names(self, func, depth=0) -> list:
         """``["contrib.box_encode"]`` for ``F.contrib.box_encode``: the op's name below ``F``;
@@ -739,10 +817,10 @@ def _outputs(op: str, call, bound: int) -> frozenset:
         if not any(a.startswith("*") for a in signature):
             for name, arg in zip(signature[bound:], call.args):
                 if type(arg) is gast.Starred:
-                    return _TENSOR_OR_TUPLE
+                    return _TENSORS
                 given[name] = arg
         if any(kw.arg is None for kw in call.keywords):
-            return _TENSOR_OR_TUPLE
+            return _TENSORS
         values = []
         for name, default in zip(params, defaults):
             node = given.get(name)
@@ -755,10 +833,47 @@ def _outputs(op: str, call, bound: int) -> frozenset:
             node = given.get(count_param)
             n = node.value if type(node) is gast.Constant and type(node.value) is int else None
         if n is None:
-            return _TENSOR_OR_TUPLE
+            return _TENSORS
     if n == 1:
         return _TENSOR
     return frozenset((Tag.SEQUENCE_OF_TENSORS, Items((_TENSOR,) * n)))
+
+
+#: Gluon layers (``mxnet.gluon.nn``/``rnn``) whose output, given one input, is one tensor
+#: (recurrent layers return their states too only when given them)
+SINGLE_OUTPUT_LAYERS = frozenset({
+    "nn.Dense", "nn.Dropout", "nn.BatchNorm", "nn.InstanceNorm", "nn.LayerNorm", "nn.GroupNorm",
+    "nn.Embedding", "nn.Flatten", "nn.Activation", "nn.LeakyReLU", "nn.PReLU", "nn.ELU", "nn.SELU",
+    "nn.Swish", "nn.GELU", "nn.Conv1D", "nn.Conv2D", "nn.Conv3D", "nn.Conv1DTranspose",
+    "nn.Conv2DTranspose", "nn.Conv3DTranspose", "nn.MaxPool1D", "nn.MaxPool2D", "nn.MaxPool3D",
+    "nn.AvgPool1D", "nn.AvgPool2D", "nn.AvgPool3D", "nn.GlobalMaxPool1D", "nn.GlobalMaxPool2D",
+    "nn.GlobalMaxPool3D", "nn.GlobalAvgPool1D", "nn.GlobalAvgPool2D", "nn.GlobalAvgPool3D",
+    "nn.ReflectionPad2D", "rnn.LSTM", "rnn.GRU", "rnn.RNN"})
+
+
+def _host_value(facts, node) -> bool:
+    """Whether a constructor's ``self.a = node`` stores a Python or numpy value (stdlib ast):
+    a literal, a lambda, arithmetic (no block or Parameter has any), a numpy function's
+    result, or a method's result of such a value (``(a + 1).astype(np.int64)``)."""
+    t = type(node).__name__
+    if t in ("Constant", "Lambda", "JoinedStr", "BinOp", "UnaryOp", "Compare", "BoolOp"):
+        return True
+    if t in ("Tuple", "List", "Set"):
+        return bool(node.elts) and all(_host_value(facts, e) for e in node.elts)
+    if t == "Call":
+        func = node.func
+        if module_family(module_of(facts, dotted_name(func))) == "numpy":
+            return True
+        return type(func).__name__ == "Attribute" and _host_value(facts, func.value)
+    return False
+
+
+def _layer_path(facts, node) -> bool:
+    """Whether ``node`` builds one of :data:`SINGLE_OUTPUT_LAYERS` (``nn.Dense(...)``)."""
+    if type(node).__name__ != "Call":
+        return False
+    full = module_of(facts, dotted_name(node.func)) or ""
+    return full.startswith("mxnet.gluon.") and full[len("mxnet.gluon."):] in SINGLE_OUTPUT_LAYERS
 
 
 def _constant_int(node):

@@ -62,6 +62,30 @@ class ClassFacts:
         for stmt in node.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.methods[stmt.name] = stmt
+        self._stores: dict | None = None
+
+    def stores(self) -> dict:
+        """``{attr: [value, ...]}`` for every ``self.attr = value`` of ``__init__``; an attribute
+        another method stores too maps to None (its value is not the constructor's alone)."""
+        if self._stores is None:
+            out: dict = {}
+            for name, fn in self.methods.items():
+                if not fn.args.args:
+                    continue
+                me = fn.args.args[0].arg
+                for stmt in _statements(fn.body):
+                    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+                        continue
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for tgt in targets:
+                        if (isinstance(tgt, ast.Attribute) and isinstance(tgt.value, ast.Name)
+                                and tgt.value.id == me):
+                            if name != "__init__" or len(targets) > 1:
+                                out[tgt.attr] = None
+                            elif out.get(tgt.attr, []) is not None:
+                                out.setdefault(tgt.attr, []).append(stmt.value)
+            self._stores = out
+        return self._stores
 
 
 class ModuleFacts:
@@ -74,6 +98,8 @@ class ModuleFacts:
         self._parents: dict[str, list[ClassFacts]] = {}
         #: (class name, attribute path) -> whether a later call reads it back (:mod:`.state`)
         self.read_back: dict = {}
+        #: (class name, attribute) -> what its constructor stores there (:mod:`.kinds`)
+        self.constructed: dict = {}
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[stmt.name] = stmt
@@ -137,6 +163,16 @@ class ModuleFacts:
         for c in chain:
             if name in c.methods:
                 return c, c.methods[name]
+        return None
+
+    def init_values(self, cls: ClassFacts, attr: str):
+        """What the constructor stores in ``self.<attr>`` (:meth:`ClassFacts.stores`), looking in
+        ``cls`` and then its in-file bases; None when unknown (not stored there, or stored
+        by another method too)."""
+        for c in [cls, *self.parent_classes(cls)]:
+            stores = c.stores()
+            if attr in stores:
+                return stores[attr]
         return None
 
     def has_method(self, cls: ClassFacts, name: str) -> bool:
