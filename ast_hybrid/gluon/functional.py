@@ -6,6 +6,10 @@ its arguments, so it composes with ``jax.jit``, ``jax.grad``, ``jax.vmap`` and
 optax.  In training mode it returns ``(output, new_aux)`` where ``new_aux``
 holds the running statistics (BatchNorm) as one MXNet training step leaves them, by name.
 
+It scales as any jax function does: under ``jax.jit`` with the inputs laid out by
+``NamedSharding(mesh, P('data'))`` and ``params`` replicated, XLA splits the batch over the
+devices and sums the gradients inside the step (``examples/sharded_optax.py``, ``docs/distributed.md``).
+
     >>> import jax, jax.numpy as jnp
     >>> from ast_hybrid.gluon import nn
     >>> net = nn.Dense(2, in_units=3, prefix='f_'); net.initialize()
