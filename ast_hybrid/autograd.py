@@ -400,8 +400,9 @@ class Function:
     As in MXNet, ``forward`` runs with recording off and its result is returned as it returned it; while
     recording, the call goes on the tape with the user's ``backward`` as its gradient.  The two are one
     ``jax.custom_vjp`` (``ast_hybrid.operator``), so inside a hybridized block and under ``jax.grad`` through
-    ``functional(net)`` both are traced into the compiled program (a backward that calls ``asnumpy()`` runs
-    on the host through ``jax.pure_callback``).  (MXNet 1.9.1 itself cannot hybridize a block that calls a
+    ``functional(net)`` both are traced into the compiled program (a forward or backward that calls
+    ``asnumpy()`` runs on the host through ``jax.pure_callback``, forward's output shapes taken from a trial
+    run).  (MXNet 1.9.1 itself cannot hybridize a block that calls a
     Function.)
 
         >>> from ast_hybrid import nd, autograd

@@ -26,7 +26,9 @@ How it runs: eagerly, the user's code runs on concrete NDArrays (``asnumpy()`` w
 (inside a hybridized block, under ``jax.grad``/``jit`` through ``functional(net)``) a forward or backward
 written with NDArray ops is traced into the compiled program; one that reads values on the host
 (``asnumpy()``, ``asscalar()``, a Python ``if`` on a value) runs through ``jax.pure_callback`` with the
-shapes the prop declared, and a warning (once per op type) says that the op leaves the compiled program.
+shapes the prop declared (an ``autograd.Function``, which declares none: the shapes of a trial run of its
+forward on sample inputs, each real run checked against them), and a warning (once per op type) says that
+the op leaves the compiled program.
 
 Errors in the user's code, or against the protocol (an ``infer_shape`` that disagrees with what forward
 assigns, a ``Function.backward`` that returns the wrong number of gradients, an ``op_type`` never
@@ -96,9 +98,10 @@ def _failing_site(exc, fn):
 
 
 def _caller_site():
-    """``file:line`` of the innermost frame outside ast-hybrid (the user's call)."""
+    """``file:line`` of the innermost frame outside ast-hybrid and jax (the user's call)."""
     frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
+                                 or frame.f_globals.get("__name__", "").partition(".")[0] in ("jax", "jaxlib")):
         frame = frame.f_back
     return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "<unknown>"
 
@@ -240,29 +243,35 @@ def _lower_function(fn_obj, inputs, shape, traced):
     positions = [i for i, x in enumerate(inputs) if x.__class__ is NDArray]
     state = {}
 
-    def forward(*arrays):
+    fwd_key = (type(fn_obj), "forward")
+
+    def run(arrays, traced=False):
+        """The user's forward on ``arrays``: (outputs, layout of the saved arrays, saved arrays)."""
         args = list(inputs)
         for i, a in zip(positions, arrays):
             args[i] = NDArray(a)
-        try:
-            out = _function_outputs(fn_obj, _call_user(fn_obj, "forward", *args, traced=_is_traced(arrays)))
-        except _HostNeeded:
-            raise CustomError(f"{_name(fn_obj, 'forward')} ({_site(fn_obj.forward)}) reads a traced value on "
-                              "the host (asnumpy() or similar) inside a compiled program: an autograd.Function "
-                              "declares no output shapes, so its forward must use NDArray ops there (its "
-                              "backward may use asnumpy)") from None
+        out = _function_outputs(fn_obj, _call_user(fn_obj, "forward", *args, traced=traced))
         if not shape:
             shape.append(None if out.__class__ is NDArray else type(out))
         outs = (out,) if out.__class__ is NDArray else tuple(out)
-        return tuple(o._arr for o in outs)
+        return (tuple(o._arr for o in outs), *_stash(fn_obj))
+
+    def forward(*arrays):
+        if _is_traced(arrays) and not _HOST.get(fwd_key):
+            try:
+                return run(arrays, traced=True)
+            except _HostNeeded:
+                _HOST[fwd_key] = True
+        if _is_traced(arrays):
+            return _function_on_host(fn_obj, run, arrays)
+        return run(arrays)
 
     @jax.custom_vjp
     def lowered(*arrays):
-        return forward(*arrays)
+        return forward(*arrays)[0]
 
     def fwd(*arrays):
-        outs = forward(*arrays)
-        layout, saved = _stash(fn_obj)
+        outs, layout, saved = forward(*arrays)
         state["layout"], state["outs"] = layout, [_spec(o.shape, o.dtype) for o in outs]
         return outs, (tuple(arrays), tuple(saved))
 
@@ -287,6 +296,52 @@ def _lower_function(fn_obj, inputs, shape, traced):
 
     lowered.defvjp(fwd, bwd)
     return lowered
+
+
+def _function_on_host(fn_obj, run, arrays):
+    """``run`` (a Function's forward, :func:`_lower_function`) on traced ``arrays`` through
+    ``jax.pure_callback``.  A Function declares no output shapes: they, and those of the arrays it keeps for
+    backward, are taken from a trial run on sample values of the inputs' shapes; each real run is checked
+    against them (outputs whose shapes depend on the values cannot be in a compiled program)."""
+    import jax
+
+    who = _name(fn_obj, "forward")
+    with np.errstate(all="ignore"), jax.ensure_compile_time_eval():     # eagerly, inside the trace
+        try:
+            outs, layout, saved = run([_sample(a) for a in arrays])
+        except CustomError as exc:
+            raise CustomError(
+                f"{who} ({_site(fn_obj.forward)}), called at {_caller_site()}, reads a traced value on the host "
+                "(asnumpy() or similar) inside a compiled program; to run it on the host, its output shapes were "
+                f"sought by a trial run on sample inputs, which failed: {exc}.  Write its forward with NDArray ops "
+                "(its backward may use asnumpy), or call the block without hybridize()") from None
+    trial = [_spec(np.shape(a), a.dtype) for a in (*outs, *saved)]
+    n_out = len(outs)
+
+    def on_host(*values):
+        got_outs, got_layout, got_saved = run(values)
+        got = [_spec(np.shape(a), a.dtype) for a in (*got_outs, *got_saved)]
+        if got != trial or got_layout != layout:
+            raise CustomError(f"{who} ({_site(fn_obj.forward)}) gave outputs and saved arrays of shapes "
+                              f"{[g.shape for g in got]} here, {[t.shape for t in trial]} in its trial run on "
+                              "sample inputs: inside a compiled program their shapes must not depend on the "
+                              "values; call the block without hybridize()")
+        return [*got_outs, *got_saved]
+
+    _note_host((type(fn_obj), "forward"), type(fn_obj).__name__, "forward")
+    result = _host(on_host, trial, *arrays)
+    return tuple(result[:n_out]), layout, list(result[n_out:])
+
+
+def _sample(a):
+    """A host array of ``a``'s shape and dtype for a trial run: values in [0.5, 1.5) (no zero, no negative),
+    ones for integers and booleans."""
+    import jax.numpy as jnp
+
+    shape, dtype = tuple(np.shape(a)), np.dtype(a.dtype)
+    if dtype.kind in "fc":
+        return jnp.asarray(np.random.default_rng(0).uniform(0.5, 1.5, shape).astype(dtype))
+    return jnp.ones(shape, dtype)
 
 
 def _function_backward(fn_obj, layout, n_saved, specs):

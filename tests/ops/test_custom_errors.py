@@ -89,3 +89,57 @@ def test_a_function_instance_is_called_once():
     f(nd.ones((2,)))
     with pytest.raises(AssertionError, match="only be called once"):
         f(nd.ones((2,)))
+
+
+class PositiveOnly(autograd.Function):
+    def forward(self, x):
+        v = x.asnumpy()
+        return nd.array(v[v > 0])      # its shape depends on the values
+
+    def backward(self, dy):
+        return dy
+
+
+class NeedsANegative(autograd.Function):
+    def forward(self, x):
+        v = x.asnumpy()
+        assert (v < 0).any(), "needs a negative value"
+        return nd.array(v)
+
+    def backward(self, dy):
+        return dy
+
+
+class _Calls(HybridBlock):
+    def __init__(self, fn, **kwargs):
+        super().__init__(**kwargs)
+        self.fn = fn
+
+    def hybrid_forward(self, F, x):
+        return self.fn()(x)      # the user's line
+
+
+def test_function_reading_the_host_whose_trial_run_fails():
+    """A Function with asnumpy() in forward runs on the host in a compiled program, its output shapes from
+    a trial run on sample inputs; when that run fails, the error names the class, forward's line, the
+    user's call and what to write instead."""
+    net = _Calls(NeedsANegative)
+    net.hybridize()
+    with pytest.raises(CustomError) as info:
+        net(nd.array([[-1.0, 2.0]]))
+    msg = str(info.value)
+    assert "NeedsANegative.forward" in msg and f"{HERE}:{_line(NeedsANegative.forward, 'assert')}" in msg
+    assert f"{HERE}:{_line(_Calls.hybrid_forward, 'the user')}" in msg
+    assert "trial run" in msg and "needs a negative value" in msg and "without hybridize()" in msg
+
+
+def test_function_reading_the_host_whose_shapes_depend_on_the_values():
+    import jax
+
+    net = _Calls(PositiveOnly)
+    net.hybridize()
+    with pytest.raises((CustomError, jax.errors.JaxRuntimeError)) as info:
+        net(nd.array([[-1.0, 2.0, 3.0]])).asnumpy()
+    msg = str(info.value)
+    assert "PositiveOnly.forward" in msg and "[(2,)] here, [(3,)] in its trial run" in msg
+    assert "must not depend on the" in msg

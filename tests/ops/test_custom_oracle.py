@@ -19,6 +19,19 @@ from ast_hybrid import mxnet as compat
 
 pytestmark = pytest.mark.oracle
 
+def _make_net(cls, prefix):
+    """Lines that make ``net``, a ``cls`` whose one Dense (``dense0``) takes its weight and bias from ``inp``,
+    hybridized if ``HYBRIDIZE``."""
+    return f"""
+net = {cls}(prefix='{prefix}')
+net.initialize()
+for name, prm in net.collect_params().items():
+    prm.set_data(nd.array(inp[name.replace('{prefix}dense0_', '')]))
+if HYBRIDIZE:
+    net.hybridize()
+"""
+
+
 FUNCTIONS = """
 class GradientReversal(mx.autograd.Function):
     def __init__(self, scale=1.0):
@@ -70,12 +83,7 @@ loss.backward()
 out['y1'], out['y2'], out['p'], out['q'] = y1.asnumpy(), y2.asnumpy(), p.asnumpy(), q.asnumpy()
 out['x_grad'], out['b_grad'] = x.grad.asnumpy(), b.grad.asnumpy()
 out['plain'] = GradientReversal()(x).asnumpy()
-net = Net(prefix='net_')
-net.initialize()
-for name, prm in net.collect_params().items():
-    prm.set_data(nd.array(inp[name.replace('net_dense0_', '')]))
-if HYBRIDIZE:
-    net.hybridize()
+""" + _make_net("Net", "net_") + """
 x.attach_grad()
 with mx.autograd.record():
     y = net(x, b)
@@ -261,6 +269,35 @@ for step in range(2):
     out['predict_y%d' % step], out['predict_acc%d' % step] = net(x).asnumpy(), net.acc.data().asnumpy()
 """
 
+HOST_FUNCTIONS = """
+class NumpyTanh(mx.autograd.Function):
+    def forward(self, x):
+        y = nd.array(np.tanh(x.asnumpy()))
+        self.save_for_backward(y)
+        return y
+    def backward(self, dy):
+        y, = self.saved_tensors
+        return dy * (1 - y * y)
+
+class TanhNet(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super(TanhNet, self).__init__(**kwargs)
+        with self.name_scope():
+            self.dense = gluon.nn.Dense(4, in_units=4)
+    def hybrid_forward(self, F, x):
+        return NumpyTanh()(self.dense(x)) * 2
+"""
+
+HOST_FUNCTION_RUN = _make_net("TanhNet", "tanhnet_") + """
+x, w = nd.array(inp['x']), nd.array(inp['w'])
+x.attach_grad()
+with mx.autograd.record():
+    y = net(x)
+    loss = (y * w).sum()
+loss.backward()
+out['y'], out['x_grad'], out['weight_grad'] = y.asnumpy(), x.grad.asnumpy(), net.dense.weight.grad().asnumpy()
+out['predict'] = net(x * 0.5).asnumpy()
+"""
 
 def _inputs():
     rng = np.random.default_rng(3)
@@ -365,3 +402,16 @@ def test_aux_state_parameter_is_written_as_mxnet(oracle, hybridize):
     ref = oracle.run(code, **ARR)
     compare(ours(code, **ARR), ref)
     assert not np.allclose(ref["predict_acc1"], ref["train_acc0"])      # the parameter moves at every call
+
+
+def test_function_reading_the_host_in_a_hybridized_block(oracle):
+    """An autograd.Function whose forward calls asnumpy(), in a hybridized block: its forward runs on the
+    host through jax.pure_callback (shapes from a trial run), with the note CustomOp's host path gives;
+    outputs and gradients as MXNet's imperative run (MXNet cannot hybridize a Function)."""
+    ref = oracle.run("HYBRIDIZE = False\n" + HOST_FUNCTIONS + HOST_FUNCTION_RUN, **ARR)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = ours("HYBRIDIZE = True\n" + HOST_FUNCTIONS + HOST_FUNCTION_RUN, **ARR)
+    compare(got, ref)
+    notes = [str(w.message) for w in caught if "leaves the compiled program" in str(w.message)]
+    assert notes and all("NumpyTanh: forward" in n for n in notes)
