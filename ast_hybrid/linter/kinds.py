@@ -450,7 +450,7 @@ class Unit:
         if is_op(fk):
             out = EMPTY
             for name in self._op_names(func):
-                out |= _outputs(name, node, bound=0)
+                out |= self._custom_outputs(node) if name == "Custom" else _outputs(name, node, bound=0)
             return out
         if Tag.TENSOR_METHOD in fk:
             name = func.attr
@@ -484,7 +484,8 @@ class Unit:
                     return EMPTY
                 if name in MULTI_OUTPUT:
                     return _TENSOR_OR_TUPLE
-                out = _outputs(self.global_path(func).split(".", 2)[2], node, bound=0)
+                op = self.global_path(func).split(".", 2)[2]
+                out = self._custom_outputs(node) if op == "Custom" else _outputs(op, node, bound=0)
                 if fam == "nd" and out == _TENSOR and not self._tensor_argument(node):
                     return _HOST_ARRAY    # `mx.nd.array(mask)`: made from host values alone
                 return out
@@ -498,6 +499,17 @@ class Unit:
             if name in _BUILTIN_SEQ and node.args:
                 return _elements(self.kind(node.args[0])) and _SEQUENCE_OF_TENSORS
         return EMPTY
+
+    def _custom_outputs(self, call) -> frozenset:
+        """What ``F.Custom(..., op_type="name")`` gives: as many tensors as the ``CustomOpProp``
+        registered under that name in this file lists in ``list_outputs``; one, MXNet's default
+        (``['output']``), for a prop registered elsewhere; a tensor or a tuple of them when the
+        file's prop does not say."""
+        op_type = next((k.value for k in call.keywords if k.arg == "op_type"), None)
+        n = self.facts.custom_outputs(op_type.value) if type(op_type) is gast.Constant else 1
+        if n is None:
+            return _TENSORS
+        return _TENSOR if n == 1 else frozenset((Tag.SEQUENCE_OF_TENSORS, Items((_TENSOR,) * n)))
 
     def _called(self, node) -> bool:
         parent = self.parents.get(node)

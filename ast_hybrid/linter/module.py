@@ -175,6 +175,25 @@ class ModuleFacts:
                 return stores[attr]
         return None
 
+    def custom_outputs(self, op_type: str) -> int | None:
+        """How many outputs the ``CustomOpProp`` registered in this file as ``op_type``
+        (``@mx.operator.register("op_type")``) lists: its ``list_outputs`` returning a list
+        display, or 1 without one (MXNet's default ``['output']``); 1 too when no class of this
+        file is registered so (a prop defined elsewhere: most have one output); None when the
+        file's prop computes its list."""
+        for cls in self.class_list:
+            if not any(isinstance(d, ast.Call) and (dotted_name(d.func) or "").endswith("register")
+                       and d.args and isinstance(d.args[0], ast.Constant) and d.args[0].value == op_type
+                       for d in cls.node.decorator_list):
+                continue
+            found = self.find_method(cls, "list_outputs")
+            if found is None:
+                return 1
+            returns = [n for n in ast.walk(found[1]) if isinstance(n, ast.Return)]
+            counts = {len(r.value.elts) for r in returns if isinstance(r.value, (ast.List, ast.Tuple))}
+            return counts.pop() if len(counts) == 1 and len(returns) == 1 else None
+        return 1
+
     def has_method(self, cls: ClassFacts, name: str) -> bool:
         return self.find_method(cls, name) is not None
 
