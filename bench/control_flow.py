@@ -1,19 +1,21 @@
 """Control-flow speed: converted (``ast_hybrid.jit``) vs hand-written lax, same run.
 
-    python bench/control_flow.py [--calls N]
+    python -m bench.control_flow [--calls N]      (python -m bench runs it with every other scenario)
 
 (a) data-dependent ``while`` with an ``if`` inside, scalar state, vs
     ``lax.while_loop`` + ``lax.cond``;
 (b) 50-step tanh RNN (hidden 256, batch 32) as a Python ``for`` over a static
     range (unrolled by conversion) and as a ``for`` over the input array
     (becoming ``scan``), vs a hand-written ``lax.scan``;
-(c) conversion time of a generated ~100-line function (target < 20 ms);
+(c) a ``for`` over ``range(100)`` with a ``break`` on a traced test vs ``lax.while_loop``;
 (d) cached-call overhead on a tiny function: ``ast_hybrid.jit(f)`` vs
-    ``jax.jit(hand_written)``.
+    ``jax.jit(hand_written)``;
+(e) the first call of each (trace + compile), and the conversion time of a generated ~100-line
+    function (target < 20 ms).
 
-Medians of 5 repeats, microseconds per call.  Compare only numbers from one
-run (the machine is noisy: two runs differ by up to 1.5x).  Where the transpiler
-(``ast_hybrid.transpiler.api``) is not importable the converted column reads ``n/a``.
+Contenders interleaved round by round, medians of 5 rounds, microseconds per call
+(``bench/harness.py``).  Compare only numbers from one run (the machine is noisy:
+two runs differ by up to 1.5x).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+
+from bench import harness
 
 HIDDEN, BATCH, STEPS = 256, 32, 50
 
@@ -61,6 +65,15 @@ def rnn_array(xs, h, w, u):
     return h
 
 
+def first_above(x, limit):
+    s = x * 0.0
+    for i in range(100):
+        s = s + x
+        if s.sum() > limit:
+            break
+    return s
+
+
 def tiny(x):
     if x.sum() > 0:
         y = x + 1.0
@@ -82,6 +95,16 @@ def hand_rnn(xs, h, w, u):
     def step(h, x):
         return jnp.tanh(x @ w + h @ u), None
     return lax.scan(step, h, xs)[0]
+
+
+def hand_break(x, limit):
+    def cond(c):
+        return (c[0] < 100) & ~c[2]
+
+    def body(c):
+        s = c[1] + x
+        return c[0] + 1, s, s.sum() > limit
+    return lax.while_loop(cond, body, (0, x * 0.0, False))[1]
 
 
 def hand_tiny(x):
@@ -126,72 +149,50 @@ def load(src: str, tag: str):
     return mod
 
 
-def timeit(fn, args, calls: int) -> float:
-    jax.block_until_ready(fn(*args))
-    reps = []
-    for _ in range(5):
-        t = time.perf_counter()
-        for _ in range(calls):
-            r = fn(*args)
-        jax.block_until_ready(r)
-        reps.append((time.perf_counter() - t) / calls * 1e6)
-    return statistics.median(reps)
+def scenario(report, quick=False, calls=200):
+    """Each case converted (``ast_hybrid.jit``) against the same written by hand in lax under ``jax.jit``,
+    interleaved; then what conversion and the first call (trace + compile) cost."""
+    import ast_hybrid
 
-
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--calls", type=int, default=200)
-    a = ap.parse_args(argv)
-    have = importlib.util.find_spec("ast_hybrid.transpiler.api") is not None
-    if have:
-        import ast_hybrid
     user = load(USER_SRC, "user")
     rng = np.random.default_rng(0)
     xs = jnp.asarray(rng.standard_normal((STEPS, BATCH, HIDDEN)), jnp.float32)
     h0 = jnp.zeros((BATCH, HIDDEN), jnp.float32)
     w = jnp.asarray(rng.standard_normal((HIDDEN, HIDDEN)) * 0.05, jnp.float32)
     u = jnp.asarray(rng.standard_normal((HIDDEN, HIDDEN)) * 0.05, jnp.float32)
-    rows = []
-
-    def row(name, conv, hand, args, calls):
-        th = timeit(jax.jit(hand), args, calls)
-        if have:
-            g = ast_hybrid.jit(conv)
-            want = np.asarray(jax.jit(hand)(*args))
-            np.testing.assert_allclose(np.asarray(g(*args)), want, rtol=1e-4, atol=1e-4)
-            tc = timeit(g, args, calls)
-            rows.append((name, f"{tc:10.1f}", f"{th:10.1f}", f"{tc / th:6.2f}"))
-        else:
-            rows.append((name, f"{'n/a':>10}", f"{th:10.1f}", f"{'n/a':>6}"))
-
-    row("(a) while+if, scalar state", user.collatz_like, hand_collatz, (jnp.float32(1000.0),), a.calls)
-    row("(b) RNN for static range", user.rnn_static, hand_rnn, (xs, h0, w, u), max(a.calls // 10, 5))
-    row("(b) RNN for over array", user.rnn_array, hand_rnn, (xs, h0, w, u), max(a.calls // 10, 5))
-    row("(d) tiny fn, cached call", user.tiny, hand_tiny, (jnp.ones(4, jnp.float32),), a.calls * 5)
-
-    print(f"{'case':32} {'converted us':>12} {'hand lax us':>12} {'ratio':>6}")
-    for r in rows:
-        print(f"{r[0]:32} {r[1]:>12} {r[2]:>12} {r[3]:>6}")
+    calls = calls // 4 if quick else calls
+    cases = [("while+if, scalar state, 1000 steps", user.collatz_like, hand_collatz, (jnp.float32(1000.0),), calls),
+             ("RNN, Python for over range(50)", user.rnn_static, hand_rnn, (xs, h0, w, u), max(calls // 10, 5)),
+             ("RNN, Python for over the array", user.rnn_array, hand_rnn, (xs, h0, w, u), max(calls // 10, 5)),
+             ("for with break (traced test)", user.first_above, hand_break,
+              (jnp.full(64, 0.5, jnp.float32), jnp.float32(1000.0)), calls),
+             ("tiny fn, cached call", user.tiny, hand_tiny, (jnp.ones(4, jnp.float32),), calls * 5)]
+    for name, conv, hand, args, n in cases:
+        ours, jit = ast_hybrid.jit(conv), jax.jit(hand)
+        first = {harness.OURS: harness.once(ours, *args) * 1e3, harness.JIT: harness.once(jit, *args) * 1e3}
+        np.testing.assert_allclose(np.asarray(ours(*args)), np.asarray(jit(*args)), rtol=1e-4, atol=1e-4)
+        t = harness.interleave({harness.OURS: harness.local(ours, *args), harness.JIT: harness.local(jit, *args)},
+                               n, rounds=5)
+        report.add("control flow", name, "us", {k: v * 1e6 for k, v in t.items()})
+        report.add("first call (trace + compile)", f"control flow: {name}", "ms", first)
 
     src = long_function_source()
-    nlines = src.count("\n")
-    if have:
-        ts = []
-        for rep in range(11):
-            mod = load(src, f"long{rep}")   # a fresh code object: conversion is cached per code object
-            t = time.perf_counter()
-            ast_hybrid.convert(mod.long_fn)
-            ts.append((time.perf_counter() - t) * 1e3)
+    ts = []
+    for rep in range(5 if quick else 11):
+        mod = load(src, f"long{rep}")   # a fresh code object: conversion is cached per code object
         t = time.perf_counter()
         ast_hybrid.convert(mod.long_fn)
-        cached = (time.perf_counter() - t) * 1e6
-        print(f"(c) convert a {nlines}-line function: median {statistics.median(ts):.2f} ms of 11, "
-              f"min {min(ts):.2f} (target < 20 ms); "
-              f"again (cached): {cached:.1f} us")
-        print("(c') real code, per 100 lines: python bench/convert_speed.py [TREE ...]")
-    else:
-        compile(src, "<long>", "exec")
-        print(f"(c) convert a {nlines}-line function: n/a (transpiler not importable)")
+        ts.append((time.perf_counter() - t) * 1e3)
+    report.add("conversion", f"convert a {src.count(chr(10))}-line function (target < 20 ms)", "ms",
+               {harness.OURS: statistics.median(ts)})
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--calls", type=int, default=200)
+    a = ap.parse_args(argv)
+    scenario(harness.Report(), calls=a.calls)
+    print("real code, per 100 lines: python -m bench.convert_speed [TREE ...]")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Conversion of real code: every function of a tree of Gluon code, from source, timed.
 
-    python bench/convert_speed.py                 # MXNet 1.9.1's own mxnet/gluon (the oracle's wheel)
-    python bench/convert_speed.py TREE [TREE ...] # e.g. an unpacked gluoncv/ and gluonnlp/
+    python -m bench.convert_speed                 # MXNet 1.9.1's own mxnet/gluon (the oracle's wheel)
+    python -m bench.convert_speed TREE [TREE ...] # e.g. an unpacked gluoncv/ and gluonnlp/
 
 Each function (and method) is converted as ``ast-hybrid convert`` does:
 nothing imported, the linter asked for its refusals, the pipeline run, the
@@ -47,6 +47,20 @@ def convert_tree(root: Path):
             if n > longest[0]:
                 longest = (n, dt, f"{path.name}::{qualname}")
     return done, failed, forwards, lines, seconds, longest
+
+
+def scenario(report, quick=False):
+    """Conversion of every function of MXNet 1.9.1's mxnet/gluon, per 100 source lines."""
+    from ast_hybrid.testing.corpus import gluon_tree
+
+    root = gluon_tree()
+    done, failed, forwards, lines, seconds, longest = convert_tree(Path(root))
+    report.add("conversion", "every function of mxnet/gluon, per 100 lines", "ms",
+               {"ours": seconds / max(lines, 1) * 100 * 1e3},
+               note=f"{done} functions ({forwards} forwards, {lines} lines), {len(failed)} failed; longest "
+                    f"{longest[2]} ({longest[0]} lines) {longest[1] * 1e3:.1f} ms")
+    for f in failed[:20]:
+        print("  FAILED", f)
 
 
 def main(argv=None) -> int:

@@ -1,21 +1,18 @@
 """The chapter's MLP (512 -> 256 -> 128 -> 2): ours hybridized vs hand-written jax.jit vs MXNet 1.9.1.
 
-    python bench/mlp.py [--calls N] [--no-mxnet]
+    python -m bench.mlp [--calls N] [--no-mxnet]      (python -m bench runs it with every other scenario)
 
-"ours" is called with an NDArray (``nd.array``), as Gluon code does, and returns one; "ours(jax)"
+"ours" is called with an NDArray (``nd.array``), as Gluon code does, and returns one; "ours(jax in)"
 with a jax array.  MXNet runs ``hybridize(static_alloc=True, static_shape=True)`` in an oracle
-subprocess and is timed inside that process, its repeats interleaved with ours, twice: as a user
-runs it (its threaded engine, OpenMP on every core: the engine overlaps Python with compute) and as
-the tests' oracle runs it (the synchronous NaiveEngine on one thread).  Times are medians of 9
-repeats (the contenders timed in turn, so all see the same noise), in microseconds per call; the
-ratios are the point (the machine is noisy: two runs differ by up to 1.5x, compare only numbers from one run).
+subprocess as a user runs it (its threaded engine, OpenMP on every core: the engine overlaps Python with
+compute) and is timed inside that process, its rounds interleaved with ours (``bench/harness.py``).
+Times are medians of 9 rounds in microseconds per call; the ratios are the point (the machine is noisy:
+two runs differ by up to 1.5x, compare only numbers from one run).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import jax
 import numpy as np
@@ -23,6 +20,7 @@ from jax import lax
 
 from ast_hybrid import nd
 from ast_hybrid.gluon import nn
+from bench import harness
 
 BATCHES = (1, 64, 1024)
 
@@ -50,39 +48,6 @@ meta['us'] = (time.perf_counter() - t) / n * 1e6
 """
 
 
-def _ready(y):
-    return jax.block_until_ready(y._arr if isinstance(y, nd.NDArray) else y)
-
-
-def _time(fns, n, repeats=9):
-    """Median us per call of each contender, timed round-robin so no contender always goes first and
-    all see the same noise.  A contender is ``(f, x)``, timed here, or a callable of ``n`` that times
-    itself elsewhere (MXNet, in its process) and returns us per call.  Each timed repeat follows
-    n/5 untimed calls of the same contender (its threads awake, its data in cache)."""
-    for c in fns:
-        if isinstance(c, tuple):
-            f, x = c
-            for _ in range(200):
-                f(x)
-            _ready(f(x))
-    reps = [[] for _ in fns]
-    for _ in range(repeats):
-        for i, c in enumerate(fns):
-            if not isinstance(c, tuple):
-                reps[i].append(c(n))
-                continue
-            f, x = c
-            for _ in range(n // 5):
-                y = f(x)
-            _ready(y)
-            t = time.perf_counter()
-            for _ in range(n):
-                y = f(x)
-            _ready(y)
-            reps[i].append((time.perf_counter() - t) / n * 1e6)
-    return [statistics.median(r) for r in reps]
-
-
 def _net():
     net = nn.HybridSequential()
     with net.name_scope():
@@ -105,24 +70,11 @@ def _hand(net):
     return lambda x: f(params, x)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=1000)
-    ap.add_argument("--no-mxnet", action="store_true")
-    args = ap.parse_args(argv)
-    oracles = []        # MXNet as users run it, and as the tests' oracle runs it
-    if not args.no_mxnet:
-        from ast_hybrid.testing.oracle import Oracle, OracleUnavailable
-
-        try:
-            oracles = [Oracle(as_users_run_it=True), Oracle()]
-        except OracleUnavailable as exc:
-            print(f"MXNet oracle unavailable, MXNet columns not measured: {exc}")
-    print("mxnet: threaded engine, OpenMP on every core (as users run it); mx1: NaiveEngine, one thread")
-    print(f"{'batch':>5} {'ours us':>9} {'ours(jax) us':>12} {'jax.jit us':>10} {'mxnet us':>9} {'mx1 us':>8} "
-          f"{'ours/jit':>8} {'ours/mxnet':>10} {'ours/mx1':>8}")
-    for b in BATCHES:
-        n = max(20, args.calls // (1 if b == 1 else 4 if b == 64 else 20))
+def scenario(report, mx=None, quick=False, calls=1000, batches=BATCHES):
+    """The chapter's MLP at each batch: ours called with an NDArray (as Gluon code does) and with a jax array,
+    hand-written ``jax.jit``, MXNet static_alloc (``mx``: an oracle, or None), in microseconds per call."""
+    for b in batches:
+        n = max(20, calls // (1 if b == 1 else 4 if b == 64 else 20) // (4 if quick else 1))
         x = np.random.default_rng(0).standard_normal((b, 512)).astype("float32")
         net = _net()
         net(x)
@@ -130,17 +82,22 @@ def main(argv=None):
         net.hybridize()
         np.testing.assert_allclose(np.asarray(net(x)), np.asarray(hand(x)), rtol=1e-4, atol=1e-5)
         xj = jax.numpy.asarray(x)
-        xn = nd.array(x)    # what a Gluon user passes (an NDArray in, an NDArray out)
-        mxs = []
-        for mx in oracles:
+        contenders = {harness.OURS: harness.local(net, nd.array(x)), "ours(jax in)": harness.local(net, xj),
+                      harness.JIT: harness.local(hand, xj)}
+        if mx is not None:
             mx.run(MX_SETUP, x=x)
-            mxs.append(lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["us"])
-        ours, ours_jax, jit, *theirs = _time([(net, xn), (net, xj), (hand, xj), *mxs], n)
-        theirs = theirs or [float("nan")] * 2
-        print(f"{b:>5} {ours:>9.1f} {ours_jax:>12.1f} {jit:>10.1f} {theirs[0]:>9.1f} {theirs[1]:>8.1f} "
-              f"{ours / jit:>8.2f} {ours / theirs[0]:>10.2f} {ours / theirs[1]:>8.2f}")
-    for mx in oracles:
-        mx.close()
+            contenders[harness.MXNET] = lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["us"] * 1e-6
+        t = harness.interleave(contenders, n, rounds=5 if quick else 9)
+        report.add("MLP 512-256-128-2", f"batch {b}", "us", {k: v * 1e6 for k, v in t.items()})
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=1000)
+    ap.add_argument("--no-mxnet", action="store_true")
+    args = ap.parse_args(argv)
+    with harness.mxnet_oracle(not args.no_mxnet, harness.Report()) as mx:
+        scenario(harness.Report(), mx, calls=args.calls)
 
 
 if __name__ == "__main__":

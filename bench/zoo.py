@@ -1,78 +1,217 @@
-"""ResNet-18 v1 (MXNet's model zoo structure): ours hybridized vs MXNet 1.9.1 static_alloc, batch 1 and 16.
+"""The vision model zoo: ours hybridized vs MXNet 1.9.1 static_alloc, per model and batch; first-call costs.
 
-    python bench/resnet.py [--calls N] [--no-mxnet]
+    python -m bench.zoo [--quick] [--models NAME ...] [--no-mxnet]     (python -m bench runs it with the rest)
 
-Medians of 5 repeats, ms per call, one run (the machine is noisy: compare ratios only).  MXNet runs as a user
-runs it: its threaded engine, OpenMP on every core (the tests' oracle uses one thread).
-Our convolutions run in NCHW as written: wrapping each convolution in NCHW<->NHWC transposes measured
-the same (XLA already relayouts per convolution); the win of NHWC (a hand-written ResNet-18 in NHWC
-measured 1.9x MXNet's time at batch 1 against 2.8x in NCHW) needs the whole program in NHWC.
+Both run the same file, MXNet 1.9.1's own ``gluon/model_zoo`` source (``vision.get_model(name)``): in MXNet
+in its oracle process, here over ``ast_hybrid.mxnet`` (the compatibility package).  MXNet initialises the
+network and saves its parameters, we load them (so neither side pays a deferred-shape pass and both compute
+the same numbers); MXNet runs ``hybridize(static_alloc=True, static_shape=True)`` as a user runs it (its
+threaded engine, OpenMP on every core) and times itself in its process, in rounds interleaved with ours
+(``bench/harness.py``).  Milliseconds per call, medians.
+
+First calls: ours is timed on a cache this run made empty (trace + XLA compile); then, for one model, a
+second process runs it again on that cache (``gluon/compile_cache.py``: it reads the compiled program back
+instead of compiling) and the ratio of its first call to a steady-state call is reported (target <= 3x).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import importlib.abc
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-import jax
 import numpy as np
 
-from ast_hybrid.gluon.model_zoo import vision
+from bench import harness
 
-MX_CODE = """
+ROOT = Path(__file__).resolve().parents[1]
+# name -> input side (the networks whose last pooling has a fixed window need 224, inceptionv3 299)
+FULL = {"resnet18_v1": 224, "resnet18_v2": 224, "resnet50_v1": 224, "mobilenet1.0": 224, "mobilenetv2_1.0": 224,
+        "densenet121": 224, "squeezenet1.1": 224, "inceptionv3": 299, "vgg11": 224, "alexnet": 224}
+QUICK = {"resnet18_v1": 64, "mobilenet1.0": 64}
+SECOND_PROCESS = {False: "resnet50_v1", True: "resnet18_v1"}     # --quick: the small one
+
+MX_SETUP = """
 import time
 from mxnet.gluon.model_zoo import vision
-net = vision.resnet18_v1()
-net.initialize()
-net.hybridize(static_alloc=True, static_shape=True)
+net = vision.get_model(inp_name, classes=1000)
+net.initialize(mx.init.Xavier())
 x = nd.array(inp['x'])
-for _ in range(3): net(x)
-nd.waitall()
-reps = []
-for _ in range(5):
-    t = time.perf_counter()
-    for _ in range(int(inp['n'])): y = net(x)
-    nd.waitall()
-    reps.append((time.perf_counter() - t) / int(inp['n']) * 1e3)
-meta['ms'] = sorted(reps)[2]
+net(x)
+net.save_parameters(inp_path)
+net.hybridize(static_alloc=True, static_shape=True)
+t = time.perf_counter()
+net(x).wait_to_read()
+meta['first_s'] = time.perf_counter() - t
+mx._bench = net, x
 """
+
+MX_TIME = """
+import time
+net, x = mx._bench
+n = int(inp['n'])
+net(x).wait_to_read()
+t = time.perf_counter()
+for _ in range(n): y = net(x)
+nd.waitall()
+meta['s'] = (time.perf_counter() - t) / n
+"""
+
+
+def vision():
+    """``mxnet.gluon.model_zoo.vision`` of MXNet 1.9.1's own source (the oracle's wheel), over ast-hybrid's
+    compatibility package: copied into a temporary ``mxnet/`` tree found first for ``mxnet.gluon.model_zoo``."""
+    from ast_hybrid import mxnet as compat
+    from ast_hybrid.testing.corpus import gluon_tree
+
+    root = Path(tempfile.mkdtemp(prefix="ast_hybrid_bench_zoo_"))
+    shutil.copytree(Path(gluon_tree()) / "model_zoo", root / "mxnet" / "gluon" / "model_zoo",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path=None, target=None):
+            base = root.joinpath(*fullname.split("."))
+            if not fullname.startswith("mxnet.gluon.model_zoo"):
+                return None
+            if (base / "__init__.py").exists():
+                return importlib.util.spec_from_file_location(fullname, base / "__init__.py",
+                                                              submodule_search_locations=[str(base)])
+            return importlib.util.spec_from_file_location(fullname, base.with_suffix(".py"))
+
+    compat.install()
+    sys.meta_path.insert(0, Finder())
+    from mxnet.gluon.model_zoo import vision as v
+
+    return v
+
+
+def _input(batch, side):
+    return np.random.default_rng(0).uniform(-1, 1, (batch, 3, side, side)).astype("float32")
+
+
+def scenario(report, mx=None, quick=False, models=None, calls=None):
+    """Every model at batch 1 and 16 (``--quick``: two small ones at batch 1 and 4): ours vs MXNet, then
+    the first call in a second process."""
+    from ast_hybrid import nd
+
+    models = models or (QUICK if quick else FULL)
+    batches = (1, 4) if quick else (1, 16)
+    v = vision()
+    folder = Path(tempfile.mkdtemp(prefix="ast_hybrid_bench_params_"))
+    params = {}
+    for name, side in models.items():
+        path = str(folder / f"{name}.params")
+        net = None
+        for b in batches:
+            x = _input(b, side)
+            contenders = {}
+            first = {}
+            if mx is not None:
+                meta = mx.run(MX_SETUP.replace("inp_name", repr(name)).replace("inp_path", repr(path)), x=x)["meta"]
+                first[harness.MXNET] = meta["first_s"] * 1e3
+                contenders[harness.MXNET] = lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["s"]
+            if net is None:
+                net = v.get_model(name, classes=1000)
+                if os.path.exists(path):
+                    net.load_parameters(path)
+                else:       # no MXNet: our own initialisation (a deferred-shape pass, op by op, untimed)
+                    net.initialize()
+                    net(nd.array(_input(1, side)))
+                    net.save_parameters(path)
+                net.hybridize()
+                params[name] = path
+            xn = nd.array(x)
+            first[harness.OURS] = harness.once(net, xn) * 1e3
+            contenders[harness.OURS] = harness.local(net, xn, warmup=1)
+            n = calls or (3 if b == 1 else 1) * (1 if quick else 2)
+            t = harness.interleave(contenders, n, rounds=3 if quick else 5)
+            report.add("model zoo (MXNet's source)", f"{name} b{b} {side}x{side}", "ms",
+                       {k: s * 1e3 for k, s in t.items()})
+            report.add("first call (trace + compile)", f"{name} b{b}, empty cache", "ms", first)
+    name = SECOND_PROCESS[quick]
+    if name in params:
+        second_process(report, name, models[name], params[name])
+    else:
+        report.cannot(f"second-process first call of {name}", "the model was not in this run (--models)")
+
+
+def second_process(report, name, side, params):
+    """``name`` at batch 1 in a new process on this run's compile cache: its first call against a
+    steady-state call."""
+    out = subprocess.run([sys.executable, "-m", "bench.zoo", "--child", name, str(side), params], cwd=ROOT,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if out.returncode:
+        report.cannot(f"second-process first call of {name}", out.stderr.strip().splitlines()[-1])
+        return
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    row = report.add("first call, second process (compile cache)", f"{name} b1 {side}x{side}", "ms",
+                     {"first call": got["first_s"] * 1e3, "steady call": got["steady_s"] * 1e3,
+                      "of which trace+lower": got["trace_s"] * 1e3, "of which compile/load": got["compile_s"] * 1e3},
+                     note=f"first/steady {got['first_s'] / got['steady_s']:.1f}x (target <= 3x); "
+                          f"cache hits {got['hits']}, programs compiled and written {got['writes']}")
+    row.ratios["first/steady"] = got["first_s"] / got["steady_s"]
+
+
+def _child(name, side, params):
+    """In the second process: load, hybridize, time the first call (with JAX's own account of tracing,
+    lowering and compiling) and the median of 5 later calls."""
+    from jax import monitoring
+
+    events, secs = [], {}
+    monitoring.register_event_listener(lambda e, **kw: events.append(e))
+    monitoring.register_event_duration_secs_listener(lambda e, s, **kw: secs.__setitem__(e, secs.get(e, 0) + s))
+    from ast_hybrid import nd
+
+    net = vision().get_model(name, classes=1000)
+    net.load_parameters(params)
+    net.hybridize()
+    x = nd.array(_input(1, side))
+    secs.clear()
+    first = harness.once(net, x)
+    trace = sum(v for k, v in secs.items() if k.endswith(("jaxpr_trace_duration", "jaxpr_to_mlir_module_duration")))
+    steady = []
+    for _ in range(5):
+        steady.append(harness.once(net, x))
+    count = lambda e: sum(n == "/jax/compilation_cache/" + e for n in events)      # noqa: E731
+    print(json.dumps({"first_s": first, "steady_s": sorted(steady)[2], "trace_s": trace,
+                      "compile_s": secs.get("/jax/core/compile/backend_compile_duration", 0.0),
+                      "hits": count("cache_hits"), "writes": count("cache_misses")}))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=10)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--models", nargs="*")
+    ap.add_argument("--calls", type=int)
     ap.add_argument("--no-mxnet", action="store_true")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    mx = None
-    if not args.no_mxnet:
-        from ast_hybrid.testing.oracle import Oracle, OracleUnavailable
+    if args.child:
+        return _child(args.child[0], int(args.child[1]), args.child[2])
+    fresh_compile_cache()
+    report = harness.Report()
+    models = {m: {**FULL, **QUICK}.get(m, 224) if args.quick else FULL.get(m, 224) for m in args.models or ()}
+    with harness.mxnet_oracle(not args.no_mxnet, report) as mx:
+        scenario(report, mx, args.quick, models or None, args.calls)
 
-        try:
-            mx = Oracle(as_users_run_it=True)
-        except OracleUnavailable as exc:
-            print(f"MXNet oracle unavailable, MXNet column not measured: {exc}")
-    print(f"{'batch':>5} {'ours ms':>8} {'mxnet ms':>9} {'ours/mxnet':>10}")
-    for b in (1, 16):
-        n = args.calls if b == 1 else max(2, args.calls // 4)
-        x = jax.numpy.asarray(np.random.default_rng(0).standard_normal((b, 3, 224, 224)).astype("float32"))
-        net = vision.resnet18_v1()
-        net.initialize()
-        net.hybridize()
-        for _ in range(3):
-            jax.block_until_ready(net(x))
-        reps = []
-        for _ in range(5):
-            t = time.perf_counter()
-            for _ in range(n):
-                y = net(x)
-            jax.block_until_ready(y)
-            reps.append((time.perf_counter() - t) / n * 1e3)
-        ours = statistics.median(reps)
-        theirs = mx.run(MX_CODE, x=np.asarray(x), n=np.array(n))["meta"]["ms"] if mx else float("nan")
-        print(f"{b:>5} {ours:>8.1f} {theirs:>9.1f} {ours / theirs:>10.2f}")
-    if mx:
-        mx.close()
+
+def fresh_compile_cache():
+    """Point this process (and the processes it starts) at an empty compile cache, so that first calls are
+    timed compiling; the folder is removed at exit."""
+    import atexit
+
+    folder = tempfile.mkdtemp(prefix="ast_hybrid_bench_cache_")
+    os.environ["AST_HYBRID_COMPILE_CACHE_DIR"] = folder
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 if __name__ == "__main__":

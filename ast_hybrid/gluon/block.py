@@ -553,6 +553,7 @@ class HybridBlock(Block):
     forward = __call__
 
     def _build(self, args):
+        compile_cache.ensure()      # JAX's persistent cache, before the deferred pass's ops compile (compile_cache.py)
         params = list(self.collect_params().values())
         if any(p._data is None for p in params):
             with autograd.mode_scope(False, False), imperative(None):   # deferred shape inference, once,
@@ -561,7 +562,6 @@ class HybridBlock(Block):
             if missing:
                 raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "
                                    "initialize() before running the block")
-        compile_cache.ensure()      # JAX's persistent cache: a second process loads the program (compile_cache.py)
         c = _Compiled(self, args)
         object.__setattr__(self, "_compiled", c)
         return c
