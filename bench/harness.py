@@ -144,9 +144,10 @@ class Report:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        rows = [r for r in self.rows if r.ratios]
+        keys = ((f"{OURS}/{MXNET}", "tab:blue"), (f"{OURS}/{JIT}", "tab:orange"))
+        rows = [r for r in self.rows if any(k in r.ratios for k, _ in keys)]
         fig, ax = plt.subplots(figsize=(10, max(3.0, 0.28 * len(rows) + 1.5)))
-        for j, (key, colour) in enumerate(((f"{OURS}/{MXNET}", "tab:blue"), (f"{OURS}/{JIT}", "tab:orange"))):
+        for j, (key, colour) in enumerate(keys):
             ys = [i + 0.4 * j for i, r in enumerate(rows) if key in r.ratios]
             ax.barh(ys, [r.ratios[key] for r in rows if key in r.ratios], height=0.4, color=colour, label=key)
         ax.set_yticks([i + 0.2 for i in range(len(rows))], [f"{r.scenario}: {r.case}" for r in rows], fontsize=7)
