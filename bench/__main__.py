@@ -32,14 +32,14 @@ from bench import harness
 SCENARIOS = ("mlp", "control_flow", "zoo", "train", "convert", "lint")
 
 
-def run_train(report, quick):
+def run_train(report, quick, mxnet=True):
     """``bench/train.py``'s ``main(argv)`` (written apart); rows it returns (``harness.Row`` or dicts with
     ``case``, ``unit``, ``times``) join the report."""
     if importlib.util.find_spec("bench.train") is None:
         report.cannot("training steps", "bench/train.py is not there yet")
         return
     train = importlib.import_module("bench.train")
-    rows = train.main(["--quick"] if quick else [])
+    rows = train.main((["--quick"] if quick else []) + ([] if mxnet else ["--no-mxnet"]))
     for r in rows if isinstance(rows, (list, tuple)) else ():
         r = vars(r) if isinstance(r, harness.Row) else r
         report.add(r.get("scenario", "training steps"), r["case"], r["unit"], r["times"], r.get("note", ""))
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         steps = {"mlp": lambda: mlp.scenario(report, mx, quick),
                  "control_flow": lambda: control_flow.scenario(report, quick),
                  "zoo": lambda: zoo.scenario(report, mx, quick),
-                 "train": lambda: run_train(report, quick),
+                 "train": lambda: run_train(report, quick, not args.no_mxnet),
                  "convert": lambda: convert_speed.scenario(report, quick),
                  "lint": lambda: lint_speed.scenario(report, quick)}
         for name in args.only or SCENARIOS:
