@@ -220,10 +220,30 @@ def call_function(fn_obj, inputs):
         return _function_outputs(fn_obj, _call_user(fn_obj, "forward", *inputs))
     shape = []       # how forward returned its outputs: NDArray, tuple or list (filled by the first run)
     lowered = _lower_function(fn_obj, inputs, shape, traced)
-    result = op(lowered, name=type(fn_obj).__name__)(*[x for x in inputs if x.__class__ is NDArray])
+    arrays = [x for x in inputs if x.__class__ is NDArray]
+    result = (op(lowered, name=type(fn_obj).__name__) if traced else _recorded(lowered))(*arrays)
     result = result if isinstance(result, list) else [result]
     kind = shape[0]
     return result[0] if kind is None else kind(result)
+
+
+def _recorded(lowered):
+    """``*NDArrays -> outputs`` for a recorded op-by-op call of ``lowered`` (a ``jax.custom_vjp``): the user's
+    forward runs once, now, and the tape's node returns its outputs and residuals when ``backward()`` replays
+    the graph under ``jax.vjp`` instead of running it again (MXNet calls forward once per call)."""
+    import jax
+
+    def call(*inputs):
+        outs, res = lowered.fwd(*[x._arr for x in inputs])
+
+        @jax.custom_vjp
+        def replay(*arrays):
+            return outs
+
+        replay.defvjp(lambda *arrays: (outs, res), lowered.bwd)
+        return autograd.record_op(replay, inputs, {}, result=outs)
+
+    return call
 
 
 def _function_outputs(fn_obj, outputs):
@@ -522,12 +542,16 @@ def Custom(*data, op_type=None, **kwargs):
                               f"{type(prop).__name__}.infer_shape ({_site(prop.infer_shape)}) declared {s.shape}")
     flags = [_FLAGS.get(np.dtype(t).name, -1) for t in in_types]
     operator = _call_user(prop, "create_operator", current_context(), in_shapes, flags)
+    # which inputs get a gradient (req 'null' for the others, as MXNet): known op by op from the tape; in a
+    # traced program a value made by traced control flow carries no mark, so every input gets 'write' there
+    # (jax drops the gradients nothing needs)
+    traced = _is_traced([x._arr for x in data])
     needs = None
-    if autograd.is_recording():
+    if autograd.is_recording() and not traced:
         needs = tuple(x._ag is not None for x in data[:n_in])
-    lowered = _lower_custom(op_type, prop, operator, n_in, out_specs, autograd.is_training(), needs,
-                            _is_traced([x._arr for x in data]))
-    result = op(lowered, name="Custom")(*data)
+    lowered = _lower_custom(op_type, prop, operator, n_in, out_specs, autograd.is_training(), needs, traced)
+    recorded = needs is not None and any(needs)
+    result = (_recorded(lowered) if recorded else op(lowered, name="Custom"))(*data)
     result = result if isinstance(result, list) else [result]
     outs, new_aux = result[:n_out], result[n_out:]
     for x, new in zip(data[n_in:], new_aux):

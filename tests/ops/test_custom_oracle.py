@@ -298,6 +298,16 @@ loss.backward()
 out['y'], out['x_grad'], out['weight_grad'] = y.asnumpy(), x.grad.asnumpy(), net.dense.weight.grad().asnumpy()
 out['predict'] = net(x * 0.5).asnumpy()
 """
+COUNT_RUN = """
+x, acc = nd.array(inp['x']), nd.ones((4,))
+x.attach_grad()
+with mx.autograd.record():
+    y = Twice()(x)
+    z = nd.Custom(y, acc, op_type='ah_accumulate')
+z.backward()
+out['z'], out['x_grad'], out['acc'] = z.asnumpy(), x.grad.asnumpy(), acc.asnumpy()
+out['count'] = np.array([COUNT[k] for k in ('forward', 'backward', 'fn_forward', 'fn_backward')])
+"""
 
 def _inputs():
     rng = np.random.default_rng(3)
@@ -415,3 +425,51 @@ def test_function_reading_the_host_in_a_hybridized_block(oracle):
     compare(got, ref)
     notes = [str(w.message) for w in caught if "leaves the compiled program" in str(w.message)]
     assert notes and all("NumpyTanh: forward" in n for n in notes)
+
+
+def test_recorded_custom_forwards_run_once(oracle):
+    """Op by op under record(), MXNet calls a CustomOp's and a Function's forward once per call, and their
+    backward once per backward(); so do we (backward()'s replay reuses the recorded outputs)."""
+    ref = oracle.run(AUX_OPS + COUNT_RUN, **ARR)
+    got = ours(AUX_OPS + COUNT_RUN, **ARR)
+    compare(got, ref)
+    assert ref["count"].tolist() == [1, 1, 1, 1]
+
+
+CONTROL_FLOW = """
+class CtrlNet(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super(CtrlNet, self).__init__(**kwargs)
+        with self.name_scope():
+            self.dense = gluon.nn.Dense(4, in_units=4)
+    def hybrid_forward(self, F, x):
+        h = self.dense(x)
+        if h.sum() > 0:
+            h = F.Custom(h, op_type='ah_scaled_sigmoid', scale=2.5)
+        else:
+            h = F.Custom(h * 2, op_type='ah_scaled_sigmoid', scale=0.5)
+        for i in range(2):
+            h = F.Custom(h, op_type='ah_scaled_sigmoid', scale=1.5) + h
+        return h
+""" + _make_net("CtrlNet", "ctrl_") + """
+x = nd.array(inp['x'])
+x.attach_grad()
+with mx.autograd.record():
+    y = net(x)
+y.backward()
+out['y'], out['x_grad'], out['wgrad'] = y.asnumpy(), x.grad.asnumpy(), net.dense.weight.grad().asnumpy()
+out['positive'] = np.array(float(net.dense(x).sum().asscalar()) > 0)
+"""
+
+
+def test_custom_op_around_traced_control_flow(oracle):
+    """F.Custom in both branches of an if on a tensor (converted to lax.cond when hybridized) and in a loop
+    after it, whose input comes out of the cond: outputs and gradients of the hybridized block as MXNet's
+    (imperative: MXNet cannot hybridize a Python if on a tensor); both branches taken, by the weight's sign."""
+    branches = set()
+    for sign in (1, -1):
+        inputs = dict(ARR, weight=ARR["weight"] * sign, bias=ARR["bias"] * sign)
+        ref = oracle.run("HYBRIDIZE = False\n" + OPS + CONTROL_FLOW, **inputs)
+        compare(ours("HYBRIDIZE = True\n" + OPS + CONTROL_FLOW, **inputs), ref)
+        branches.add(bool(ref["positive"]))
+    assert branches == {True, False}
