@@ -172,9 +172,19 @@ class _Session:
         return out + self.errors
 
     def _propagate(self):
+        """Evaluate the units until their parameters' and returns' tags are stable.  Only a unit
+        whose inputs changed (its parameters' tags, a callee's returns) or that is new is
+        evaluated again; the others keep their computed kinds for the checker."""
+        dirty = list(self.units)
+        callers: dict = {}           # callee key -> keys of the units that call it
         for _ in range(MAX_ROUNDS):
-            changed = False
-            for key, u in list(self.units.items()):
+            if not dirty:
+                break
+            again: set = set()
+            for key in dirty:
+                u = self.units.get(key)
+                if u is None:
+                    continue
                 u.reset()
                 try:
                     self._evaluate(u)
@@ -187,21 +197,27 @@ class _Session:
                 rets = u.nested_returns(u.fn)
                 if rets != u.returns:
                     u.returns = rets
-                    changed = True
+                    again |= callers.get(key, set())
                 for call, target, skip_first in u.helper_calls:
+                    callers.setdefault(target, set()).add(key)
+                    new = target not in self.units
                     callee = self.unit(target)
-                    if callee is None or target in self.pinned:
+                    if callee is None:
+                        continue
+                    if new:
+                        again.add(target)
+                    if target in self.pinned:
                         continue
                     bound = u.bind_args(call, callee.params, skip_first and callee.is_method)
                     for name, tags in bound.items():
                         old = callee.param_tags.get(name, EMPTY)
                         if not tags <= old:
                             callee.param_tags[name] = old | tags
-                            changed = True
-            if not changed:
-                break
-        for u in self.units.values():
-            u.reset()
+                            again.add(target)
+            dirty = [k for k in self.units if k in again]     # in the units' order
+        for key in dirty:            # out of rounds: what they computed may be stale
+            if key in self.units:
+                self.units[key].reset()
 
     @staticmethod
     def _evaluate(u: Unit):
