@@ -133,6 +133,8 @@ class KVStore:
         if self.is_distributed:
             barrier(f"ast_hybrid.kvstore.{self._type}")
 
+    _barrier = barrier      # MXNet 1.9.1's KVStore has this name
+
     # --- keys and values ------------------------------------------------------------------------------
     def init(self, key, value):
         for k, v in _pairs(key, value):

@@ -25,10 +25,13 @@ import socket
 import subprocess
 import sys
 import time
+import traceback
 
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, err
 
 __all__ = ["run", "worker"]
+
+EXIT_FAILED = 1     # a launched script that raised
 
 
 def _free_port():
@@ -134,7 +137,15 @@ def worker(argv=None) -> int:
     p.add_argument("args", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     distributed.initialize(args.coordinator, args.num_processes, args.process_id, initialization_timeout=60)
-    return run_command.run(args)
+    try:
+        return run_command.run(args)
+    except Exception:
+        # the script failed: say why and leave now, since jax.distributed's shutdown at exit waits for the
+        # other processes (minutes, when one is gone)
+        traceback.print_exc()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_FAILED)
 
 
 if __name__ == "__main__":
