@@ -71,9 +71,10 @@ from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 __all__ = ["transform"]
 
 
-def _state_call(call_template: str, state, **replacements):
-    """``a, b = <call>`` (the bare call when there is no state); ``args``/``names`` are the state."""
-    names = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in state], ctx=gast.Load())
+def _state_call(call_template: str, state, display, **replacements):
+    """``a, b = <call>`` (the bare call when there is no state); ``args``/``names`` are the state
+    (``names`` as diagnostics show them: ``display`` maps a variable carrying ``d['h']`` to that)."""
+    names = gast.Tuple(elts=[gast.Constant(value=display.get(v, v), kind=None) for v in state], ctx=gast.Load())
     if state:
         return replace("out = " + call_template, out=tuple_of(state), args=tuple_of(state), names=names,
                        **replacements)
@@ -113,7 +114,8 @@ class _Scope(Transformer):
         state = self.states[id(node)]
         defined = self.analysis.defined_before(node)
         self.undefined.extend(v for v in state if self._needs_placeholder(v, defined) and v not in self.undefined)
-        site = build_site(kind, node, header, blocks, state, self.loads, self.ctx.source, self.ctx.declared)
+        site = build_site(kind, node, header, blocks, state, self.loads, self.ctx.source, self.ctx.declared,
+                          self.ctx.display)
         self.ctx.sites.setdefault(site.span.line, site)
         return state
 
@@ -122,7 +124,7 @@ class _Scope(Transformer):
         t, f = self.ctx.namer.new("if_true"), self.ctx.namer.new("if_false")
         out = [self._function(t, state, node.body + _returning(state)),
                self._function(f, state, (node.orelse or [gast.Pass()]) + _returning(state)),
-               *_state_call("ah__.if_stmt(test, t, f, args, names)", state, test=node.test, t=t, f=f)]
+               *_state_call("ah__.if_stmt(test, t, f, args, names)", state, self.ctx.display, test=node.test, t=t, f=f)]
         return out
 
     def visit_While(self, node):
@@ -130,7 +132,7 @@ class _Scope(Transformer):
         test, body = self.ctx.namer.new("while_test"), self.ctx.namer.new("while_body")
         out = [self._function(test, state, replace("return test", test=node.test)),
                self._function(body, state, node.body + _returning(state)),
-               *_state_call("ah__.while_stmt(test, body, args, names)", state, test=test, body=body)]
+               *_state_call("ah__.while_stmt(test, body, args, names)", state, self.ctx.display, test=test, body=body)]
         return out
 
     def visit_For(self, node):
@@ -144,7 +146,8 @@ class _Scope(Transformer):
         else:
             test = self.ctx.namer.new("for_test")
             out.append(self._function(test, state, replace("return extra", extra=extra)))
-        out += _state_call("ah__.for_stmt(it, test, body, args, names)", state, it=node.iter, test=test, body=body)
+        out += _state_call("ah__.for_stmt(it, test, body, args, names)", state,
+                            self.ctx.display, it=node.iter, test=test, body=body)
         return out
 
 

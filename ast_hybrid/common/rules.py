@@ -346,14 +346,17 @@ _RULES = [
     Rule("HY032", "unsupported-in-traced-control-flow",
          "Construct that cannot live inside traced control flow", origin="convert",
          what="Reported by conversion when an `if`/`while`/`for` on a traced value contains `try`, `with`, "
-              "`del`, `raise`, an assignment to a `global`/`nonlocal` name, or an assignment to an attribute "
-              "or item of an object made outside it (`self.cache = h`, `d[k] = v`), or a call of a method that "
-              "changes such an object (`out.append(v)`, `d.update(...)`).",
+              "`del`, `raise`, an assignment to a `global`/`nonlocal` name, an assignment to an attribute "
+              "or item that cannot be carried as the statement's state (a key that is an expression or a slice, "
+              "or that the branch or loop changes or that is traced; an object that is a global or closure "
+              "variable, or that the branch or loop reassigns), or a call of a method that changes an object "
+              "made outside it (`out.append(v)`, `d.update(...)`).  Items and attributes with static keys "
+              "(`d['h'] = ...`, `self.h = ...`, `out[0] = ...`) are carried, as variables are.",
          why="The branches and the loop body become functions that `lax` traces once each, whatever the "
              "value: both branches of a traced `if` run while tracing, so an exception would always be raised, "
              "a side effect on an outside object would always happen, and a `try` cannot catch anything that "
              "happens at run time.",
-         example="def hybrid_forward(self, F, x):\n    if x.sum() > 0:\n        self.cache = x\n    return x",
+         example="def hybrid_forward(self, F, x):\n    if x.sum() > 0:\n        self.history.append(x)\n    return x",
          instead="return the value (or keep it in a Parameter); select with `F.where`; validate inputs "
                  "outside the traced branch",
          mxnet=None,
@@ -366,6 +369,16 @@ _RULES = [
                  "whatever the values",
                  "carry the values as arrays the branch or loop assigns (`acc = acc.at[i].set(v)`, "
                  "`total = total + v`), or make the condition a Python value"),
+             "composite": Message(
+                 "`{what}` is assigned inside {where}, but {why}: it cannot be carried as the statement's state",
+                 "assign items and attributes by constant keys or by variables the branch or loop does not change "
+                 "(`d['h'] = ...`, `self.h = ...`), of an object made before it in this function; or keep the "
+                 "value in a variable and store it after the branch or loop"),
+             "traced-key": Message(
+                 "`{what}` is assigned inside {where} with a key that is a traced value: which slot it names "
+                 "is not known while tracing",
+                 "use a Python value as the key, or keep the values in an array and update it with "
+                 "`a = a.at[i].set(v)` (`F.where` on a one-hot mask for NDArrays)"),
              "recursion": Message(
                  "`{what}` calls itself under a condition on a traced value, {depth} levels deep: a recursion "
                  "whose depth depends on a traced value would be traced forever",

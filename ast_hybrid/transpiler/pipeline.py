@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from passes import (asserts, break_statements, call_trees, class_scope, continue_statements, loop_tests,
-                    control_flow, logical, refusals, return_statements, variables)
+from passes import (asserts, break_statements, call_trees, class_scope, composite_state, continue_statements,
+                    control_flow, logical, loop_tests, refusals, return_statements, variables)
 
 from .ast_tools.analysis import FunctionAnalysis
 from .ast_tools.naming import Namer
@@ -49,6 +49,8 @@ class Context:
     declared: dict = field(default_factory=dict)
     #: the linter's HY001-HY004 in this function: refused at run time if their values are traced
     refusals: list = field(default_factory=list)
+    #: variable -> how diagnostics name it, for variables standing for an item or attribute (``d['h']``)
+    display: dict = field(default_factory=dict)
     _analysis: tuple | None = None
 
     def analysis(self, fn) -> FunctionAnalysis:
@@ -84,6 +86,10 @@ PASSES = (
     break_statements,
     return_statements,
     # From here control flow is structured: the analysis (liveness, definite assignment) holds.
+    # Items and attributes with static keys (d['h'], self.x) an if/while/for assigns get a variable
+    # each, loaded and stored back at the statement's edges: state like any other variable.
+    # After the jump passes (a block ends at its last statement); before the variables pass.
+    composite_state,
     # Reads of variables that may be undefined are checked; global/nonlocal hoisted.
     variables,
     # if/while/for -> ah__.if_stmt/while_stmt/for_stmt, top-down, one scope at a time

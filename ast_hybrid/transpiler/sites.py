@@ -20,6 +20,7 @@ import gast
 
 from ast_hybrid.common.walkers import SCOPES, children
 from ast_hybrid.common.source import Span
+from .ast_tools.annotations import Anno, anno_get
 from .ast_tools.naming import RUNTIME
 
 __all__ = ["Site", "LoadIndex", "build_site"]
@@ -34,7 +35,7 @@ class Site:
     span: Span                     # the statement's header (`if test`, `while test`, `for t in it`)
     #: name -> [(span, label)] of assignments, label "`if` branch"/"`else` branch"/"loop body"
     assigns: dict = field(default_factory=dict)
-    #: (what, span[, variant of HY032]) of what cannot live inside traced control flow
+    #: (what, span[, variant of HY032[, values of its message]]) of what cannot live inside traced control flow
     unsupported: list = field(default_factory=list)
     #: the function's :class:`LoadIndex` and where the statement ends (text coordinates)
     loads: "LoadIndex | None" = field(default=None, repr=False)
@@ -105,9 +106,12 @@ class LoadIndex:
         return reads[i][1] if i < len(reads) else None
 
 
-def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Site:
+def build_site(kind, stmt, header, blocks, state, loads, source, declared, display=None) -> Site:
     """The site of ``stmt``: ``header`` is its test/iterable, ``blocks`` ``[(label, stmts)]``,
-    ``loads`` the function's :class:`LoadIndex`."""
+    ``loads`` the function's :class:`LoadIndex`, ``display`` the names diagnostics give variables
+    that carry an item or attribute (the composite_state pass)."""
+    display = display or {}
+    composites = anno_get(stmt, Anno.COMPOSITES, {})
     start, end = source.span(stmt), source.span(header)
     site = Site(kind, Span(start.line, start.col, end.end_line, end.end_col), loads=loads, end=_end(stmt))
     wanted = set(state)
@@ -128,19 +132,21 @@ def build_site(kind, stmt, header, blocks, state, loads, source, declared) -> Si
                 if n.id in names:
                     site.unsupported.append((f"assignment to global/nonlocal `{n.id}`", source.span(n)))
             if isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.ctx, gast.Store):
-                target = gast.unparse(n).strip()
-                target = target if len(target) <= 40 else target[:37] + "..."
-                site.unsupported.append((f"assignment to `{target}` (an object outside the branch)",
-                                         source.span(n)))
+                done = composites.get(id(n))
+                if isinstance(done, str):        # carried as state by the variable `done`
+                    if done in wanted and getattr(n, "lineno", None):
+                        site.assigns.setdefault(display.get(done, done), []).append((source.span(n), label))
+                    continue
+                target = _short(gast.unparse(n).strip())
+                why = done.reason if done is not None else "it changes an object made outside"
+                site.unsupported.append((target, source.span(n), "composite", {"why": why}))
             what = _UNSUPPORTED.get(type(n))
             if what is not None:
                 site.unsupported.append((what, _keyword_span(source.span(n), what)))
     for f in calls:        # a method that changes an object made outside the branch or body
         root = _root(f.value)
         if root is not None and root not in bound:
-            target = gast.unparse(f).strip()
-            target = target if len(target) <= 40 else target[:37] + "..."
-            site.unsupported.append((target, source.span(f), "mutation"))
+            site.unsupported.append((_short(gast.unparse(f).strip()), source.span(f), "mutation"))
     for spans in site.assigns.values():
         spans.sort()
     site.unsupported.sort(key=lambda u: u[1])
@@ -155,6 +161,10 @@ _MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "
                        "__setitem__", "__delitem__"})
 #: mutators only when called for their effect (an array's method of that name returns a new array)
 _EFFECT_ONLY = frozenset({"sort"})
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _called(call):

@@ -15,8 +15,8 @@ import itertools
 import pytest
 from helpers import only
 
-from passes import (asserts, break_statements, call_trees, class_scope, continue_statements, control_flow,
-                    logical, return_statements, variables)
+from passes import (asserts, break_statements, call_trees, class_scope, composite_state, continue_statements,
+                    control_flow, logical, return_statements, variables)
 
 
 def same(original, converted, *argsets):
@@ -298,10 +298,82 @@ def test_control_flow_nested_scopes_get_their_own_placeholders():
     same(original, converted, *SMALL)
 
 
+# -- composite_state -----------------------------------------------------------------
+
+COMPOSITES = '''
+class Box:
+    pass
+
+
+def f(a, b):
+    d = {"h": a}
+    box = Box()
+    box.inner = Box()
+    box.inner.v = 0
+    out = [0, 0]
+    k = "h"
+    for i in range(3):
+        if i == b:
+            d["new"] = i                # a key first set inside: absent on other paths
+        d[k] = d[k] + i
+        box.inner.v += a
+        if a > i:
+            out[0] = out[0] + 1
+        else:
+            out[-1] = out[-1] - 1
+    while box.inner.v < 10 and a > 0:
+        box.inner.v = box.inner.v * 2
+    if b > 0:
+        box.extra = b                   # an attribute set on one path only
+    return sorted(d.items()), box.inner.v, out, getattr(box, "extra", None)
+'''
+
+
+def test_composite_state_python_values():
+    for passes in ([composite_state], [composite_state, variables, control_flow]):
+        original, converted = only(passes, COMPOSITES)
+        same(original, converted, *SMALL)
+
+
+def test_composite_state_refused_targets_are_left_as_written():
+    # a key the loop assigns, an expression key, a slice: not carried, and still plain Python on Python values
+    original, converted = only([composite_state, variables, control_flow], '''
+    def f(a, b):
+        d, lst = {}, [0, 1, 2, 3]
+        for i in range(a):
+            d[i] = i * b
+            d[i + 100] = b
+            lst[1:3] = [b, b]
+        return sorted(d.items()), lst
+    ''')
+    same(original, converted, *SMALL)
+
+
+def test_composite_state_annotates_what_it_carries_and_why_not():
+    import gast
+    from ast_hybrid.transpiler.ast_tools.annotations import Anno, anno_get
+    from ast_hybrid.transpiler.ast_tools.composites import Refused
+    from ast_hybrid.transpiler.ast_tools.naming import Namer
+    from ast_hybrid.transpiler.pipeline import Context
+    from ast_hybrid.common.source import SourceFile
+
+    text = "def f(x, n):\n    d = {}\n    for i in range(n):\n        d['a'] = x\n        d[i] = x\n        G[0] = x\n"
+    fn = gast.parse(text).body[0]
+    loop = fn.body[1]
+    ctx = Context(SourceFile.from_text(text), Namer())
+    composite_state.transform(fn, ctx)
+    notes = anno_get(loop, Anno.COMPOSITES)
+    carried = [v for v in notes.values() if isinstance(v, str)]
+    refused = sorted((v.text, v.reason) for v in notes.values() if isinstance(v, Refused))
+    assert [ctx.display[v] for v in carried] == ["d['a']"]
+    assert refused == [("G[0]", "`G` is not a variable of this function (a global or closure variable)"),
+                       ("d[i]", "its key `i` is assigned inside it")]
+
+
 def test_pipeline_on_python_values_equals_plain_python():
     """The whole pipeline, applied to the jump programs, on plain Python values."""
     from ast_hybrid.transpiler.pipeline import PASSES
-    for src in (JUMPS, RETURNS, CONTROL, LOGICAL_SRC):
+    for src in (JUMPS, RETURNS, CONTROL, LOGICAL_SRC, COMPOSITES):
         original, converted = only(PASSES, src)
         same(original, converted, *SMALL)
 

@@ -54,6 +54,7 @@ CONTROL_FLOW = (gast.If, gast.While, gast.For)
 _EMPTY = frozenset()
 _COMPREHENSIONS = frozenset({gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp})
 _WRITE_CTX = frozenset({gast.Store, gast.Del})
+_COMPOSITE_TARGETS = (gast.Attribute, gast.Subscript)
 
 
 class FunctionAnalysis:
@@ -161,6 +162,22 @@ class FunctionAnalysis:
         return out
 
     modified = writes
+
+    def composite_targets(self, stmt) -> list:
+        """The item and attribute targets (``d['h'] = ...``, ``self.x += ...``) a control-flow
+        statement's blocks assign (its test, iterable and nested scopes aside), in source order;
+        a ``for``'s own target included.  :mod:`.composites` says which slot each names."""
+        t = type(stmt)
+        blocks = stmt.body + stmt.orelse if t is gast.If else list(stmt.body)
+        if t in (gast.For, gast.AsyncFor):
+            blocks = [stmt.target, *blocks]
+        out = []
+        for top in blocks:
+            for n in walk_scope(top):
+                if n.__class__ in _COMPOSITE_TARGETS and n.ctx.__class__ is gast.Store:
+                    out.append(n)
+        out.sort(key=lambda n: (getattr(n, "lineno", 0) or 0, getattr(n, "col_offset", 0) or 0))
+        return out
 
     # -- state of converted statements ------------------------------------------------
     def state(self, stmt) -> tuple:

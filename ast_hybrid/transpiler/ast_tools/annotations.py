@@ -28,6 +28,9 @@ class Anno(str, Enum):
     EXTRA_TEST = ("extra loop test of a `for`: a gast expression over the break/return flags, "
                   "checked before each iteration (set by the break and return passes)")
     FLAG_GUARD = "this `if` was made by a pass to skip the rest of a block after a flag was set"
+    COMPOSITES = ("what an `if`/`while`/`for` does with each item or attribute its blocks assign: "
+                  "id(target node) -> the variable carrying its value as the statement's state (str), or "
+                  "why it cannot be carried (a Refused); set by the composite_state pass, read by the sites")
 
 
 def anno_set(node, key: Anno, value):

@@ -13,6 +13,8 @@ switches to ``lax`` only when a condition, bound or iterable is a traced array:
   array: ``lax.scan`` over its leading axis;
 - ``and_(a, b)``/``or_(a, b)`` (thunks, evaluated lazily), ``not_(x)``,
   ``ifexp(cond, a, b)``: Python's operators, or ``logical_*``/``lax.cond``;
+- ``load_composite``/``store_composite``: an item or attribute carried as
+  state (``d['h']``), read before and put back after each branch or body;
 - ``assert_``, ``converted_call``, ``range_``, ``Undefined``,
   ``UndefinedReturn``, ``ld``, ``retval``.
 
@@ -37,7 +39,7 @@ from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
 from ast_hybrid.common.rules import RULES
 from ..ast_tools.naming import RETVAL
 from ast_hybrid.common.source import Span
-from . import calls, conditionals, loops
+from . import calls, composites, conditionals, loops
 from .values import Undefined, UndefinedReturn, as_pred, is_traced, ld, retval, unwrap
 
 __all__ = ["Runtime"]
@@ -171,6 +173,24 @@ class Runtime:
         finally:
             calls.TRACING.depth -= 1
 
+    # -- items and attributes carried as state ------------------------------------------
+    def load_composite(self, root, path, text):
+        """The value of ``root`` + ``path`` (``d['h']``), or ``Undefined`` if a key or attribute is missing."""
+        if any(is_traced(k) for k in composites.keys(path)):
+            line = sys._getframe(1).f_lineno
+            site = self._site(line)
+            spans = site.assigns.get(text) if site is not None else None
+            related = ((site.span, f"the traced `{site.kind}`"),) if site is not None else ()
+            self.fail([self._diag("HY032", spans[0][0] if spans else self._span(line), "traced-key",
+                                  related=related, what=text,
+                                  where=site.kind_text() if site is not None else "traced control flow")])
+        return composites.load(root, path, text)
+
+    @staticmethod
+    def store_composite(root, path, value):
+        """Put ``value`` back at ``root`` + ``path`` (``Undefined``: remove the key or attribute)."""
+        composites.store(root, path, value)
+
     # -- calls -----------------------------------------------------------------------
     def converted_call(self, f, args, kwargs):
         return calls.converted_call(self, f, args, kwargs)
@@ -188,8 +208,8 @@ class Runtime:
         site = self._site(line)
         if site is None or not site.unsupported:
             return
-        self.fail([self._diag("HY032", what[1], *what[2:], related=((site.span, f"the traced `{site.kind}`"),),
-                              what=what[0], where=site.kind_text())
+        self.fail([self._diag("HY032", what[1], *what[2:3], related=((site.span, f"the traced `{site.kind}`"),),
+                              what=what[0], where=site.kind_text(), **(what[3] if len(what) > 3 else {}))
                    for what in site.unsupported])
 
     def _diag(self, code, span, variant="default", related=(), **values):
