@@ -168,6 +168,76 @@ def walrus_while_break_continue(x):
     else:
         total = -total
     return total + x
+
+
+# issue 13, item 3: constructs that need no pass of their own, each against plain Python
+
+def enum_traced(x, n):
+    acc = x[0] * 0.0
+    for i, v in enumerate(x):
+        if v > 0:
+            acc = acc + v * i
+    return acc
+
+def zip_traced(x, n):
+    y = x[::-1]
+    acc = x[0] * 0.0
+    for a, b in zip(x, y):
+        if a > b:
+            acc = acc + a - b
+    return acc
+
+def enum_static_in_traced_range(x, n):
+    acc = x * 0.0
+    for k in range(n):
+        for i, v in enumerate([x, x * 2.0]):
+            acc = acc + v * i
+    return acc
+
+def del_after(x, n):
+    y = x * 2.0
+    if x.sum() > n:
+        z = y + 1.0
+    else:
+        z = y - 1.0
+    del y
+    return z
+
+def try_finally(x, n):
+    log = []
+    try:
+        for i in range(n):
+            x = x * 0.5 + i
+    finally:
+        log.append(1)
+    return x + len(log)
+
+def nested_def(x, n):
+    acc = x
+    for i in range(n):
+        def scale(v, i=i):
+            return v * 0.5 + i
+        acc = scale(acc)
+    return acc
+
+def lambda_branch(x, n):
+    if x.sum() > n:
+        f = lambda v: v * 2.0
+        y = f(x)
+    else:
+        y = (lambda v: v - 1.0)(x)
+    return y
+
+def comp_branch(x, n):
+    if x.sum() > n:
+        y = sum([v * 2.0 for v in [x, x + 1.0] if True])
+    else:
+        y = sum(v for v in (x, -x))
+    return y
+
+def comp_traced_cond(x, n):
+    ys = [jnp.where(v > 0, v, -v) for v in x]
+    return sum(ys) + (x.sum() if x.sum() > n else -x.sum())
 '''
 
 X = np.array([1.0, 2.0], np.float32)
@@ -184,6 +254,11 @@ CASES = [
     ("early_return_in_while", (X,), {}), ("early_return_in_while", (X * 7,), {}),
     ("walrus_in_while_test", (X,), {}), ("walrus_in_while_test", (X * 60,), {}),
     ("walrus_while_break_continue", (X * 9,), {}), ("walrus_while_break_continue", (X * 30,), {}),
+    *[(name, (x, n), {}) for name in ("enum_traced", "zip_traced", "enum_static_in_traced_range", "del_after",
+                                       "try_finally", "nested_def", "lambda_branch", "comp_branch",
+                                       "comp_traced_cond")
+      for x, n in ((np.array([1.0, -2.0, 3.0], np.float32), 1), (np.array([-1.0, -2.0, -3.0], np.float32), 0),
+                   (np.array([2.0, 3.0, 1.0], np.float32), 3))],
 ]
 
 
