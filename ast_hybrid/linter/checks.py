@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import gast
 
 from ast_hybrid.common import rules
+from ast_hybrid.common.walkers import children
 from ast_hybrid.common.diagnostics import Fix
 from . import fixes, state
 from .kinds import is_op, Tag, Unit, definitely_tensor, holds_tensors, module_family, tensorish
@@ -35,6 +36,11 @@ __all__ = ["Finding", "Checker"]
 #: builtins a `for` iterates through: their arguments are what is iterated
 _ITERATING = frozenset({"enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"})
 SHAPE_ATTRS = ("shape", "ndim", "size", "context", "ctx", "dtype", "T")
+
+
+_MISSING = object()
+#: node class -> the Checker's unbound visit_* method for it, or None (filled as met)
+_VISITORS: dict = {}
 
 
 @dataclass
@@ -88,13 +94,17 @@ class Checker:
                 and isinstance(stmt.body[-1], (gast.Raise, gast.Return)))
 
     def visit(self, node):
-        meth = getattr(self, "visit_" + type(node).__name__, None)
-        if meth is not None and meth(node) is False:
+        cls = node.__class__
+        meth = _VISITORS.get(cls, _MISSING)
+        if meth is _MISSING:
+            meth = _VISITORS[cls] = getattr(Checker, "visit_" + cls.__name__, None)
+        if meth is not None and meth(self, node) is False:
             return
-        self.generic(node)
+        for child in children(node):
+            self.visit(child)
 
     def generic(self, node):
-        for child in gast.iter_child_nodes(node):
+        for child in children(node):
             self.visit(child)
 
     def _guarded(self, nodes):
