@@ -46,8 +46,8 @@ def test_base_names_mxnet_code_imports(mx):
 @pytest.mark.parametrize("statement,api", [
     ("import mxnet.image", "mxnet.image"),
     ("from mxnet import image", "mxnet.image"),
-    ("mx.gluon.data.vision.ImageFolderDataset('x')", "mxnet.gluon.data.vision.ImageFolderDataset"),
-    ("mx.gluon.data.vision.transforms.RandomLighting(0.1)", "mxnet.gluon.data.vision.transforms.RandomLighting"),
+    ("mx.gluon.data.vision.ImageRecordDataset('x')", "mxnet.gluon.data.vision.ImageRecordDataset"),
+    ("mx.gluon.data.vision.transforms.RandomRotation((0, 9))", "mxnet.gluon.data.vision.transforms.RandomRotation"),
     ("mx.np.zeros", "mxnet.np"),
     ("mx.optimizer.Ftrl(learning_rate=0.1)", "mxnet.optimizer.Ftrl"),
     ("mx.sym.Group([])", "mxnet.sym.Group"),

@@ -73,8 +73,8 @@ def test_random_flips(both, mx, flip, axis):
 def test_missing_transform_is_an_error_naming_it(mx):
     from ast_hybrid.mxnet._missing import NotAvailable
 
-    with pytest.raises(NotAvailable, match="mxnet.gluon.data.vision.transforms.RandomColorJitter"):
-        mx.gluon.data.vision.transforms.RandomColorJitter
+    with pytest.raises(NotAvailable, match="mxnet.gluon.data.vision.transforms.RandomRotation"):
+        mx.gluon.data.vision.transforms.RandomRotation
 
 
 def _mnist_files(root, prefix, n, seed):

@@ -23,10 +23,8 @@ serve(__name__, {name: (module, f"mxnet.gluon.{name}") for name, module in (
 # MXNet's transforms that are not here (the generated _api lists no names for this module)
 _transforms = data.vision.transforms
 _transforms.__getattr__ = module_getattr("mxnet.gluon.data.vision.transforms", _transforms.__name__, {
-    name: "only Compose, Cast, ToTensor, Normalize, Resize, CenterCrop, RandomResizedCrop, RandomFlipLeftRight "
-          "and RandomFlipTopBottom are" for name in (
-        "Rotate", "RandomRotation", "CropResize", "RandomBrightness", "RandomContrast", "RandomSaturation",
-        "RandomHue", "RandomColorJitter", "RandomLighting", "RandomApply")})
+    name: "the rotations and CropResize are not implemented yet" for name in ("Rotate", "RandomRotation",
+                                                                             "CropResize")})
 serve(f"{__name__}.data", {name: (getattr(data, name), f"mxnet.gluon.data.{name}")
                            for name in ("dataset", "sampler", "dataloader", "vision")})
 serve(f"{__name__}.data.vision", {name: (getattr(data.vision, name), f"mxnet.gluon.data.vision.{name}")

@@ -105,3 +105,22 @@ def flip(data, axis, draw):
     import jax.numpy as jnp
 
     return jnp.where(draw.reshape(()), jnp.flip(data, axis), data)
+
+
+def imread(filename, flag=1, to_rgb=True):
+    """An image file as a uint8 NDArray (H, W, 3) in RGB (``flag=1``; BGR with ``to_rgb=False``) or (H, W, 1)
+    in grey (``flag=0``), as MXNet's ``image.imread``; decoded with Pillow (``pip install 'ast-hybrid[image]'``)
+    where MXNet uses OpenCV: PNG and BMP give the same pixels, JPEG may differ by the decoders' rounding."""
+    from ast_hybrid import nd
+
+    try:
+        from PIL import Image
+    except ImportError as e:
+        raise ImportError(f"reading the image {filename!r} (mxnet.image.imread, which ImageFolderDataset uses) "
+                          "needs Pillow in ast-hybrid: pip install 'ast-hybrid[image]' (or pip install pillow)") \
+            from e
+    with Image.open(filename) as im:
+        arr = np.asarray(im.convert("L"))[:, :, None] if flag == 0 else np.asarray(im.convert("RGB"))
+    if flag != 0 and not to_rgb:
+        arr = arr[:, :, ::-1]
+    return nd.array(np.ascontiguousarray(arr), dtype=np.uint8)

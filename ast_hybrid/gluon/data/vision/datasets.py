@@ -1,4 +1,5 @@
-"""MXNet 1.9.1's MNIST, FashionMNIST, CIFAR10 and CIFAR100, read from MXNet's files already under ``root``.
+"""MXNet 1.9.1's MNIST, FashionMNIST, CIFAR10 and CIFAR100, read from MXNet's files already under ``root``,
+and ``ImageFolderDataset`` (one folder per class of image files, decoded with Pillow).
 
 MXNet downloads a missing file (or one whose sha1 differs) from its repository; ast-hybrid does not fetch
 files: a missing one is :class:`DatasetNotFound` naming the file and where MXNet gets it, and a present one
@@ -18,7 +19,7 @@ import numpy as np
 
 from ast_hybrid.gluon.data import dataset
 
-__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "DatasetNotFound"]
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset", "DatasetNotFound"]
 
 _REPO = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
 
@@ -169,3 +170,45 @@ class CIFAR100(CIFAR10):
 
     def _label_column(self):
         return 0 + self._fine_label
+
+
+class ImageFolderDataset(dataset.Dataset):
+    """The images under ``root/<class>/`` (``.jpg``, ``.jpeg``, ``.png``), labelled by the class folder's rank
+    in sorted order (``synsets[label]`` is its name; ``items`` the ``(filename, label)`` pairs).  A sample is
+    ``(uint8 NDArray (H, W, 3), or (H, W, 1) with flag=0; int label)``, through ``transform(data, label)``
+    if given.  Files are decoded with Pillow (``_image.imread``)."""
+
+    def __init__(self, root, flag=1, transform=None):
+        self._root = os.path.expanduser(root)
+        self._flag = flag
+        self._transform = transform
+        self._exts = [".jpg", ".jpeg", ".png"]
+        self._list_images(self._root)
+
+    def _list_images(self, root):
+        self.synsets, self.items = [], []
+        for folder in sorted(os.listdir(root)):
+            path = os.path.join(root, folder)
+            if not os.path.isdir(path):
+                warnings.warn(f"Ignoring {path}, which is not a directory.", stacklevel=3)
+                continue
+            label = len(self.synsets)
+            self.synsets.append(folder)
+            for filename in sorted(os.listdir(path)):
+                filename = os.path.join(path, filename)
+                ext = os.path.splitext(filename)[1]
+                if ext.lower() not in self._exts:
+                    warnings.warn(f"Ignoring {filename} of type {ext}. Only support {', '.join(self._exts)}")
+                    continue
+                self.items.append((filename, label))
+
+    def __getitem__(self, idx):
+        from ast_hybrid.gluon.data.vision._image import imread
+
+        img, label = imread(self.items[idx][0], self._flag), self.items[idx][1]
+        if self._transform is not None:
+            return self._transform(img, label)
+        return img, label
+
+    def __len__(self):
+        return len(self.items)

@@ -3,8 +3,11 @@
 ``Compose`` groups consecutive hybrid transforms into one hybridized ``HybridSequential``, as MXNet does.
 ``RandomResizedCrop`` draws from Python's ``random`` module, as MXNet's ``image.random_size_crop`` does
 (seed it with ``random.seed``: the same seed gives MXNet's crop); ``RandomFlipLeftRight`` and
-``RandomFlipTopBottom`` draw from ast-hybrid's stream, seeded by ``mx.random.seed`` (MXNet's own generator
-is not reproduced: the same seed does not give MXNet's flips).
+``RandomFlipTopBottom`` and the colour transforms (``RandomBrightness``, ``RandomContrast``,
+``RandomSaturation``, ``RandomHue``, ``RandomColorJitter``, ``RandomLighting``) draw from ast-hybrid's stream,
+seeded by ``mx.random.seed`` (MXNet's own generator is not reproduced: the same seed does not give MXNet's
+draws; given the same factor, each gives MXNet's image, ``_color.py``).  ``RandomApply`` draws from Python's
+``random``, as MXNet's does.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ import random
 import numpy as np
 
 from ast_hybrid.gluon.block import Block, HybridBlock
-from ast_hybrid.gluon.data.vision import _image
+from ast_hybrid.gluon.data.vision import _color, _image
 from ast_hybrid.gluon.nn import HybridSequential, Sequential
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomResizedCrop",
-           "RandomFlipLeftRight", "RandomFlipTopBottom"]
+           "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation",
+           "RandomHue", "RandomColorJitter", "RandomLighting", "RandomApply"]
 
 _NUMERIC = (int, float, np.integer, np.floating)
 
@@ -179,3 +183,75 @@ class RandomFlipTopBottom(_RandomFlip):
     """Flip an (H, W, C) image top-bottom with probability 0.5."""
 
     _axis_from_end = 3
+
+
+class _RandomColor(HybridBlock):
+    """One colour op with a factor drawn uniformly from ``[max(0, 1 - amount), 1 + amount]``."""
+
+    _which = 0      # _color.adjust's op: brightness, contrast, saturation, hue
+
+    def __init__(self, amount):
+        super().__init__()
+        self._args = (max(0, 1 - amount), 1 + amount)
+
+    def hybrid_forward(self, F, x):
+        return _color.adjust(x, F.random.uniform(*self._args, shape=(1,)), which=self._which)
+
+
+class RandomBrightness(_RandomColor):
+    """``x * a`` (an (H, W, 3) image)."""
+
+
+class RandomContrast(_RandomColor):
+    """``x * a + (1 - a) * mean grey``."""
+
+    _which = 1
+
+
+class RandomSaturation(_RandomColor):
+    """Towards (or away from) grey by ``a`` (MXNet's grey: see ``_color.py``)."""
+
+    _which = 2
+
+
+class RandomHue(_RandomColor):
+    """The hue turned by ``a`` of a full turn."""
+
+    _which = 3
+
+
+class RandomColorJitter(HybridBlock):
+    """Brightness, contrast and saturation by ``1 + u * amount`` and hue by ``u * hue`` (``u`` uniform in
+    [-1, 1]; an amount of 0 skips that op), the four in a random order."""
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        super().__init__()
+        self._args = (brightness, contrast, saturation, hue)
+
+    def hybrid_forward(self, F, x):
+        return _color.color_jitter(x, F.random.uniform(-1, 1, shape=(4,)), F.random.uniform(shape=(4,)),
+                                   amounts=tuple(float(a) for a in self._args))
+
+
+class RandomLighting(HybridBlock):
+    """AlexNet's PCA lighting noise, the three weights drawn from ``N(0, alpha)``."""
+
+    def __init__(self, alpha):
+        super().__init__()
+        self._alpha = alpha
+
+    def hybrid_forward(self, F, x):
+        return _color.adjust_lighting(x, F.random.normal(0, self._alpha, shape=(3,)))
+
+
+class RandomApply(Sequential):
+    """``transforms`` with probability ``p`` (Python's ``random``), else the input unchanged."""
+
+    def __init__(self, transforms, p=0.5):
+        super().__init__()
+        self.transforms, self.p = transforms, p
+
+    def forward(self, x):
+        if self.p < random.random():
+            return x
+        return self.transforms(x)
