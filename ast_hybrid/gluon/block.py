@@ -387,6 +387,40 @@ def run_bound(block, params, leaves, key, training, inputs, needs=None):
     return out, writes, running
 
 
+def _pullback_call(pullback, cotangent):
+    return pullback(cotangent)
+
+
+_PULLBACK = []      # the jitted _pullback_call, made at the first use (jax is imported lazily)
+
+
+def _node_fn(out, pullback, needs, n_params):
+    """A recorded hybridized call as a tape node: ``fn(leaves, *xs)`` whose value is ``out`` (computed at the
+    forward, for these same inputs) and whose gradient is ``pullback`` run as one compiled program, its
+    cotangents placed where ``needs`` says (None: zero, for what gets no gradient)."""
+    import jax
+
+    if not _PULLBACK:
+        _PULLBACK.append(jax.jit(_pullback_call))
+    apply = _PULLBACK[0]
+
+    @jax.custom_vjp
+    def fn(leaves, *xs):
+        return out
+
+    def fwd(leaves, *xs):
+        return out, None
+
+    def bwd(_, cotangent):
+        d_leaves, d_xs = apply(pullback, cotangent)[0]
+        it = iter(d_leaves), iter(d_xs)
+        leaves = tuple(next(it[0]) if n else None for n in needs[:n_params])
+        return (leaves, *[next(it[1]) if n else None for n in needs[n_params:]])
+
+    fn.defvjp(fwd, bwd)
+    return fn
+
+
 class _Compiled:
     """What a hybridized block caches: its parameters, their leaves and the jitted programs.
 
@@ -415,10 +449,28 @@ class _Compiled:
         def train(leaves, base, count, *xs, needs=None):
             return run_bound(block, params, leaves, jax.random.fold_in(base, count), True, xs, needs)
 
+        def recorded(leaves, base, count, *xs, needs=None, training=True):
+            # the forward of a recorded call and its pullback (the residuals it keeps, a pytree), taken with
+            # respect to what gets a gradient only (``needs``); the backward runs it (``_pullback``)
+            key = jax.random.fold_in(base, count)
+            n = len(leaves)
+            diff = ([leaves[i] for i in range(n) if needs[i]], [xs[i] for i in range(len(xs)) if needs[n + i]])
+
+            def forward(diff):
+                it = iter(diff[0]), iter(diff[1])
+                ls = tuple(next(it[0]) if needs[i] else v for i, v in enumerate(leaves))
+                xx = [next(it[1]) if needs[n + i] else v for i, v in enumerate(xs)]
+                out, writes, running = run_bound(block, params, ls, key, training, xx, needs if training else None)
+                return strip(out), (writes, running)
+
+            out, pullback, (writes, running) = jax.vjp(forward, diff, has_aux=True)
+            return out, writes, running, pullback
+
         self.predict_raw = lambda leaves, *xs: predict(leaves, *xs)[0]
         self.predict = jax.jit(predict)
         self.predict_keyed = jax.jit(predict_keyed)
         self.train = jax.jit(train, static_argnames=("needs",))
+        self.recorded = jax.jit(recorded, static_argnames=("needs", "training"))
 
     def __call__(self, args):
         state = autograd.STATE
@@ -462,25 +514,21 @@ class _Compiled:
             self.leaves = tuple(p._data for p in self.params)
 
     def _call_recorded(self, args, xs):
-        """Under ``autograd.record()``: run the program and put it on the tape as one node."""
+        """Under ``autograd.record()``: run the forward program, which also returns its pullback (the
+        residuals), and put it on the tape as one node whose gradient is the compiled backward program
+        (``_pullback``) on those residuals: the backward neither runs the forward again nor compiles anything
+        after the first step."""
         tracked = tuple(p.data() for p in self.params)
         nd_args = [a if a.__class__ is NDArray else NDArray(a) if _is_array(a) else a for a in args]
         base, count = rng.stream()
-        running = None
-        if autograd.STATE[1]:
-            needs = tuple(t._ag is not None for t in tracked) + tuple(_tracked(a) for a in args)
-            at_forward = self.leaves
-            out, writes, running = self.train(at_forward, base, count, *xs, needs=needs)
-            self._write_back(writes)
-
-            def fn(leaves, *xs):
-                return strip(self.train(leaves, base, count, *xs, needs=needs)[0])
-        else:
-            out = self._written(self.predict_keyed(self.leaves, base, count, *xs))
-
-            def fn(leaves, *xs):
-                return strip(self.predict_keyed(leaves, base, count, *xs)[0])
-        result = autograd.record_op(fn, (tracked, *nd_args), {}, result=strip(out))
+        training = autograd.STATE[1]
+        needs = tuple(t._ag is not None for t in tracked) + tuple(_tracked(a) for a in args)
+        at_forward = self.leaves
+        out, writes, running, pullback = self.recorded(at_forward, base, count, *xs, needs=needs,
+                                                       training=training)
+        self._write_back(writes)
+        result = autograd.record_op(_node_fn(out, pullback, needs, len(self.params)), (tracked, *nd_args), {},
+                                    result=out)
         if running:
             autograd.on_backward(_first_array(result), lambda: self._apply_running(running, at_forward))
         return result

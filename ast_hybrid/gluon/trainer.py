@@ -93,10 +93,22 @@ OPTIMIZERS = {
 
 @functools.lru_cache(maxsize=None)
 def _compiled_update(name, options):
+    """One compiled program that updates every parameter of a step: ``(weights, grads, states, lr, wd,
+    rescale, clip, t) -> (new weights, new states)``, lists in the trainer's order (one program per list of
+    shapes; a call per step instead of a call per parameter)."""
     import jax
 
-    fn = OPTIMIZERS[name][0]
-    return jax.jit(functools.partial(fn, **dict(options)), static_argnames=("clip",))
+    fn = functools.partial(OPTIMIZERS[name][0], **dict(options))
+
+    def update_all(ws, gs, states, lr, wd, rescale, clip, t):
+        new_ws, new_states = [], []
+        for w, g, st in zip(ws, gs, states):
+            new, st = fn(w, g, st, lr, wd, rescale, clip, t)
+            new_ws.append(new.astype(w.dtype))
+            new_states.append(st)
+        return new_ws, new_states
+
+    return jax.jit(update_all, static_argnames=("clip",))
 
 
 class Trainer:
@@ -182,9 +194,8 @@ class Trainer:
         import jax.numpy as jnp
 
         self._t += 1
-        update = _compiled_update(self._name, self._options)
         rescale = self._scale / batch_size
-        listeners = {}
+        todo, grads, states = [], [], []
         for p in self._params:
             if p.grad_req == "null" or p._data is None:
                 continue
@@ -194,12 +205,21 @@ class Trainer:
                     continue
                 raise UserWarning(f"Gradient of Parameter {p.name!r} has not been updated by backward since last "
                                   "step. Call step(batch_size, ignore_stale_grad=True) to skip it.")
-            states = self._states.get(p)
-            if states is None:
-                states = self._states[p] = tuple(jnp.zeros_like(p._data) for _ in range(self._n_states))
-            new, self._states[p] = update(p._data, leaf.grad, states, self.learning_rate, self._wd, rescale,
-                                          self._clip, self._t)
-            p._data = new.astype(p._data.dtype)
+            st = self._states.get(p)
+            if st is None:
+                st = self._states[p] = tuple(jnp.zeros_like(p._data) for _ in range(self._n_states))
+            todo.append(p)
+            grads.append(leaf.grad)
+            states.append(st)
+        if not todo:
+            return
+        update = _compiled_update(self._name, self._options)
+        new_ws, new_states = update([p._data for p in todo], grads, states, self.learning_rate, self._wd,
+                                    rescale, self._clip, self._t)
+        listeners = {}
+        for p, w, st in zip(todo, new_ws, new_states):
+            p._data = w
+            self._states[p] = st
             for notify in p._listeners:
                 listeners[id(notify)] = notify
         for notify in listeners.values():     # each compiled program refreshes its arguments once
