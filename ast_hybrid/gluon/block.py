@@ -209,6 +209,9 @@ class Block:
                           (full, {self.prefix + k: v for k, v in loaded.items()})]
             params, loaded = max(candidates, key=lambda c: len(set(c[0]) & set(c[1])))
         assign_loaded(params, loaded, where, allow_missing, ignore_extra)
+        if ctx is not None:     # several contexts: replicated over their devices (gluon/data_parallel.py)
+            for p in params.values():
+                p.reset_ctx(ctx)
 
     save_params = save_parameters
     load_params = load_parameters

@@ -39,8 +39,6 @@ SHAPE_ATTRS = ("shape", "ndim", "size", "context", "ctx", "dtype", "T")
 
 
 _MISSING = object()
-#: node class -> the Checker's unbound visit_* method for it, or None (filled as met)
-_VISITORS: dict = {}
 
 
 @dataclass
@@ -69,6 +67,7 @@ class Checker:
         self.findings: list[Finding] = []
         self._truth_done: set = set()
         self.guard = 0  # > 0 inside an nd guard
+        self._visitors: dict = {}  # node class -> bound visit_* method or None (filled as met)
 
     def add(self, code, node, variant="default", fix=None, **values):
         """Report ``code`` at ``node``, worded by the catalogue's ``variant`` of it."""
@@ -95,10 +94,10 @@ class Checker:
 
     def visit(self, node):
         cls = node.__class__
-        meth = _VISITORS.get(cls, _MISSING)
+        meth = self._visitors.get(cls, _MISSING)
         if meth is _MISSING:
-            meth = _VISITORS[cls] = getattr(Checker, "visit_" + cls.__name__, None)
-        if meth is not None and meth(self, node) is False:
+            meth = self._visitors[cls] = getattr(self, "visit_" + cls.__name__, None)
+        if meth is not None and meth(node) is False:
             return
         for child in children(node):
             self.visit(child)
