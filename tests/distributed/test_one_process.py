@@ -66,6 +66,13 @@ def test_a_checkpoint_from_eight_devices_loads_on_one(report, kind):
     np.testing.assert_allclose(out, r[kind]["test_output"], rtol=1e-5, atol=1e-6)
 
 
+def test_load_parameters_with_several_contexts_replicates(report):
+    r = report[0]
+    assert r["reloaded"]["layout"]["spec"] == "P()" and r["reloaded"]["layout"]["devices"] == 8
+    assert r["reloaded"]["n_ctx"] == 8
+    np.testing.assert_allclose(r["reloaded"]["output"], r["cnn"]["test_output"], rtol=1e-5, atol=1e-6)
+
+
 def test_a_batch_that_does_not_divide(report):
     r = report[0]
     assert r["even_split_error"].startswith("data with shape (10, 3) cannot be evenly split into 8 slices")

@@ -102,6 +102,11 @@ def main(outdir):
                         "test_output": net(test_x[kind]).asnumpy().tolist(),
                         "test_x": test_x[kind].asnumpy().tolist()}
     report["mlp"]["split"] = train("mlp", ctx, "split")[1]
+    again = NETS["cnn"][0]()            # a checkpoint loaded onto the devices: replicated there, same outputs
+    again.load_parameters(f"{outdir}/cnn.params", ctx=ctx)
+    weight = next(iter(again.collect_params().values()))
+    report["reloaded"] = {"layout": _layout(weight.data()), "n_ctx": len(weight.list_ctx()),
+                          "output": again(test_x["cnn"]).asnumpy().tolist()}
 
     # a batch that does not divide over the devices: split_and_load as MXNet, the net computes it anyway
     x = nd.array(np.arange(30, dtype="float32").reshape(10, 3))
