@@ -11,7 +11,7 @@ X = np.random.RandomState(3).uniform(-2, 2, (7, 4, 3)).astype("float32")
 @pytest.mark.oracle
 @pytest.mark.parametrize("call", ["split_data(x, 3, batch_axis=0, even_split=False)",
                                   "split_data(x, 2, batch_axis=1)", "split_data(x, 3, batch_axis=2)",
-                                  "split_and_load(x, [mx.cpu(0)])",
+                                  "split_and_load(x, [mx.cpu(0)])", "split_data(x, 9, even_split=False)",
                                   "split_and_load(inp['x'], [mx.cpu(0), mx.cpu(0)], even_split=False)"])
 def test_split_matches_mxnet(oracle, mx, call):
     want = oracle.run(f"from mxnet.gluon.utils import *\nx = nd.array(inp['x'])\nres = {call}\n"
@@ -32,6 +32,22 @@ def test_uneven_split_is_refused_as_mxnet_does(mx):
 
     with pytest.raises(ValueError, match="cannot be evenly split into 3 slices along axis 0"):
         split_data(nd.array(X), 3)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("call", ["split_data(x, 5, batch_axis=2, even_split=False)",
+                                  "split_data(x, 4, batch_axis=2, even_split=False)"])
+def test_more_slices_than_entries_off_axis_0_fails_in_both_ours_saying_why(oracle, mx, call):
+    """(Along axis 0, MXNet gives empty slices at the end: test_split_matches_mxnet.)"""
+    from ast_hybrid.testing.oracle import OracleError
+
+    with pytest.raises(OracleError):          # MXNet: its slice_axis fails on an empty range
+        oracle.run(f"from mxnet.gluon.utils import *\nx = nd.array(inp['x'])\nres = {call}", x=X)
+    from mxnet import nd
+    from mxnet.gluon.utils import split_data  # noqa: F401
+
+    with pytest.raises(ValueError, match=r"cannot be split into \d slices along axis \d: it has only \d there"):
+        eval(call, {"x": nd.array(X), "split_data": split_data})
 
 
 @pytest.mark.oracle

@@ -33,8 +33,14 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
             f"data with shape {data.shape} cannot be evenly split into {num_slice} slices along axis "
             f"{batch_axis}. Use a batch size that's multiple of {num_slice} or set even_split=False to allow "
             "uneven partitioning of data.")
+    if size < num_slice and batch_axis != 0:      # MXNet's slice_axis fails on the empty ranges; say why
+        raise ValueError(
+            f"data with shape {data.shape} cannot be split into {num_slice} slices along axis {batch_axis}: it "
+            f"has only {size} there. Use at most {size} slices (fewer contexts) or a larger batch.")
     each, extras = divmod(size, num_slice)
     bounds = np.cumsum([0] + [each + 1] * extras + [each] * (num_slice - extras))
+    if batch_axis == 0:       # MXNet's basic slicing: more slices than rows gives empty ones at the end
+        return [data[int(bounds[i]):int(bounds[i + 1])] for i in range(num_slice)]
     return [nd.slice_axis(data, axis=batch_axis, begin=int(bounds[i]), end=int(bounds[i + 1]))
             for i in range(num_slice)]
 
