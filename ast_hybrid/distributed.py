@@ -56,7 +56,7 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None, lo
     try:
         jax.distributed.initialize(coordinator_address, num_processes, process_id, local_device_ids, **kwargs)
     except RuntimeError as exc:
-        if "before any JAX computations" in str(exc) or "backend" in str(exc).lower():
+        if "must be called before any JAX" in str(exc):
             raise RuntimeError("ast_hybrid.distributed.initialize() must run before anything uses jax (before "
                                "the first array or parameter is made): call it at the top of the script") from exc
         raise

@@ -110,3 +110,13 @@ def test_a_single_process_kvstore():
     out = nd.zeros((2,))
     store.pull("w", out=out)
     assert out.asnumpy().tolist() == [3.0, 3.0]
+
+
+def test_initialize_after_jax_started_says_where_to_call_it():
+    code = ("import jax.numpy as jnp; jnp.ones(1).block_until_ready()\n"
+            "from ast_hybrid import distributed\n"
+            "distributed.initialize('localhost:1', 2, 0, initialization_timeout=5)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "ast_hybrid.distributed.initialize() must run before anything uses jax" in done.stderr
+    assert "call it at the top of the script" in done.stderr
