@@ -48,6 +48,7 @@ def test_two_processes_of_four_devices_sum_to_one_process(one_process, tmp_path)
     for ours, theirs in zip(workers[0]["params"], one_process["params"]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
     assert "params" not in workers[1]
+    assert os.path.exists(f"{prefix}.0.params") and not os.path.exists(f"{prefix}.1.params")   # process 0 writes
     shown = [line for line in done.stdout.splitlines() if line.startswith("step ")]
     assert len(shown) == 20          # process 0's output only
 

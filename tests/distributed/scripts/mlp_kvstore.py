@@ -4,7 +4,7 @@
 
 Runs unchanged under MXNet 1.9.1 (``KVSTORE=local``, one device) and under ``ast-hybrid launch -n N``
 (``dist_sync``).  Writes ``OUT.<rank>.json``: the worker's summed loss per step and, from worker 0, the final
-parameters.  ``DEVICES``: contexts per worker (``mx.cpu(0..DEVICES-1)``); ``DIE_AT``: the last worker exits
+parameters; ``OUT.<rank>.params`` (``save_parameters``).  ``DEVICES``: contexts per worker (``mx.cpu(0..DEVICES-1)``); ``DIE_AT``: the last worker exits
 with status 3 at that step (a crashed worker).
 """
 
@@ -53,6 +53,7 @@ for step in range(STEPS):
     losses.append(float(loss.sum().asscalar()))
     if rank == 0:
         print(f"step {step} loss {losses[-1]:.6f}")
+net.save_parameters(f"{out}.{rank}.params")      # under ast-hybrid launch only process 0 writes
 if workers > 1:          # MXNet 1.9.1's 'local' store has only _barrier
     kv.barrier()
 result = {"rank": rank, "workers": workers, "losses": losses}
