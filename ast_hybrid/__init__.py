@@ -33,6 +33,7 @@ _LAZY = {
     "gpu": ("ast_hybrid.ndarray", "gpu"),
     "Context": ("ast_hybrid.ndarray", "Context"),
     "gluon": ("ast_hybrid.gluon", None),
+    "distributed": ("ast_hybrid.distributed", None),   # several processes: initialize(), KVStore
 }
 
 __all__ = ["Diagnostic", "ConversionError", "Severity", *_LAZY]
