@@ -1,6 +1,7 @@
 """Convolution lowerings per shape on XLA:CPU: XLA's convolution vs im2col + dot_general vs shifted taps.
 
     python bench/conv_lowering.py [--quick] [--grad] [--layout NCHW|NHWC|both]
+    python bench/conv_lowering.py --models [--quick] [--no-mxnet]
 
 Each case is one convolution of the model zoo's ResNet-18 v1 / MobileNet 0.25 / MobileNet v2 0.25 (at a
 224x224 and a 64x64 input, batch 1, some at batch 16) plus a few off-network shapes; every candidate
@@ -8,20 +9,31 @@ lowering of ``ast_hybrid.ops.conv_lowering`` runs under ``jax.jit``, candidates 
 median of the rounds, in ms per call.  Printed per case: each candidate's time, its ratio to XLA's
 convolution, the fastest, what ``choose`` (the rule in use) picks and the pick's time over the fastest's.
 ``--grad`` times forward + backward (``jax.grad`` of the sum) instead of the forward alone.
+
+``--models``: whole networks, MXNet 1.9.1's own model_zoo source (resnet18_v1, mobilenet0.25,
+mobilenetv2_0.25) run on our front and hybridized, at batch 1 and 224x224 / 64x64, three contenders
+interleaved round by round: ours with the rule ("rule"), ours with XLA's convolution everywhere
+(``AST_HYBRID_CONV_LOWERING=xla``, i.e. before the rule), each in a worker process of its own (a
+lowering is fixed when a block is first traced), and MXNet ``hybridize(static_alloc=True,
+static_shape=True)`` with its threaded engine.  Medians of 5 rounds, ms per call.
 Importable: ``main(argv)`` runs it and returns the rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ast_hybrid.ops.conv_lowering import LOWERINGS, choose
+from ast_hybrid.ops.conv_lowering import ENV, LOWERINGS, choose
 
 # (label, batch, cin, size, cout, kernel, stride, groups); pad = kernel // 2 as in the model zoo
 CASES = [
@@ -117,12 +129,159 @@ def measure(case, cf=True, grad=False, rounds=5):
     return {n: statistics.median(v) for n, v in times.items()}, pick
 
 
+MODELS = [("resnet18_v1", 224), ("resnet18_v1", 64), ("mobilenet0.25", 224), ("mobilenet0.25", 64),
+          ("mobilenetv2_0.25", 224), ("mobilenetv2_0.25", 64)]
+
+MX_MODEL = """
+import sys, time, types
+from mxnet.gluon.model_zoo import vision
+cache = sys.modules.setdefault('_conv_lowering_bench', types.ModuleType('_conv_lowering_bench')).__dict__
+key = (str(inp['name']), int(inp['size']))
+if key not in cache:
+    net = vision.get_model(key[0])
+    net.initialize()
+    net.hybridize(static_alloc=True, static_shape=True)
+    x = nd.array(np.random.RandomState(0).standard_normal((1, 3, key[1], key[1])).astype('float32'))
+    for _ in range(3):
+        net(x)
+    nd.waitall()
+    cache[key] = (net, x)
+net, x = cache[key]
+t = time.perf_counter()
+for _ in range(int(inp['n'])):
+    y = net(x)
+nd.waitall()
+meta['s'] = (time.perf_counter() - t) / int(inp['n'])
+"""
+
+
+def _model_zoo():
+    """MXNet 1.9.1's ``mxnet.gluon.model_zoo.vision`` (its own files) over our compatibility package."""
+    import importlib.abc
+    import importlib.util
+    from pathlib import Path
+
+    from ast_hybrid import mxnet as compat
+    from ast_hybrid.testing.corpus import gluon_tree
+
+    root = Path(gluon_tree()).parent.parent
+
+    class ZooFiles(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname, path=None, target=None):
+            if not fullname.startswith("mxnet.gluon.model_zoo"):
+                return None
+            base = root.joinpath(*fullname.split("."))
+            if (base / "__init__.py").exists():
+                return importlib.util.spec_from_file_location(fullname, base / "__init__.py",
+                                                              submodule_search_locations=[str(base)])
+            return importlib.util.spec_from_file_location(fullname, base.with_suffix(".py"))
+
+    compat.install()
+    for name in [m for m in sys.modules if m.startswith("mxnet.gluon.model_zoo")]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, ZooFiles())
+    from mxnet.gluon.model_zoo import vision
+    return vision
+
+
+def _worker():
+    """Serve ``{"name", "size", "n"}`` lines on stdin with ``{"s": seconds per call}`` (nets built once)."""
+    from ast_hybrid import nd
+
+    vision, nets = _model_zoo(), {}
+    for line in sys.stdin:
+        req = json.loads(line)
+        key = (req["name"], req["size"])
+        if key not in nets:
+            net = vision.get_model(key[0])
+            net.initialize()
+            net.hybridize()
+            x = nd.array(np.random.RandomState(0).standard_normal((1, 3, key[1], key[1])).astype("float32"))
+            t = time.perf_counter()
+            net(x).wait_to_read()
+            first = time.perf_counter() - t
+            for _ in range(2):
+                net(x).wait_to_read()
+            nets[key] = (net, x, first)
+        net, x, first = nets[key]
+        t = time.perf_counter()
+        for _ in range(req["n"]):
+            y = net(x)
+        y.wait_to_read()
+        print(json.dumps({"s": (time.perf_counter() - t) / req["n"], "first": first}), flush=True)
+
+
+class _Worker:
+    def __init__(self, lowering=None):
+        env = dict(os.environ)
+        env.pop(ENV, None)
+        if lowering:
+            env[ENV] = lowering
+        self.proc = subprocess.Popen([sys.executable, __file__, "--worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, env=env, text=True)
+        self.first = {}
+
+    def __call__(self, name, size, n):
+        self.proc.stdin.write(json.dumps({"name": name, "size": size, "n": n}) + "\n")
+        self.proc.stdin.flush()
+        reply = json.loads(self.proc.stdout.readline())
+        self.first[(name, size)] = reply["first"]
+        return reply["s"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def models(quick=False, with_mxnet=True):
+    """Rows (model, size, ms per contender) of the whole-network comparison (see the module doc)."""
+    contenders = {"rule": _Worker(), "xla": _Worker("xla")}
+    mx = None
+    if with_mxnet:
+        from ast_hybrid.testing.oracle import Oracle, OracleUnavailable
+
+        try:
+            mx = Oracle(as_users_run_it=True)
+            contenders["mxnet"] = lambda name, size, n: mx.run(
+                MX_MODEL, name=np.array(name), size=np.array(size), n=np.array(n))["meta"]["s"]
+        except OracleUnavailable as exc:
+            print(f"MXNet oracle unavailable, MXNet column not measured: {exc}")
+    print(f"{'model':<18} {'size':>4} " + " ".join(f"{k + ' ms':>9}" for k in contenders)
+          + f" {'rule/xla':>8} {'rule/mxnet':>10} {'xla/mxnet':>9} {'1st call s':>10}")
+    rows = []
+    for name, size in MODELS[:2] if quick else MODELS:
+        n = 10 if size == 224 else 30
+        times = {k: [] for k in contenders}
+        order = list(contenders)
+        for r in range(3 if quick else 5):
+            for k in order[r % len(order):] + order[:r % len(order)]:
+                times[k].append(contenders[k](name, size, n) * 1e3)
+        ms = {k: statistics.median(v) for k, v in times.items()}
+        mxn = ms.get("mxnet", float("nan"))
+        print(f"{name:<18} {size:>4} " + " ".join(f"{v:>9.2f}" for v in ms.values())
+              + f" {ms['rule'] / ms['xla']:>8.2f} {ms['rule'] / mxn:>10.2f} {ms['xla'] / mxn:>9.2f}"
+              + f" {contenders['rule'].first[(name, size)]:>10.1f}", flush=True)
+        rows.append({"model": name, "size": size, "ms": ms})
+    for k in ("rule", "xla"):
+        contenders[k].close()
+    if mx:
+        mx.close()
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="ten representative cases, 3 rounds")
+    ap.add_argument("--quick", action="store_true", help="ten representative cases (models: two), 3 rounds")
     ap.add_argument("--grad", action="store_true", help="time forward + backward")
     ap.add_argument("--layout", default="NCHW", choices=("NCHW", "NHWC", "both"))
+    ap.add_argument("--models", action="store_true", help="whole networks against MXNet (see the module doc)")
+    ap.add_argument("--no-mxnet", action="store_true", help="--models without the MXNet column")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.worker:
+        return _worker()
+    if args.models:
+        return models(args.quick, not args.no_mxnet)
     layouts = ["NCHW", "NHWC"] if args.layout == "both" else [args.layout]
     cases = [c for c in CASES if not args.quick or c[0] in QUICK]
     print(f"{'case':<20} {'lay':<4} {'xla ms':>8} {'im2col':>8} {'taps':>8} {'alt/xla':>7} "

@@ -14,18 +14,22 @@ same array up to float rounding, and all are plain jax (jax differentiates them)
   its grouped convolution is 35-75x slower.
 
 :func:`choose` is the rule, derived from ``bench/conv_lowering.py`` (numbers and reasoning in
-``bench/README.md``, section "Convolution lowering"); :func:`convolve` applies it.
+``bench/README.md``, section "Convolution lowering"); :func:`convolve` applies it.  The environment
+variable ``AST_HYBRID_CONV_LOWERING`` (``xla``, ``im2col`` or ``taps``) overrides the rule wherever that
+lowering applies (read when a convolution is traced, i.e. before a hybridized block's first call): to
+compare lowerings, or to fall back to XLA's convolution everywhere.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import os
 
 import jax.numpy as jnp
 from jax import lax
 
-__all__ = ["LOWERINGS", "choose", "convolve", "conv_xla", "conv_im2col", "conv_taps", "out_sizes"]
+__all__ = ["LOWERINGS", "ENV", "applicable", "choose", "convolve", "conv_xla", "conv_im2col", "conv_taps", "out_sizes"]
 
 
 def out_sizes(sizes, kernel, stride, dilate, pad):
@@ -109,14 +113,31 @@ def conv_taps(x, w, stride, dilate, pad, groups, channel_first):
 LOWERINGS = {"xla": conv_xla, "im2col": conv_im2col, "taps": conv_taps}
 
 
+ENV = "AST_HYBRID_CONV_LOWERING"
+
+
+def applicable(x_shape, w_shape, groups, channel_first):
+    """The lowerings that can compute this convolution (XLA's always; im2col ungrouped; taps depthwise)."""
+    c = x_shape[1] if channel_first else x_shape[-1]
+    return ["xla"] + (["im2col"] if groups == 1 else []) + \
+        (["taps"] if groups > 1 and groups == c and w_shape[0] % c == 0 else [])
+
+
 def choose(x_shape, w_shape, stride, dilate, pad, groups, channel_first, dtype=jnp.float32):
-    """The lowering for this convolution (a name in ``LOWERINGS``), by the rule measured in bench/README.md."""
+    """The lowering for this convolution (a name in ``LOWERINGS``), by the rule measured in bench/README.md,
+    or the one ``AST_HYBRID_CONV_LOWERING`` names where it applies."""
     nsp = len(x_shape) - 2
     if not jnp.issubdtype(dtype, jnp.floating) or nsp not in (1, 2, 3):
         return "xla"
+    can = applicable(x_shape, w_shape, groups, channel_first)
+    forced = os.environ.get(ENV)
+    if forced in can:
+        return forced
+    if "taps" in can:
+        return "taps"
+    if "im2col" not in can:
+        return "xla"
     c = x_shape[1] if channel_first else x_shape[-1]
-    if groups > 1:
-        return "taps" if groups == c and w_shape[0] % c == 0 else "xla"
     kernel = w_shape[2:] if channel_first else w_shape[1:-1]
     out = out_sizes(x_shape[2:] if channel_first else x_shape[1:-1], kernel, stride, dilate, pad)
     return "im2col" if _im2col_wins(x_shape[0], c, w_shape[0], math.prod(kernel), math.prod(out)) else "xla"

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from ast_hybrid import autograd, nd
-from ast_hybrid.ops.conv_lowering import choose, convolve
+from ast_hybrid.ops.conv_lowering import ENV, applicable, choose, convolve
 
 # id -> (x shape, w shape, Convolution's keyword arguments, the lowering choose() must pick)
 CASES = {
@@ -124,16 +124,14 @@ def _lowered(name, x, w, b, dy, kwargs):
         y = convolve(x, w, stride, dilate, pad, groups, cf, lowering=name)
         return y if kwargs.get("no_bias") else y + b.reshape(bshape)
 
-    y, vjp = jax.vjp(f, jnp.asarray(x), jnp.asarray(w), jnp.asarray(b))
+    y, vjp = jax.vjp(jax.jit(f), jnp.asarray(x), jnp.asarray(w), jnp.asarray(b))
     grads = vjp(jnp.asarray(dy))
     return [np.asarray(y)] + [np.asarray(g) for g in grads[:2 if kwargs.get("no_bias") else 3]]
 
 
 def _lowerings(case_id):
     xs, ws, kw, _ = CASES[case_id]
-    c = xs[1] if kw.get("layout", "NC")[1] == "C" else xs[-1]
-    g = kw.get("num_group", 1)
-    return ["xla"] + (["im2col"] if g == 1 else []) + (["taps"] if g == c and g > 1 else [])
+    return applicable(xs, ws, kw.get("num_group", 1), kw.get("layout", "NC")[1] == "C")
 
 
 def _close(got, want, what, rtol=1e-4):
@@ -200,3 +198,14 @@ def test_the_op_matches_mxnet_inside_a_jitted_gradient(mxnet_results):
 
         grads = jax.jit(jax.grad(loss, argnums=(0, 1, 2)))(x, w, b)
         _close([np.asarray(g) for g in grads], mxnet_results[cid][1:], f"{cid}: jit(grad) vs MXNet")
+
+
+def test_the_environment_variable_overrides_the_rule_where_it_applies(monkeypatch):
+    xs, ws, kw, _ = CASES["small-map-many-channels"]
+    args = ((1, 1), (1, 1), [(1, 1)] * 2)
+    assert choose(xs, ws, *args, 1, True) == "im2col"
+    monkeypatch.setenv(ENV, "xla")
+    assert choose(xs, ws, *args, 1, True) == "xla"
+    monkeypatch.setenv(ENV, "taps")     # not a depthwise convolution: the rule stands
+    assert choose(xs, ws, *args, 1, True) == "im2col"
+    assert choose((1, 8, 9, 9), (8, 1, 3, 3), *args, 8, True) == "taps"
