@@ -25,6 +25,7 @@ parameters that way).
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from ast_hybrid import autograd
@@ -85,6 +86,7 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.
                                             fix_gamma=fix_gamma, training=training, axis=axis, **kwargs)
     if training:
         fn = update if update is not None else _rebind(moving_mean, moving_var)
+        momentum = float(np.float32(momentum))      # MXNet's BatchNormParam holds it as a float (float64 steps)
         autograd.on_backward(out, lambda: fn(mean._arr, var._arr, momentum))
     return [out, mean, inv] if output_mean_var else out
 

@@ -29,17 +29,13 @@ from snippets import RANDOMISE_BATCHNORM
 
 pytestmark = [pytest.mark.oracle, pytest.mark.corpus]
 
-# name -> input shape (batch 2).  Not here yet, each for a measured reason (issue 11):
-# - mobilenet0.25 (64 x 64 and 128 x 128) and mobilenetv2_0.25 (64 x 64): 1e-4 to 3e-4 of the scale in a
-#   few arrays.  At 64 x 64, mobilenetv2's training forward in float32 is 4.5e-4 away from the float64 result
-#   in MXNet and 7e-5 in ours (layer by layer, MXNet's error grows about 4x as fast); mobilenet0.25 at 64 x 64
-#   had one BatchNorm output 3e-7 of its scale from 0 before a ReLU (a mask that flips between the two
-#   float32 computations: 2e-2 in that layer's gradients).  Larger inputs, other seeds or a float64 step
-#   (MXNet's non-MKLDNN kernels) remain to be tried;
-# - densenet121, squeezenet1.1 and inceptionv3 need their full input size (a fixed last pooling window):
-#   densenet121 at 224 x 224 takes 2 minutes here hybridized, and its 2e7 ReLU inputs make flipped masks
-#   certain in float32 (its conv gradients differ by up to 14% through one such flip; every array away from
-#   those matches to 1e-4).
+# name -> input shape (batch 2).  mobilenet0.25, mobilenetv2_0.25, densenet121, squeezenet1.1 and
+# inceptionv3 are compared in float64 by test_training_x64_oracle.py: in float32 they are ill-conditioned for
+# a comparison of two implementations (issue 11, measured): at 64 x 64, mobilenetv2's training forward in
+# float32 is 4.5e-4 away from the float64 result in MXNet and 7e-5 in ours; mobilenet0.25 had one BatchNorm
+# output 3e-7 of its scale from 0 before a ReLU (a mask that flips between the two float32 computations:
+# 2e-2 in that layer's gradients); densenet121's 2e7 ReLU inputs make flipped masks certain (its conv
+# gradients differed by up to 14% through one such flip; every array away from those matched to 1e-4).
 MODELS = {
     "resnet18_v1": (2, 3, 64, 64),
     "resnet18_v2": (2, 3, 64, 64),
@@ -104,14 +100,22 @@ def vision(mxnet_source):
 @pytest.fixture(scope="module")
 def mxnet_steps(oracle, tmp_path_factory):
     """MXNet's step for a network (run once per network): {'path': its parameters, key: array}."""
+    def run(name, path):
+        x, w = _inputs(name)
+        return MX_CODE.replace("{name!r}", repr(name)).replace("{path!r}", repr(path)), {"x": x, "w": w}
+    return once_per_name(oracle, tmp_path_factory.mktemp("training"), run)
+
+
+def once_per_name(oracle, folder, make):
+    """``get(name)``: MXNet's result of ``make(name, params_path) -> (code, inputs)``, run once per name, with
+    ``'path'``: where the code was given to save the parameters."""
     cache = {}
 
     def get(name):
         if name not in cache:
-            path = str(tmp_path_factory.mktemp("training") / f"{name}.params")
-            x, w = _inputs(name)
-            code = MX_CODE.replace("{name!r}", repr(name)).replace("{path!r}", repr(path))
-            cache[name] = dict(oracle.run(code, x=x, w=w), path=path)
+            path = str(folder / f"{name}.params")
+            code, inputs = make(name, path)
+            cache[name] = dict(oracle.run(code, **inputs), path=path)
         return cache[name]
     return get
 
