@@ -1,15 +1,18 @@
 """Canonicalisation of expressions whose evaluation depends on a truth value.
 
-- ``a and b`` -> ``ah__.and_(lambda: a, lambda: b)`` (n-ary: nested, right to left);
-- ``a or b`` -> ``ah__.or_(lambda: a, lambda: b)``;
+- ``a and b`` -> ``ah__.and_(a, lambda: b)`` (n-ary: nested, right to left);
+- ``a or b`` -> ``ah__.or_(a, lambda: b)``;
 - ``not a`` -> ``ah__.not_(a)``;
 - ``x if c else y`` -> ``ah__.ifexp(c, lambda: x, lambda: y)``;
-- ``a < b < c`` -> ``ah__.and_(lambda: a < b, lambda: b < c)`` when the middle
+- ``a < b < c`` -> ``ah__.and_(a < b, lambda: b < c)`` when the middle
   operands are names or constants (evaluating them twice changes nothing);
   other chains are left alone.
 
 The thunks keep Python's short-circuit evaluation for Python values; for a
 traced value the runtime evaluates both sides (``logical_and``, ``lax.cond``).
+The first operand, always evaluated, stays where it is, in the function's own
+scope: a walrus in it (``while (k := k + 1) < n and ...``) assigns the function's
+variable, not a lambda's.
 ``elif`` chains need no rewriting: in the AST they already are an ``if``
 nested in an ``else``.  The pass runs last, over the generated functions too:
 the tests the jump passes write (``not flag and test``) are lowered like the
@@ -24,7 +27,7 @@ pass no ``BoolOp``, ``not`` or ``IfExp`` remains.
 ... ''')
 def f(x, y):
     s = x.sum()
-    return ah__.ifexp(ah__.and_(lambda: s > 0, lambda: ah__.not_(y)), lambda: x, lambda: -x)
+    return ah__.ifexp(ah__.and_(s > 0, lambda: ah__.not_(y)), lambda: x, lambda: -x)
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class _Logical(Transformer):
         fn = "ah__.and_" if isinstance(node.op, gast.And) else "ah__.or_"
         out = node.values[-1]
         for left in reversed(node.values[:-1]):
-            out = replace_expr(f"{fn}(lambda: a, lambda: b)", a=left, b=out)
+            out = replace_expr(f"{fn}(a, lambda: b)", a=left, b=out)
         return out
 
     def visit_UnaryOp(self, node):
@@ -67,7 +70,7 @@ class _Logical(Transformer):
                  for i, (left, op, right) in enumerate(zip(lefts, node.ops, node.comparators))]
         out = parts[-1]
         for left in reversed(parts[:-1]):
-            out = replace_expr("ah__.and_(lambda: a, lambda: b)", a=left, b=out)
+            out = replace_expr("ah__.and_(a, lambda: b)", a=left, b=out)
         return out
 
 

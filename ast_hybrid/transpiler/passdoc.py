@@ -6,7 +6,7 @@
 ...     return a and not b
 ... ''')
 def f(a, b):
-    return ah__.and_(lambda: a, lambda: ah__.not_(b))
+    return ah__.and_(a, lambda: ah__.not_(b))
 """
 
 from __future__ import annotations

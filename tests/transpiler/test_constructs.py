@@ -170,6 +170,15 @@ def walrus_while_break_continue(x):
     return total + x
 
 
+def walrus_first_in_and(x, n):
+    k = 0
+    while (k := k + 1) <= n and x.sum() > 0:
+        x = x * 0.5
+    if (s := x.sum()) > 1.0 or n > 2:
+        x = x + s
+    return x + k
+
+
 # issue 13, item 3: constructs that need no pass of their own, each against plain Python
 
 def enum_traced(x, n):
@@ -254,7 +263,7 @@ CASES = [
     ("early_return_in_while", (X,), {}), ("early_return_in_while", (X * 7,), {}),
     ("walrus_in_while_test", (X,), {}), ("walrus_in_while_test", (X * 60,), {}),
     ("walrus_while_break_continue", (X * 9,), {}), ("walrus_while_break_continue", (X * 30,), {}),
-    *[(name, (x, n), {}) for name in ("enum_traced", "zip_traced", "enum_static_in_traced_range", "del_after",
+    *[(name, (x, n), {}) for name in ("walrus_first_in_and", "enum_traced", "zip_traced", "enum_static_in_traced_range", "del_after",
                                        "try_finally", "nested_def", "lambda_branch", "comp_branch",
                                        "comp_traced_cond")
       for x, n in ((np.array([1.0, -2.0, 3.0], np.float32), 1), (np.array([-1.0, -2.0, -3.0], np.float32), 0),

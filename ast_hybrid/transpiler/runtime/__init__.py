@@ -11,7 +11,7 @@ switches to ``lax`` only when a condition, bound or iterable is a traced array:
 - ``for_stmt(iterable, extra_test, body, args, names)``: Python iteration;
   a traced ``range`` (from ``range_``): ``fori_loop``/``while_loop``; a traced
   array: ``lax.scan`` over its leading axis;
-- ``and_(a, b)``/``or_(a, b)`` (thunks, evaluated lazily), ``not_(x)``,
+- ``and_(a, b)``/``or_(a, b)`` (``a`` a value, ``b`` a thunk, evaluated lazily), ``not_(x)``,
   ``ifexp(cond, a, b)``: Python's operators, or ``logical_*``/``lax.cond``;
 - ``load_composite``/``store_composite``: an item or attribute carried as
   state (``d['h']``), read before and put back after each branch or body;
@@ -80,16 +80,14 @@ class Runtime:
                                           (), ("<expression>",), line, kind="ifexp")
         return out
 
-    def and_(self, a, b):
-        va = a()
+    def and_(self, va, b):
         traced, pa = as_pred(va)
         if not traced:
             return b() if pa else va
         tb, pb = as_pred(b())
         return jnp.logical_and(pa, pb)
 
-    def or_(self, a, b):
-        va = a()
+    def or_(self, va, b):
         traced, pa = as_pred(va)
         if not traced:
             return va if pa else b()
