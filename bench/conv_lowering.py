@@ -15,7 +15,8 @@ mobilenetv2_0.25) run on our front and hybridized, at batch 1 and 224x224 / 64x6
 interleaved round by round: ours with the rule ("rule"), ours with XLA's convolution everywhere
 (``AST_HYBRID_CONV_LOWERING=xla``, i.e. before the rule), each in a worker process of its own (a
 lowering is fixed when a block is first traced), and MXNet ``hybridize(static_alloc=True,
-static_shape=True)`` with its threaded engine.  Medians of 5 rounds, ms per call.
+static_shape=True)`` with its threaded engine.  Medians of 5 rounds, ms per call; and each worker's first
+call (initialize's deferred shapes, trace, compile), in seconds.
 Importable: ``main(argv)`` runs it and returns the rows.
 """
 
@@ -247,7 +248,7 @@ def models(quick=False, with_mxnet=True):
         except OracleUnavailable as exc:
             print(f"MXNet oracle unavailable, MXNet column not measured: {exc}")
     print(f"{'model':<18} {'size':>4} " + " ".join(f"{k + ' ms':>9}" for k in contenders)
-          + f" {'rule/xla':>8} {'rule/mxnet':>10} {'xla/mxnet':>9} {'1st call s':>10}")
+          + f" {'rule/xla':>8} {'rule/mxnet':>10} {'xla/mxnet':>9} {'1st call s rule, xla':>20}")
     rows = []
     for name, size in MODELS[:2] if quick else MODELS:
         n = 10 if size == 224 else 30
@@ -260,7 +261,8 @@ def models(quick=False, with_mxnet=True):
         mxn = ms.get("mxnet", float("nan"))
         print(f"{name:<18} {size:>4} " + " ".join(f"{v:>9.2f}" for v in ms.values())
               + f" {ms['rule'] / ms['xla']:>8.2f} {ms['rule'] / mxn:>10.2f} {ms['xla'] / mxn:>9.2f}"
-              + f" {contenders['rule'].first[(name, size)]:>10.1f}", flush=True)
+              + f" {contenders['rule'].first[(name, size)]:>14.1f} {contenders['xla'].first[(name, size)]:>5.1f}",
+              flush=True)
         rows.append({"model": name, "size": size, "ms": ms})
     for k in ("rule", "xla"):
         contenders[k].close()
