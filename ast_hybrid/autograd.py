@@ -140,12 +140,16 @@ class _Leaf:
 
 class _Node:
     """One recorded call: ``fn(*tracked input arrays) -> list of output arrays``; ``effects``: what its
-    backward does besides gradients (``on_backward``)."""
+    backward does besides gradients (``on_backward``).  ``key`` (hashable, or None) describes the call
+    without its arrays: the op, its static arguments, where its tracked inputs and its other arrays
+    (``consts``) go; two nodes with one key compute the same function of (tracked, consts), which
+    ``spec = (impl, args, kwargs)`` rebuilds (``_call_spec``)."""
 
-    __slots__ = ("fn", "inputs", "seq", "effects")
+    __slots__ = ("fn", "inputs", "seq", "effects", "key", "consts", "spec")
 
-    def __init__(self, fn, inputs):
+    def __init__(self, fn, inputs, key=None, consts=(), spec=None):
         self.fn, self.inputs, self.seq, self.effects = fn, inputs, next(_SEQ), None
+        self.key, self.consts, self.spec = key, consts, spec
 
 
 def on_backward(output, fn):
@@ -226,10 +230,71 @@ def record_op(impl, args, kwargs, result=None):
     if result is None:
         result = impl(*plain_args, **plain_kwargs)
     leaves, treedef = jax.tree_util.tree_flatten(result)
-    node = _Node(fn, refs)
+    node = _Node(fn, refs, *_keyed(impl, plain_args, plain_kwargs, slots))
     wrapped = [NDArray(v, (node, i)) for i, v in enumerate(leaves)]
     out = jax.tree_util.tree_unflatten(treedef, wrapped)
     return [o for o in out] if isinstance(out, tuple) else out
+
+
+class _Slot(tuple):
+    """In a node's spec: the ``i``-th tracked input (``("slot", i)``)."""
+
+
+class _Const(tuple):
+    """In a node's spec: a pytree of the node's arrays (``("const", treedef, first index, count)``)."""
+
+
+def _keyed(impl, plain_args, plain_kwargs, slots):
+    """``(key, consts, spec)`` of a node (``_Node``), or ``(None, (), None)`` where a static argument is not
+    hashable."""
+    import jax
+
+    consts = []
+
+    def template(v):
+        if v.__class__ in (int, float, bool, str, type(None)):
+            return v
+        leaves, treedef = jax.tree_util.tree_flatten(v)
+        if any(hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves):
+            first = len(consts)
+            consts.extend(leaves)
+            return _Const(("const", treedef, first, len(leaves)))
+        return v
+
+    where = {}
+    for k, (w, j) in enumerate(slots):
+        where[(w, j)] = _Slot(("slot", k))
+    args = []
+    for i, a in enumerate(plain_args):
+        if a.__class__ in (list, tuple):
+            args.append(type(a)(where.get((i, j)) or template(v) for j, v in enumerate(a)))
+        else:
+            args.append(where.get((i, None)) or template(a))
+    kwargs = tuple((k, where.get((k, None)) or template(v)) for k, v in plain_kwargs.items())
+    key = (impl, tuple(args), kwargs, tuple((getattr(c, "shape", None), str(getattr(c, "dtype", ""))) for c in consts))
+    try:
+        hash(key)
+    except TypeError:
+        return None, (), None
+    return key, tuple(consts), (impl, args, dict(kwargs))
+
+
+def _call_spec(spec, consts, tracked):
+    """Run a node as its spec says, with its ``consts`` and ``tracked`` inputs (traced or not)."""
+    import jax
+
+    impl, args, kwargs = spec
+
+    def fill(v):
+        if v.__class__ is _Slot:
+            return tracked[v[1]]
+        if v.__class__ is _Const:
+            return jax.tree_util.tree_unflatten(v[1], consts[v[2]:v[2] + v[3]])
+        if v.__class__ in (list, tuple):
+            return type(v)(fill(x) for x in v)
+        return v
+
+    return jax.tree_util.tree_leaves(impl(*[fill(a) for a in args], **{k: fill(v) for k, v in kwargs.items()}))
 
 
 def _plain(a):
@@ -325,11 +390,14 @@ def _vjp(heads, head_grads, leaf_filter=None):
         return [_head_value(h, env, leaf_pos, primals) for h in heads]
 
     primals = [leaves[leaf] for leaf in leaf_list]
-    outs, pullback = jax.vjp(forward, primals)
-    cot = []
-    for o, g in zip(outs, head_grads or [None] * len(outs)):
-        cot.append(jnp.ones_like(o) if g is None else jnp.asarray(getattr(g, "_arr", g), o.dtype).reshape(o.shape))
-    (grads,) = pullback(cot)
+    head_grads = [None if g is None else getattr(g, "_arr", g) for g in head_grads or [None] * len(heads)]
+    compiled = _compiled_tape(order, heads, leaf_pos, fixed, head_grads)
+    if compiled is not None:
+        program, fixed_values = compiled
+        grads = program(primals, fixed_values, [n.consts for n in order], head_grads)
+    else:
+        outs, pullback = jax.vjp(forward, primals)
+        (grads,) = pullback(_cotangents(outs, head_grads))
     result = {}
     for leaf, g, p in zip(leaf_list, grads, primals):
         if g.dtype == jax.dtypes.float0:
@@ -337,6 +405,70 @@ def _vjp(heads, head_grads, leaf_filter=None):
         result[leaf] = g.astype(p.dtype)
     _run_effects(order, leaf_pos)
     return result
+
+
+def _cotangents(outs, head_grads):
+    import jax.numpy as jnp
+
+    return [jnp.ones_like(o) if g is None else jnp.asarray(g, o.dtype).reshape(o.shape)
+            for o, g in zip(outs, head_grads)]
+
+
+_TAPE_SEEN: dict = {}       # a tape's structure -> how many backward passes met it
+_TAPE_PROGRAMS: dict = {}   # a tape's structure -> its compiled backward (from its second backward on)
+
+
+def _compiled_tape(order, heads, leaf_pos, fixed, head_grads):
+    """The backward of a tape met before, as one compiled program ``(primals, fixed, consts per node, head
+    grads) -> grads`` that replays the forward and pulls back (jax.vjp inside jit), with the list of fixed
+    leaves' values; None for a tape met the first time (a one-off backward runs faster op by op than
+    compiled) or one with a node that has no key (``_keyed``)."""
+
+    if any(n.key is None for n in order):
+        return None
+    index = {id(n): i for i, n in enumerate(order)}
+    fixed_list = list(fixed)
+    fixed_pos = {leaf: i for i, leaf in enumerate(fixed_list)}
+
+    def where(ref):
+        if isinstance(ref[0], _Leaf):
+            return ("p", leaf_pos[ref[0]]) if ref[0] in leaf_pos else ("f", fixed_pos[ref[0]])
+        return ("n", index[id(ref[0])], ref[1])
+
+    wiring = tuple(tuple(where(r) for r in n.inputs) for n in order)
+    head_refs = tuple(where((h._ag, h._arr) if isinstance(h._ag, _Leaf) else h._ag) for h in heads)
+    key = (tuple(n.key for n in order), wiring, head_refs, len(leaf_pos), tuple(g is None for g in head_grads))
+    program = _TAPE_PROGRAMS.get(key)
+    if program is None:
+        seen = _TAPE_SEEN[key] = _TAPE_SEEN.get(key, 0) + 1
+        if seen < 2:
+            if len(_TAPE_SEEN) > 512:
+                _TAPE_SEEN.clear()
+            return None
+        del _TAPE_SEEN[key]
+        if len(_TAPE_PROGRAMS) > 64:
+            _TAPE_PROGRAMS.clear()
+        program = _TAPE_PROGRAMS[key] = _tape_program([n.spec for n in order], wiring, head_refs)
+    return program, [fixed[leaf] for leaf in fixed_list]
+
+
+def _tape_program(specs, wiring, head_refs):
+    import jax
+
+    def value(ref, primals, fixed, env):
+        return primals[ref[1]] if ref[0] == "p" else fixed[ref[1]] if ref[0] == "f" else env[ref[1]][ref[2]]
+
+    def backward(primals, fixed, consts, head_grads):
+        def forward(primals):
+            env = []
+            for spec, refs, c in zip(specs, wiring, consts):
+                env.append(_call_spec(spec, c, [value(r, primals, fixed, env) for r in refs]))
+            return [value(r, primals, fixed, env) for r in head_refs]
+
+        outs, pullback = jax.vjp(forward, primals)
+        return pullback(_cotangents(outs, head_grads))[0]
+
+    return jax.jit(backward)
 
 
 def _run_effects(order, differentiated):

@@ -394,34 +394,41 @@ def _pullback_call(pullback, cotangent):
     return pullback(cotangent)
 
 
-_PULLBACK = []      # the jitted _pullback_call, made at the first use (jax is imported lazily)
+_HYBRID_VJP = []     # [jitted _pullback_call, the custom_vjp of _hybrid_node], made at the first use
 
 
-def _node_fn(out, pullback, needs, n_params):
-    """A recorded hybridized call as a tape node: ``fn(leaves, *xs)`` whose value is ``out`` (computed at the
-    forward, for these same inputs) and whose gradient is ``pullback`` run as one compiled program, its
-    cotangents placed where ``needs`` says (None: zero, for what gets no gradient)."""
+def _hybrid_vjp():
     import jax
 
-    if not _PULLBACK:
-        _PULLBACK.append(jax.jit(_pullback_call))
-    apply = _PULLBACK[0]
+    if not _HYBRID_VJP:
+        apply = jax.jit(_pullback_call)
 
-    @jax.custom_vjp
-    def fn(leaves, *xs):
-        return out
+        def node(needs, out, pullback, leaves, *xs):
+            return out
 
-    def fwd(leaves, *xs):
-        return out, None
+        def fwd(needs, out, pullback, leaves, *xs):
+            return out, pullback
 
-    def bwd(_, cotangent):
-        d_leaves, d_xs = apply(pullback, cotangent)[0]
-        it = iter(d_leaves), iter(d_xs)
-        leaves = tuple(next(it[0]) if n else None for n in needs[:n_params])
-        return (leaves, *[next(it[1]) if n else None for n in needs[n_params:]])
+        def bwd(needs, pullback, cotangent):
+            d_leaves, d_xs = apply(pullback, cotangent)[0]
+            it = iter(d_leaves), iter(d_xs)
+            n_params, needs = needs
+            leaves = tuple(next(it[0]) if k else None for k in needs[:n_params])
+            return (None, None, leaves, *[next(it[1]) if k else None for k in needs[n_params:]])
 
-    fn.defvjp(fwd, bwd)
-    return fn
+        f = jax.custom_vjp(node, nondiff_argnums=(0,))
+        f.defvjp(fwd, bwd)
+        _HYBRID_VJP.append(f)
+    return _HYBRID_VJP[0]
+
+
+def _hybrid_node(leaves, *xs, out, pullback, needs):
+    # needs: (the number of parameters, one flag per parameter then per input)
+    """A recorded hybridized call as a tape node: its value is ``out`` (computed at the forward, for these
+    same inputs) and its gradient ``pullback`` run as one compiled program, the cotangents placed where
+    ``needs`` says (None: zero, for what gets no gradient).  One function for every call, so that
+    ``autograd`` recognises the same tape from step to step and compiles its backward once."""
+    return _hybrid_vjp()(needs, out, pullback, leaves, *xs)
 
 
 class _Compiled:
@@ -530,8 +537,8 @@ class _Compiled:
         out, writes, running, pullback = self.recorded(at_forward, base, count, *xs, needs=needs,
                                                        training=training)
         self._write_back(writes)
-        result = autograd.record_op(_node_fn(out, pullback, needs, len(self.params)), (tracked, *nd_args), {},
-                                    result=out)
+        result = autograd.record_op(_hybrid_node, (tracked, *nd_args),
+                                    {"out": out, "pullback": pullback, "needs": (len(tracked), needs)}, result=out)
         if running:
             autograd.on_backward(_first_array(result), lambda: self._apply_running(running, at_forward))
         return result
