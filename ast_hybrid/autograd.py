@@ -11,9 +11,12 @@ f(x)``, ``y.backward()``, then ``x.grad``; parameters of blocks run under
 ``record()`` get ``param.grad()``.  How: while recording, each op called on a
 tracked array is put on a tape as a pure function of its tracked inputs (the
 op's own jax code with its static arguments, and for a hybridized block its
-compiled program).  ``backward()`` replays the tape under ``jax.vjp`` from the
-leaves to the heads, so the forward runs a second time.  Random ops draw their
-key before recording, so the replay sees the same masks.  ``create_graph=True``
+compiled program's output and pullback).  ``backward()`` replays the tape under
+``jax.vjp`` from the leaves to the heads (a hybridized block's node is not run
+again: its gradient is its pullback); from the second ``backward()`` over a tape
+of the same structure (a training loop's), that replay and pullback are one
+compiled program (``_compiled_tape``).  Random ops draw their key before
+recording, so the replay sees the same masks.  ``create_graph=True``
 (higher-order gradients) is not supported: use ``ast_hybrid.functional(net)``
 with ``jax.grad`` for that, and for fast training loops.  ``Function`` (MXNet's custom
 gradients) is lowered to ``jax.custom_vjp`` by ``ast_hybrid.operator``.
