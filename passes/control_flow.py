@@ -116,6 +116,7 @@ class _Scope(Transformer):
         self.undefined.extend(v for v in state if self._needs_placeholder(v, defined) and v not in self.undefined)
         site = build_site(kind, node, header, blocks, state, self.loads, self.ctx.source, self.ctx.declared,
                           self.ctx.display)
+        site.live_after = frozenset(self.analysis.live_after(node))
         self.ctx.sites.setdefault(site.span.line, site)
         return state
 

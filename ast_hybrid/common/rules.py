@@ -325,14 +325,28 @@ _RULES = [
     ),
     Rule("HY030", "branch-only-assignment",
          "Variable assigned in only one branch of a traced `if` and used after it", origin="convert",
-         what="Reported by conversion: a traced `if` must bind the same names in both branches.",
+         what="Reported by conversion: a traced `if` must bind the same names in both branches; likewise a "
+              "variable first assigned inside a traced loop (which may run zero times) and used after it, "
+              "and a `:=` in an operand of `and`/`or` or a branch of `a if c else b` that a traced value "
+              "decides whether to evaluate.",
          why="`lax.cond` returns one value per name from both branches.",
          instead="assign the name before the `if` or in both branches",
          mxnet=None,
          messages={"default": Message(
              "`{name}` is assigned in the `{where}` branch of an `if` on a traced value "
              "but not in the `{other}` branch, and it is used after the `if`",
-             "assign `{name}` before the `if` or in both branches")}),
+             "assign `{name}` before the `if` or in both branches"),
+             "loop": Message(
+                 "`{name}` is first assigned inside {where} and used after it, but how many times the loop "
+                 "runs depends on a traced value: if it runs zero times, Python leaves `{name}` unassigned "
+                 "(UnboundLocalError), and a compiled loop has no value to give it",
+                 "give `{name}` a value before the loop (`{name} = 0`, or an array of its shape and dtype)"),
+             "walrus": Message(
+                 "`{name} := ...` is in {part}, which runs only when {when}, and that depends on a traced "
+                 "value: both run while tracing, so `{name}` would be assigned whatever the value",
+                 "assign `{name}` in a statement before the expression, or move the `:=` into the first operand "
+                 "(or the condition)"),
+         }),
     Rule("HY031", "loop-carried-change",
          "Loop-carried variable changes shape or dtype across iterations", origin="convert",
          what="Reported by conversion: a `while`/`for` state changes shape or dtype between iterations.",

@@ -40,6 +40,9 @@ class Site:
     #: the function's :class:`LoadIndex` and where the statement ends (text coordinates)
     loads: "LoadIndex | None" = field(default=None, repr=False)
     end: tuple = (0, 0)
+    #: the variables live after the statement (a loop's variable first assigned inside it that is
+    #: live after it is HY030 when the loop is traced: it may run zero times)
+    live_after: frozenset = frozenset()
 
     def read_after(self, name):
         """The span of the first read of ``name`` after the statement (for HY030), or None."""

@@ -257,7 +257,7 @@ CASES = [
     ("comprehension", (X,), {}), ("star", (X, 1.0, 2.0), {"k": 3.0}),
     ("while_else", (X,), {}), ("dict_state", (X,), {}), ("dict_state", (-X,), {}),
     ("aug_in_loop", (X, 3), {}), ("nested_loops_break", (X, 4), {}), ("nested_loops_break", (X * 9, 4), {}),
-    ("first_assigned_in_loop", (X, 3), {}), ("loop_target_after", (X,), {}),
+    ("loop_target_after", (X,), {}),
     ("python_number_promoted", (X, 3), {}),
     ("elif_chain", (X * 6,), {}), ("elif_chain", (X,), {}), ("elif_chain", (-X,), {}), ("elif_chain", (-X * 6,), {}),
     ("early_return_in_while", (X,), {}), ("early_return_in_while", (X * 7,), {}),

@@ -318,3 +318,96 @@ def test_host_sync_of_a_traced_value_is_hy004_at_the_users_line(expr, name):
     (d,) = diagnose(f, X).diagnostics
     assert d.code == "HY004" and f"`{name}" in d.message and d.path == f.__code__.co_filename
     assert (d.span.line, d.span.col) == where(f, "here", expr.split("(")[0] if name != "item" else expr)
+
+
+# -- a variable first assigned inside a traced loop that may run zero times (HY030, "loop") ----------
+
+FIRST_IN_LOOP = '''
+def for_range(x, n):
+    for i in range(n):  # f-loop
+        z = x * i  # f-assign
+    return z  # f-use
+
+def while_loop(x, n):
+    k = 0
+    while k < n:  # w-loop
+        z = x * k  # w-assign
+        k = k + 1
+    return z + 1.0  # w-use
+
+def defined_before(x, n):
+    z = x
+    for i in range(n):
+        z = x * i
+    k = 0
+    while k < n:
+        w = z + k
+        z = w
+        k = k + 1
+    return z
+
+def not_used_after(x, n):
+    out = x
+    for i in range(n):
+        t = x * i
+        out = out + t
+    return out
+
+def over_rows(xs):
+    for r in xs:
+        z = r * 2.0
+    return z
+'''
+
+
+@pytest.fixture(scope="module")
+def first_in_loop():
+    return load(FIRST_IN_LOOP, "for_range").__globals__
+
+
+@pytest.mark.parametrize("name", ["for_range", "while_loop"])
+def test_hy030_variable_first_assigned_in_a_traced_loop(first_in_loop, name):
+    f = first_in_loop[name]
+    err = diagnose(f, X, jnp.asarray(3))
+    (d,) = err.diagnostics
+    assert d.code == "HY030" and "`z`" in d.message and "zero times" in d.message
+    assert d.path == f.__code__.co_filename
+    kw, m = ("for", "f") if name == "for_range" else ("while", "w")
+    line, col = where(f, f"{m}-loop", kw)
+    assert (d.span.line, d.span.col) == (line, col)
+    assert [(s.line, s.col) for s, _ in d.related] == [where(f, f"{m}-assign", "z"), where(f, f"{m}-use", "z")]
+    assert "give `z` a value before the loop" in d.help
+    text = render_text([d])
+    assert f"{d.path}:{line}:{col}: HY030" in text and "^" in text and "help:" in text
+
+
+@pytest.mark.parametrize("name", ["for_range", "while_loop"])
+def test_first_assigned_in_a_static_loop_keeps_python_semantics(first_in_loop, name):
+    f = first_in_loop[name]
+    for n in (1, 3):     # a Python bound: the loop is plain Python
+        want = f(X, n)
+        got = ast_hybrid.jit(f, static_argnames=["n"])(X, n=n)
+        assert jnp.allclose(got, want)
+    with pytest.raises(UnboundLocalError):
+        f(X, 0)
+    with pytest.raises(UnboundLocalError, match="z"):
+        ast_hybrid.jit(f, static_argnames=["n"])(X, n=0)
+
+
+@pytest.mark.parametrize("name", ["defined_before", "not_used_after"])
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_traced_loops_whose_variables_are_defined_equal_python(first_in_loop, name, n):
+    f = first_in_loop[name]
+    got = ast_hybrid.jit(f)(X, jnp.asarray(n))
+    assert jnp.allclose(got, f(X, n))
+
+
+def test_for_over_array_rows_has_a_static_length(first_in_loop):
+    f = first_in_loop["over_rows"]
+    xs = jnp.arange(6.0).reshape(3, 2)
+    assert jnp.allclose(ast_hybrid.jit(f)(xs), f(xs))
+    empty = jnp.zeros((0, 2))
+    with pytest.raises(UnboundLocalError):
+        f(empty)
+    with pytest.raises(UnboundLocalError, match="z"):     # no rows: the body never runs, as in Python
+        ast_hybrid.jit(f)(empty)

@@ -37,7 +37,7 @@ import jax.numpy as jnp
 
 from ast_hybrid.common.diagnostics import ConversionError, Diagnostic
 from ast_hybrid.common.rules import RULES
-from ..ast_tools.naming import RETVAL
+from ..ast_tools.naming import RETVAL, is_synthetic
 from ast_hybrid.common.source import Span
 from . import calls, composites, conditionals, loops
 from .values import Undefined, UndefinedReturn, as_pred, is_traced, ld, retval, unwrap
@@ -134,6 +134,8 @@ class Runtime:
             return self._traced(loops.traced_range_for, iterable, extra_test, body, args, names, line,
                                           self.max_iterations)
         if is_traced(iterable):
+            if jnp.shape(iterable)[:1] == (0,):   # no rows: the body never runs, as in Python
+                return args
             line = sys._getframe(1).f_lineno
             self._check_supported(line)
             return self._traced(loops.traced_scan_for, iterable, extra_test, body, args, names, line)
@@ -235,6 +237,24 @@ class Runtime:
             if read is not None:
                 related.append((read, f"`{name}` used here after the `if`"))
         return self._diag("HY030", self._span(line), related=related, name=name, where=where, other=other)
+
+    def check_defined_by_loop(self, values, names, line):
+        """HY030 for each variable with no value before a traced loop that may run zero times,
+        assigned inside it and live after it (Python would leave it unassigned)."""
+        site = self._site(line)
+        if site is None:
+            return
+        diags = []
+        for v, name in zip(values, names):
+            if isinstance(v, Undefined) and not is_synthetic(name) and name in site.live_after:
+                related = [(s, f"`{name}` assigned here") for s, _ in site.assigns.get(name, ())]
+                read = site.read_after(name)
+                if read is not None:
+                    related.append((read, f"`{name}` used here after the loop"))
+                diags.append(self._diag("HY030", site.span, "loop", related=related, name=name,
+                                        where=site.kind_text()))
+        if diags:
+            self.fail(diags)
 
     def hy031(self, name, line, before, after):
         return self._diag("HY031", self._span(line), name=name, before=before, after=after)

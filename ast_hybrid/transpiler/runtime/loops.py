@@ -6,7 +6,11 @@ loop) is carried as the dynamic leaves of a :class:`Carry`.  Variables that
 are undefined when the loop starts but defined by its body (the return value
 of an early ``return``, a variable first assigned inside) get a placeholder of
 the type the body gives them, found by tracing the body once with
-``jax.eval_shape`` (the placeholder is never read: a flag guards it).  The body's
+``jax.eval_shape`` (the placeholder is never read: a flag guards it).  A user's
+variable undefined when a ``while`` or traced ``range`` loop starts and live after
+it is HY030 instead: the loop may run zero times, where Python would leave it
+unassigned (a ``for`` over an array has a static length: with no rows the body
+never runs and nothing is assigned, as in Python).  The body's
 outputs are checked against the carry: a change of structure, shape or dtype
 is HY031, except a Python number promoted by the body (``k = 0`` then
 ``k = k + 0.5``), which restarts the loop with the promoted type as Python would.
@@ -60,8 +64,10 @@ class _Promote(Exception):
 class Carry:
     """The state a traced loop carries, and the checks on what its body returns."""
 
-    def __init__(self, rt, values, names, line, probe):
+    def __init__(self, rt, values, names, line, probe, may_skip=True):
         self.rt, self.names, self.line = rt, names, line
+        if may_skip:   # the loop may run zero times: what only its body assigns may stay unassigned
+            rt.check_defined_by_loop(values, names, line)
         if any(isinstance(v, Undefined) for v in values):
             values = self._placeholders(values, probe)
         self.layout = Layout(values)
@@ -212,7 +218,7 @@ def traced_range_for(rt, rng, extra_test, body, state, names, line, max_iteratio
 
 
 def traced_scan_for(rt, xs, extra_test, body, state, names, line):
-    carry = Carry(rt, state, names, line, lambda vals: body(xs[0], *vals))
+    carry = Carry(rt, state, names, line, lambda vals: body(xs[0], *vals), may_skip=False)  # >= 1 row
 
     def step(dyn, x):
         if extra_test is None:
