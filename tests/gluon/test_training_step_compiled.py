@@ -1,0 +1,75 @@
+"""A steady-state Gluon training step compiles nothing, and its compiled backward gives the eager one's
+gradients (issue 11, item 3: ``autograd._compiled_tape``, ``block._hybrid_node``, ``Trainer.update``)."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+COMPILES: list = []
+_ON = [False]
+
+
+def _listener(event, duration, **kwargs):
+    if _ON[0] and "backend_compile" in event:
+        COMPILES.append(event)
+
+
+jax.monitoring.register_event_duration_secs_listener(_listener)
+
+
+def _setup(hybridize):
+    from ast_hybrid import autograd, gluon, nd
+    from ast_hybrid.gluon import nn
+
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(16, activation="relu"), nn.BatchNorm(), nn.Dense(3))
+    net.initialize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    rs = np.random.RandomState(0)
+    x, y = nd.array(rs.standard_normal((8, 5))), nd.array(rs.randint(0, 3, 8))
+    net(x)
+    if hybridize:
+        net.hybridize()
+
+    def grads():
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        return {k: p.grad().asnumpy() for k, p in net._collect_params_with_prefix().items() if p.grad_req != "null"}
+    return net, grads
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_the_compiled_backward_gives_the_eager_gradients(hybridize):
+    from ast_hybrid import autograd
+
+    net, grads = _setup(hybridize)
+    programs = len(autograd._TAPE_PROGRAMS)
+    first = grads()            # the tape met for the first time: eager jax.vjp
+    second = grads()           # the same structure again: one compiled program
+    assert len(autograd._TAPE_PROGRAMS) == programs + 1
+    for k in first:
+        np.testing.assert_allclose(second[k], first[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_a_steady_state_training_step_compiles_nothing(hybridize):
+    from ast_hybrid import gluon
+
+    net, grads = _setup(hybridize)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    counts = []
+    _ON[0] = True
+    try:
+        for _ in range(6):
+            del COMPILES[:]
+            grads()
+            trainer.step(8)
+            counts.append(len(COMPILES))
+    finally:
+        _ON[0] = False
+    assert counts[0] > 0, "the listener sees compiles (the first step's)"
+    assert counts[3:] == [0, 0, 0], counts
