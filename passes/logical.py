@@ -12,12 +12,19 @@ The thunks keep Python's short-circuit evaluation for Python values; for a
 traced value the runtime evaluates both sides (``logical_and``, ``lax.cond``).
 The first operand, always evaluated, stays where it is, in the function's own
 scope: a walrus in it (``while (k := k + 1) < n and ...``) assigns the function's
-variable, not a lambda's.
+variable, not a lambda's.  A walrus in a later operand, or in a value of
+``a if c else b``, would bind a lambda's own variable: there the operator stays
+Python's, in the function's scope, with the operands before it (the condition)
+checked by ``ah__.walrus_test``: a Python value passes through (Python's
+short-circuit, exactly), a traced one is HY030 at the ``:=`` (whether it runs
+would depend on a traced value, but tracing runs both sides)::
+
+    a and (y := f(x))  ->  ah__.walrus_test(a, 'y', ...) and (y := f(x))
 ``elif`` chains need no rewriting: in the AST they already are an ``if``
 nested in an ``else``.  The pass runs last, over the generated functions too:
 the tests the jump passes write (``not flag and test``) are lowered like the
 user's, and no earlier pass or analysis meets the thunks' scopes.  After this
-pass no ``BoolOp``, ``not`` or ``IfExp`` remains.
+pass no ``not`` remains, and a ``BoolOp`` or ``IfExp`` only around a walrus.
 
 >>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
@@ -42,14 +49,59 @@ __all__ = ["transform"]
 _SIMPLE = (gast.Name, gast.Constant)
 
 
+def _walrus(node):
+    """The first ``:=`` in ``node`` that binds in the enclosing function's scope, or None
+    (one inside a ``lambda`` binds the lambda's own variable)."""
+    found, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.NamedExpr):
+            found.append(n)
+        if not isinstance(n, gast.Lambda):
+            todo.extend(gast.iter_child_nodes(n))
+    return min(found, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)), default=None)
+
+
+_ORDINAL = {1: "second", 2: "third"}
+
+
 class _Logical(Transformer):
+    def __init__(self, ctx=None):
+        self.ctx = ctx
+
+    def _guard(self, test, walrus, part, when):
+        """``ah__.walrus_test(test, ...)``: ``test`` itself when it is a Python value (the
+        expression around it then runs as Python, the ``:=`` in the function's scope), HY030
+        at ``walrus`` when it is traced."""
+        span = None
+        if self.ctx is not None and getattr(walrus, "lineno", None):
+            s = self.ctx.source.span(walrus)
+            span = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (s.line, s.col, s.end_line, s.end_col)],
+                              ctx=gast.Load())
+        const = lambda v: gast.Constant(value=v, kind=None)  # noqa: E731
+        return replace_expr("ah__.walrus_test(t, name, part, when, span)", t=test, name=const(walrus.target.id),
+                            part=const(part), when=const(when), span=span or const(None))
+
+    def _chain(self, op, values, word):
+        """``values[0] op values[1] op ...``: thunks, or plain Python where a later operand has a ``:=``."""
+        fn = "ah__.and_" if op is gast.And else "ah__.or_"
+        out = values[-1]
+        for k, left in reversed(list(enumerate(values[:-1]))):
+            walrus = _walrus(out)
+            if walrus is None:
+                out = replace_expr(f"{fn}(a, lambda: b)", a=left, b=out)
+            else:    # a lambda would bind the := in its own scope: Python's operator, on a Python value
+                j = next(j for j in range(k + 1, len(values)) if _walrus(values[j]) is not None)
+                truth = "true" if op is gast.And else "false"
+                when = f"the first operand is {truth}" if j == 1 else f"the operands before it are {truth}"
+                part = f"the {_ORDINAL.get(j, f'{j + 1}th')} operand of `{word}`"
+                out = gast.BoolOp(op=op(), values=[self._guard(left, walrus, part, when), out])
+        return out
+
     def visit_BoolOp(self, node):
         self.generic_visit(node)
-        fn = "ah__.and_" if isinstance(node.op, gast.And) else "ah__.or_"
-        out = node.values[-1]
-        for left in reversed(node.values[:-1]):
-            out = replace_expr(f"{fn}(a, lambda: b)", a=left, b=out)
-        return out
+        op = type(node.op)
+        return self._chain(op, node.values, "and" if op is gast.And else "or")
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
@@ -59,6 +111,12 @@ class _Logical(Transformer):
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
+        wa, wb = _walrus(node.body), _walrus(node.orelse)
+        if wa is not None or wb is not None:   # plain Python on a Python condition (see _chain)
+            part, when, w = (("the `if` value", "the condition is true", wa) if wa is not None else
+                             ("the `else` value", "the condition is false", wb))
+            node.test = self._guard(node.test, w, f"{part} of a conditional expression", when)
+            return node
         return replace_expr("ah__.ifexp(c, lambda: a, lambda: b)", c=node.test, a=node.body, b=node.orelse)
 
     def visit_Compare(self, node):
@@ -68,11 +126,8 @@ class _Logical(Transformer):
         lefts = [node.left] + node.comparators[:-1]
         parts = [gast.Compare(left=clone(left) if i else left, ops=[op], comparators=[right])
                  for i, (left, op, right) in enumerate(zip(lefts, node.ops, node.comparators))]
-        out = parts[-1]
-        for left in reversed(parts[:-1]):
-            out = replace_expr("ah__.and_(a, lambda: b)", a=left, b=out)
-        return out
+        return self._chain(gast.And, parts, "and")
 
 
 def transform(fn, ctx):
-    return _Logical().transform_body(fn)
+    return _Logical(ctx).transform_body(fn)

@@ -434,3 +434,72 @@ def test_reversed_and_negative_step_ranges_with_traced_bounds(name, bounds):
     want = f(np.asarray(X), *bounds)
     got = ast_hybrid.jit(f)(X, *(jnp.int32(b) for b in bounds))
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+
+
+# -- a walrus in a later operand of and/or, or in a value of `a if c else b` --------------------------
+
+WALRUS_LATER = '''
+def and_new(x, c):
+    if c and (y := x * 2.0).sum() > 0:
+        return y
+    return x
+
+def and_old(x, c):
+    y = x
+    r = c and (y := x * 3.0)
+    return y + 1.0
+
+def or_old(x, c):
+    y = x
+    r = c or (y := x * 3.0)
+    return y
+
+def ifexp_old(x, c):
+    y = x
+    r = (y := x * 5.0) if c else x
+    return y - r
+
+def ifexp_else(x, c):
+    y = x
+    r = x if c else (y := x * 5.0)
+    return y - r
+
+def chain3(x, a, b):
+    y = x
+    r = a and b and (y := x + 1.0)
+    return y
+
+def cmp_chain(x, a):
+    y = x
+    r = 0 < a < (y := 3)
+    return y * x
+'''
+
+
+@pytest.fixture(scope="module")
+def walrus_later():
+    return load(WALRUS_LATER, "and_new").__globals__
+
+
+@pytest.mark.parametrize("name", ["and_new", "and_old", "or_old", "ifexp_old", "ifexp_else"])
+@pytest.mark.parametrize("c", [True, False, 0, 1])
+def test_walrus_in_a_later_operand_binds_the_function_variable(walrus_later, name, c):
+    f = walrus_later[name]      # `y` new, or with an older value that must change only when Python's does
+    want = f(X, c)
+    got = ast_hybrid.jit(f, static_argnames=["c"])(jnp.asarray(X), c=c)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ast_hybrid.convert(f)(X, c)), np.asarray(want), rtol=1e-6)
+
+
+@pytest.mark.parametrize("a,b", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_walrus_in_the_third_operand(walrus_later, a, b):
+    f = walrus_later["chain3"]
+    got = ast_hybrid.jit(f, static_argnames=["a", "b"])(jnp.asarray(X), a=a, b=b)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(f(X, a, b)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("a", [0, 1, 5])
+def test_walrus_in_a_chained_comparison(walrus_later, a):
+    f = walrus_later["cmp_chain"]
+    got = ast_hybrid.jit(f, static_argnames=["a"])(jnp.asarray(X), a=a)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(f(X, a)), rtol=1e-6)

@@ -411,3 +411,24 @@ def test_for_over_array_rows_has_a_static_length(first_in_loop):
         f(empty)
     with pytest.raises(UnboundLocalError, match="z"):     # no rows: the body never runs, as in Python
         ast_hybrid.jit(f)(empty)
+
+
+@pytest.mark.parametrize("expr,part", [
+    ("r = (x.sum() > 0) and (y := x * 2.0).sum() > 0  # walrus", "the second operand of `and`"),
+    ("r = (x.sum() > 0) or (y := x * 2.0).sum() > 0  # walrus", "the second operand of `or`"),
+    ("r = (y := x * 2.0) if x.sum() > 0 else x  # walrus", "the `if` value of a conditional expression"),
+    ("r = x if x.sum() > 0 else (y := x * 2.0)  # walrus", "the `else` value of a conditional expression"),
+])
+def test_hy030_walrus_whose_evaluation_a_traced_value_decides(expr, part):
+    f = load(f'''
+    def f(x):
+        y = x
+        {expr}
+        return y + r
+    ''')
+    (d,) = diagnose(f, X).diagnostics
+    assert d.code == "HY030" and "`y := ...`" in d.message and part in d.message
+    assert d.path == f.__code__.co_filename
+    assert (d.span.line, d.span.col) == where(f, "walrus", "y :=")
+    text = render_text([d])
+    assert f"{d.path}:{d.span.line}:{d.span.col}: HY030" in text and "^^^" in text and "help:" in text

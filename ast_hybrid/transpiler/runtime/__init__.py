@@ -94,6 +94,16 @@ class Runtime:
         tb, pb = as_pred(b())
         return jnp.logical_or(pa, pb)
 
+    def walrus_test(self, value, name, part, when, span):
+        """``value`` (the operands before a ``:=`` in ``and``/``or``, or the condition of ``a if c else b``),
+        which must be a Python value: whether the ``:=`` runs must be known while tracing (HY030)."""
+        traced, _ = as_pred(value)
+        if traced:
+            line = sys._getframe(1).f_lineno
+            self.fail([self._diag("HY030", Span(*span) if span is not None else self._span(line), "walrus",
+                                  name=name, part=part, when=when)])
+        return value
+
     def not_(self, x):
         traced, p = as_pred(x)
         return jnp.logical_not(p) if traced else not p
