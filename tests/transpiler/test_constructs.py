@@ -503,3 +503,92 @@ def test_walrus_in_a_chained_comparison(walrus_later, a):
     f = walrus_later["cmp_chain"]
     got = ast_hybrid.jit(f, static_argnames=["a"])(jnp.asarray(X), a=a)
     np.testing.assert_allclose(np.asarray(got), np.asarray(f(X, a)), rtol=1e-6)
+
+
+# -- a for over a Python range meeting a traced break: the rest of it as one loop -------------------
+
+RANGE_BREAK = '''
+import jax.numpy as jnp
+
+def first_above(x, limit, n):
+    s = x * 0.0
+    for i in range(n):
+        s = s + x
+        if s.sum() > limit:
+            break
+    return s
+
+def stepped(x, limit):
+    s = x * 0.0
+    c = 0
+    for i in range(10, 0, -3):
+        s = s + x * i
+        c = c + 1
+        if s.sum() > limit:
+            break
+    return s, c
+
+def dtype_changes(x, limit, n):
+    s = x * 0.0
+    for i in range(n):
+        s = s + x
+        if i == 1:
+            s = s.astype(jnp.float16)   # float32 until then
+        if s.sum() > limit:
+            break
+    return s
+
+def static_item(x, limit, n):
+    s = x * 0.0
+    for i in range(n):
+        s = s + x[:i + 1].sum()   # a slice needs i as a Python int
+        if s.sum() > limit:
+            break
+    return s
+'''
+
+
+@pytest.fixture(scope="module")
+def range_break():
+    return load(RANGE_BREAK, "first_above").__globals__
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 100])
+@pytest.mark.parametrize("limit", [-1.0, 1.0, 5.5, 1e9])     # breaks at once, after 1, later, never
+def test_range_with_a_traced_break_is_one_loop(range_break, n, limit):
+    f = range_break["first_above"]
+    jf = ast_hybrid.jit(f, static_argnames=["n"])
+    got = jf(jnp.asarray(X), jnp.float32(limit), n=n)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(f(X, np.float32(limit), n)), rtol=1e-6)
+    jaxpr = str(jax.make_jaxpr(lambda x, l: ast_hybrid.convert(f)(x, l, n))(jnp.asarray(X), jnp.float32(limit)))
+    assert jaxpr.count("cond[") <= 2   # the `if` of iteration 0 and of the loop body, not one per iteration
+    assert ("while[" in jaxpr) == (n >= 2)  # iteration 0 runs as Python (the flag is a Python False)
+
+
+@pytest.mark.parametrize("limit", [-1.0, 20.0, 30.0, 1e9])
+def test_stepped_range_with_a_traced_break(range_break, limit):
+    f = range_break["stepped"]
+    got = ast_hybrid.jit(f)(jnp.asarray(X), jnp.float32(limit))
+    want = f(X, np.float32(limit))
+    np.testing.assert_allclose(np.asarray(got[0]), np.asarray(want[0]), rtol=1e-6)
+    assert int(got[1]) == want[1]
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+@pytest.mark.parametrize("limit", [-1.0, 5.5, 1e9])
+@pytest.mark.parametrize("name", ["dtype_changes", "static_item"])
+def test_range_break_that_no_loop_can_carry_is_unrolled(range_break, name, n, limit):
+    f = range_break[name]   # s changes dtype at i == 1 (cast back by the traced `if`); x[:i + 1] needs a Python i
+    got = ast_hybrid.jit(f, static_argnames=["n"])(jnp.asarray(X), jnp.float32(limit), n=n)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(f(X, np.float32(limit), n)), rtol=1e-6)
+    if name == "dtype_changes":
+        return    # a traced i makes `if i == 1` a lax.cond that casts back to float32: one loop carries it
+    jaxpr = str(jax.make_jaxpr(lambda x, l: ast_hybrid.convert(f)(x, l, n))(jnp.asarray(X), jnp.float32(limit)))
+    assert "while[" not in jaxpr
+
+
+def test_range_break_with_max_iterations_is_differentiable(range_break):
+    f = range_break["first_above"]
+    g = jax.jit(jax.grad(lambda x: ast_hybrid.convert(f, max_iterations=4)(x, 5.5, 100).sum()))(jnp.asarray(X))
+    want = jax.grad(lambda x: f(x, 5.5, 100).sum())(jnp.asarray(X))   # plain Python on concrete values
+    np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)

@@ -149,12 +149,18 @@ class Runtime:
             line = sys._getframe(1).f_lineno
             self._check_supported(line)
             return self._traced(loops.traced_scan_for, iterable, extra_test, body, args, names, line)
-        state = args
-        for item in iterable:
+        state, unrolled = args, False
+        for k, item in enumerate(iterable):
             if extra_test is not None:
                 traced, pred = as_pred(extra_test(*state))
                 if traced:   # a traced break/return flag: guard the rest of the iterations
                     line = sys._getframe(1).f_lineno
+                    if not unrolled and isinstance(iterable, range):   # the rest as one loop, if it can be
+                        out = self._traced(loops.range_rest, iterable[k:], extra_test, body, state, names, line,
+                                           self.max_iterations)
+                        if out is not None:
+                            return out
+                        unrolled = True    # the state's types change: unrolled from here on
                     state = self._traced(
                         conditionals.traced_cond, pred, lambda *s, _x=item: body(_x, *s), lambda *s: s, state, names, line)
                     continue

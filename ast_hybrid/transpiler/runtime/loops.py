@@ -30,7 +30,7 @@ from jax import lax
 
 from .values import Layout, Undefined, as_pred, describe
 
-__all__ = ["Carry", "traced_while", "traced_range_for", "traced_scan_for", "TracedRange"]
+__all__ = ["Carry", "traced_while", "traced_range_for", "traced_scan_for", "range_rest", "TracedRange"]
 
 
 class TracedRange:
@@ -234,3 +234,34 @@ def traced_scan_for(rt, xs, extra_test, body, state, names, line):
 
     build.carry = carry
     return carry.unpack(_retrying(build))
+
+
+def range_rest(rt, rest, extra_test, body, state, names, line, max_iterations=None):
+    """The rest of a ``for`` over a Python ``range`` whose extra test (a break or return flag) has
+    become traced, as one loop over the remaining items instead of one ``lax.cond`` per item;
+    None (the caller unrolls, as before) when the loop cannot carry the state: a variable still
+    undefined, a structure, shape or dtype the body changes, a body that needs the item to be a
+    Python int (a shape, a Python ``if`` on it).
+
+    A ``lax.while_loop`` (it stops at the break); with ``max_iterations``, a ``scan`` of
+    ``len(rest)`` guarded steps (exact, and reverse-differentiable).
+    """
+    if len(rest) == 0 or any(isinstance(v, Undefined) for v in state):
+        return None
+    try:
+        carry = Carry(rt, state, names, line, None, may_skip=False)
+        for _ in range(64):   # the body's types, once, with a traced item
+            try:
+                jax.eval_shape(lambda i, dyn: (as_pred(extra_test(*carry.unpack(dyn)))[1],
+                                               carry.pack(body(i, *carry.unpack(dyn)))),
+                               jax.ShapeDtypeStruct((), jnp.int32), carry.init)
+                break
+            except _Promote as p:
+                carry.promote(p.index, p.dtype)
+        else:  # pragma: no cover
+            return None
+    except Exception:   # noqa: BLE001 - whatever it is, the unrolled loop raises it again, or works
+        return None
+    rng = TracedRange(rest.start, rest.stop, rest.step)
+    return traced_range_for(rt, rng, extra_test, body, state, names, line,
+                            None if max_iterations is None else len(rest))
