@@ -89,7 +89,7 @@ def _lighting(x, alpha):
 _ADJUST = (_brightness, _contrast, _saturation, _hue)
 
 
-@op
+@op(compile_arrays=("data", "factor"))
 def adjust(data, factor, which):
     """Brightness (``which=0``), contrast (1), saturation (2) or hue (3) of ``data`` by ``factor``."""
     import jax.numpy as jnp
@@ -97,7 +97,7 @@ def adjust(data, factor, which):
     return _saturate(_ADJUST[which](data.astype(jnp.float32), factor.reshape(())), data.dtype)
 
 
-@op
+@op(compile_arrays=("data", "alpha"))
 def adjust_lighting(data, alpha):
     """MXNet's ``nd.image.adjust_lighting``: ``alpha`` (3,) weighs the three principal components."""
     import jax.numpy as jnp
@@ -105,7 +105,7 @@ def adjust_lighting(data, alpha):
     return _saturate(_lighting(data.astype(jnp.float32), alpha), data.dtype)
 
 
-@op
+@op(compile_arrays=("data", "draws", "order_draws"))   # one program for every draw (eager scan: a compile per call)
 def color_jitter(data, draws, order_draws, amounts):
     """MXNet's ``random_color_jitter``: ``draws`` (4,) in [-1, 1] scale ``amounts`` (brightness, contrast,
     saturation, hue; 0 turns one off) into the factors, applied in the order that sorts ``order_draws`` (4,);
