@@ -614,8 +614,9 @@ class HybridBlock(Block):
         compile_cache.ensure()      # JAX's persistent cache, before the deferred pass's ops compile (compile_cache.py)
         params = list(self.collect_params().values())
         if any(p._data is None for p in params):
-            with autograd.mode_scope(False, False), imperative(None):   # deferred shape inference, once,
-                self._call_imperative(*args)                                # with no side effects
+            from ast_hybrid.gluon.deferred import first_pass
+
+            first_pass(self, args)      # deferred shape inference, once, on shapes only (gluon/deferred.py)
             missing = [p.name for p in params if p._data is None]
             if missing:
                 raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "

@@ -20,7 +20,7 @@ from ast_hybrid.gluon.parameter import DeferredInitializationError
 from ast_hybrid.ops import _core
 from ast_hybrid.ops.param_shapes import RULES
 
-__all__ = ["Deferred", "inferring"]
+__all__ = ["Deferred", "inferring", "first_pass", "concrete_pass"]
 
 _HINT = ("give its full shape at construction, or give the block an infer_shape(self, *inputs) that sets it")
 
@@ -92,3 +92,76 @@ def inferring():
         yield
     finally:
         hooks.resolve_deferred = saved
+
+
+# --- the deferred-shape pass before a hybridized block's first compile ----------------------------------
+
+
+def first_pass(block, args):
+    """Give every parameter of ``block`` whose shape is still unknown its shape and initial value, as the first
+    call of a hybridized block needs before its program can be built.
+
+    The pass runs the forward once on shapes only (``jax.eval_shape``: each op traces, none computes or
+    compiles) while each parameter is initialised concretely when its shape becomes known
+    (``Parameter._finish_deferred_init`` evaluates its initializer eagerly even inside the trace), in the
+    order the forward reaches it, with the same draws from the eager random stream as a concrete pass: the
+    values are those of running the forward op by op on the arrays (:func:`concrete_pass`, what this did
+    before).  Nested hybridized blocks run inside the same trace, as they do in the block's program, instead
+    of each building a program of its own.  A forward the abstract pass cannot run (one that reads a value
+    on the host, writes a parameter, or fails in any other way) falls back to the concrete pass from the
+    state before it, so errors and values are those of the concrete pass."""
+    import jax
+
+    from ast_hybrid.ops import rng
+
+    params = list(block.collect_params().values())
+    rng._base()     # the eager stream's base key exists before the trace (drawn inside, it would be a tracer)
+    saved = [(p, p._data, p._shape, p._deferred_init, p._leaf) for p in params], list(rng._GLOBAL)
+    try:
+        _abstract_pass(block, args)
+        ok = not any(isinstance(p._data, jax.core.Tracer) for p in params)
+    except Exception:       # noqa: BLE001 - whatever it is, the concrete pass gives it (or succeeds)
+        ok = False
+    if not ok:
+        for p, data, shape, deferred, leaf in saved[0]:
+            p._data, p._shape, p._deferred_init, p._leaf = data, shape, deferred, leaf
+        rng._GLOBAL[:] = saved[1]
+        concrete_pass(block, args)
+
+
+def concrete_pass(block, args):
+    """The deferred-shape pass on the arrays themselves: the forward op by op, each op computing (and
+    compiling for its shapes), nested hybridized blocks building their own programs; writes made by custom
+    ops are dropped (``imperative(None)``)."""
+    from ast_hybrid import autograd
+    from ast_hybrid.gluon.block import imperative
+
+    with autograd.mode_scope(False, False), imperative(None):
+        block._call_imperative(*args)
+
+
+def _abstract_pass(block, args):
+    import jax
+
+    from ast_hybrid import autograd
+    from ast_hybrid.gluon.block import _Trace, imperative
+    from ast_hybrid.ndarray import NDArray
+
+    leaves, treedef = jax.tree_util.tree_flatten(list(args), is_leaf=lambda v: v.__class__ is NDArray)
+    where = [i for i, v in enumerate(leaves) if v.__class__ is NDArray or _is_array(v)]
+    specs = [jax.ShapeDtypeStruct(leaves[i].shape, leaves[i].dtype) for i in where]
+
+    def run(*arrays):
+        given = list(leaves)
+        for i, a in zip(where, arrays):
+            given[i] = NDArray(a)
+        # on the trace stack (with no parameter bound), so that nested hybridized blocks run in this trace as
+        # they do in the block's program, with the converted forwards
+        with _Trace([], []).bound(), autograd.mode_scope(False, False), imperative(None):
+            block._call_imperative(*jax.tree_util.tree_unflatten(treedef, given))
+
+    jax.eval_shape(run, *specs)
+
+
+def _is_array(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype")

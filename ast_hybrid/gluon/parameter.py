@@ -120,7 +120,10 @@ class Parameter:
         # Gluon's rule (not the name patterns of Initializer.__call__): the parameter's own initializer,
         # else the one given to initialize(), fills it whatever its name ends in
         chosen = explicit if isinstance(explicit, (_init.Initializer, str)) else default_init
-        self._set(_init.create(chosen)._init_weight(self.name, self._shape, self.dtype))
+        import jax
+
+        with jax.ensure_compile_time_eval():    # a value, even inside a trace (the abstract deferred-shape pass)
+            self._set(_init.create(chosen)._init_weight(self.name, self._shape, self.dtype))
 
     def _set_ctx(self, ctx):
         from ast_hybrid.gluon import data_parallel
