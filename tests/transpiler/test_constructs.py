@@ -561,8 +561,9 @@ def test_range_with_a_traced_break_is_one_loop(range_break, n, limit):
     got = jf(jnp.asarray(X), jnp.float32(limit), n=n)
     np.testing.assert_allclose(np.asarray(got), np.asarray(f(X, np.float32(limit), n)), rtol=1e-6)
     jaxpr = str(jax.make_jaxpr(lambda x, l: ast_hybrid.convert(f)(x, l, n))(jnp.asarray(X), jnp.float32(limit)))
-    assert jaxpr.count("cond[") <= 2   # the `if` of iteration 0 and of the loop body, not one per iteration
-    assert ("while[" in jaxpr) == (n >= 2)  # iteration 0 runs as Python (the flag is a Python False)
+    assert jaxpr.count("cond[") <= 3   # the `if` of iteration 0, the step's guard and the body's `if`, not one per iteration
+    assert ("scan[" in jaxpr) == (n >= 2)  # iteration 0 runs as Python (the flag is a Python False)
+    assert "while[" not in jaxpr            # a scan of the remaining items: reverse-differentiable
 
 
 @pytest.mark.parametrize("limit", [-1.0, 20.0, 30.0, 1e9])
@@ -584,7 +585,16 @@ def test_range_break_that_no_loop_can_carry_is_unrolled(range_break, name, n, li
     if name == "dtype_changes":
         return    # a traced i makes `if i == 1` a lax.cond that casts back to float32: one loop carries it
     jaxpr = str(jax.make_jaxpr(lambda x, l: ast_hybrid.convert(f)(x, l, n))(jnp.asarray(X), jnp.float32(limit)))
-    assert "while[" not in jaxpr
+    assert "while[" not in jaxpr and "scan[" not in jaxpr
+
+
+@pytest.mark.parametrize("limit", [-1.0, 5.5, 1e9])
+def test_range_break_is_differentiable(range_break, limit):
+    """A hybridized block with such a loop must still train: reverse mode through the compiled loop."""
+    f = range_break["first_above"]
+    g = jax.jit(jax.grad(lambda x: ast_hybrid.convert(f)(x, limit, 7).sum()))(jnp.asarray(X))
+    want = jax.grad(lambda x: f(x, limit, 7).sum())(jnp.asarray(X))   # plain Python on concrete values
+    np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-6)
 
 
 def test_range_break_with_max_iterations_is_differentiable(range_break):

@@ -243,8 +243,9 @@ def range_rest(rt, rest, extra_test, body, state, names, line, max_iterations=No
     undefined, a structure, shape or dtype the body changes, a body that needs the item to be a
     Python int (a shape, a Python ``if`` on it).
 
-    A ``lax.while_loop`` (it stops at the break); with ``max_iterations``, a ``scan`` of
-    ``len(rest)`` guarded steps (exact, and reverse-differentiable).
+    Always a ``scan`` of ``len(rest)`` guarded steps (the length is a Python int here): exact, and
+    reverse-differentiable, so a hybridized block with such a loop still trains (a ``while_loop``
+    would stop at the break, a little faster, but ``backward()`` could not go through it).
     """
     if len(rest) == 0 or any(isinstance(v, Undefined) for v in state):
         return None
@@ -263,5 +264,4 @@ def range_rest(rt, rest, extra_test, body, state, names, line, max_iterations=No
     except Exception:   # noqa: BLE001 - whatever it is, the unrolled loop raises it again, or works
         return None
     rng = TracedRange(rest.start, rest.stop, rest.step)
-    return traced_range_for(rt, rng, extra_test, body, state, names, line,
-                            None if max_iterations is None else len(rest))
+    return traced_range_for(rt, rng, extra_test, body, state, names, line, len(rest))
