@@ -8,8 +8,9 @@
 
 The optimizers follow MXNet 1.9.1's update kernels (``sgd_update``/``sgd_mom_update``, ``nag_mom_update``,
 ``adam_update`` with the bias correction folded into the learning rate, ``rmsprop_update``, AdaGrad),
-including ``rescale_grad = 1 / batch_size``, ``wd`` and ``clip_gradient``; each update is one compiled
-function per parameter shape.  For fast training loops, ``ast_hybrid.functional(net)`` with optax keeps the
+including ``rescale_grad = 1 / batch_size``, ``wd`` and ``clip_gradient`` (off for 0 and negative values,
+except AdaGrad's, as MXNet); a step updates every parameter in one compiled call.  For fast training loops,
+``ast_hybrid.functional(net)`` with optax keeps the
 whole step in one program.
 """
 
@@ -19,13 +20,24 @@ import warnings
 
 import functools
 
-__all__ = ["Trainer", "OPTIMIZERS"]
+__all__ = ["Trainer", "OPTIMIZERS", "effective_clip"]
 
 
 def _clip(g, clip):
+    """MXNet's ``clip(g, -clip, clip)``: ``g`` above ``clip`` becomes ``clip``, else below ``-clip`` becomes
+    ``-clip`` (for a negative ``clip``, which only AdaGrad applies, the bounds cross as in MXNet's kernel)."""
     import jax.numpy as jnp
 
-    return g if clip is None or clip < 0 else jnp.clip(g, -clip, clip)
+    return g if clip is None else jnp.where(g > clip, clip, jnp.where(g < -clip, -clip, g))
+
+
+def effective_clip(name, clip):
+    """The ``clip_gradient`` rule ``name`` applies, None for none: MXNet's SGD, NAG, Adam and RMSProp pass it
+    to their C++ kernels only when truthy, and the kernels turn clipping off for ``clip_gradient <= 0``;
+    AdaGrad (dense) clips in Python whenever it is not None, 0 and negative values included."""
+    if clip is None or name == "adagrad":
+        return clip
+    return clip if clip > 0 else None
 
 
 def _sgd(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
@@ -37,11 +49,14 @@ def _sgd(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
 
 
 def _nag(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
-    g = _clip(rescale * g, clip) + wd * w
+    """MXNet 1.9.1's ``nag_mom_update(weight, grad, mom, out=weight)`` as its NAG optimizer calls it (or
+    ``sgd_update`` without momentum): the momentum is stored as ``-lr`` times the gradient sum, and, since
+    ``out`` is the weight, the weight-decay term of the new momentum reads the weight already updated."""
+    g = _clip(rescale * g, clip)
     if momentum == 0.0:
-        return w - lr * g, states
-    mom = momentum * states[0] + g
-    return w - lr * (g + momentum * mom), (mom,)
+        return w - lr * (g + wd * w), states
+    w_new = w + momentum * momentum * states[0] - (1 + momentum) * lr * (g + wd * w)
+    return w_new, (momentum * states[0] - lr * (g + wd * w_new),)
 
 
 def _adam(w, g, states, lr, wd, rescale, clip, t, beta1=0.9, beta2=0.999, epsilon=1e-8):
@@ -145,7 +160,7 @@ class Trainer:
         lr = opts.pop("learning_rate", None)
         self._wd = float(opts.pop("wd", 0.0))
         self._scale = float(opts.pop("rescale_grad", 1.0))
-        self._clip = opts.pop("clip_gradient", None)
+        self._clip = effective_clip(self._name, opts.pop("clip_gradient", None))
         self._lr_scheduler = scheduler = opts.pop("lr_scheduler", None)
         # MXNet's Optimizer: a learning_rate given beside a scheduler becomes the scheduler's base_lr;
         # without either, the optimizer's default

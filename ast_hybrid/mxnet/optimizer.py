@@ -35,8 +35,6 @@ class Optimizer:
 
     opt_registry: dict = {}
     _rule = None             # the gluon.Trainer rule (a key of gluon.trainer.OPTIMIZERS) of a built-in class
-    _update_kernel = None    # the rule ``update`` runs, where it differs from the trainer's
-    _zero_clip_is_none = True  # MXNet's kernels pass clip_gradient only when it is truthy
 
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None, learning_rate=None,
                  lr_scheduler=None, sym=None, begin_num_update=0, multi_precision=False, param_dict=None):
@@ -184,7 +182,7 @@ class Optimizer:
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         states = () if state is None else tuple(state) if isinstance(state, (tuple, list)) else (state,)
-        new, new_states = _rule_fn(self._rule, self._options(), self._update_kernel)(
+        new, new_states = _rule_fn(self._rule, self._options())(
             weight._arr, grad._arr, tuple(s._arr for s in states), lr, wd, self.rescale_grad, self._clip(),
             self._index_update_count[index])
         weight._arr = new.astype(weight._arr.dtype)
@@ -196,8 +194,9 @@ class Optimizer:
 
     # --- what gluon.Trainer takes ----------------------------------------------------------------------
     def _clip(self):
-        clip = self.clip_gradient
-        return None if clip is None or (self._zero_clip_is_none and not clip) else clip
+        from ast_hybrid.gluon.trainer import effective_clip
+
+        return effective_clip(self._rule, self.clip_gradient)
 
     def _options(self):
         """The rule's own options (momentum, beta1...) as ``gluon.trainer.OPTIMIZERS``'s rule names them."""
@@ -228,25 +227,12 @@ class Optimizer:
 
 
 @functools.lru_cache(maxsize=None)
-def _rule_fn(rule, options, kernel=None):
+def _rule_fn(rule, options):
     import jax
 
     from ast_hybrid.gluon.trainer import OPTIMIZERS
 
-    return jax.jit(functools.partial(kernel or OPTIMIZERS[rule][0], **dict(options)), static_argnames=("clip",))
-
-
-def _nag_in_place(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
-    """MXNet 1.9.1's ``nag_mom_update(weight, grad, mom, out=weight)`` as its NAG optimizer calls it: the
-    momentum is ``-lr`` times the gradient sum, and, since ``out`` is the weight, its weight-decay term reads
-    the weight already updated."""
-    import jax.numpy as jnp
-
-    g = rescale * g if clip is None else jnp.clip(rescale * g, -clip, clip)
-    if momentum == 0.0:
-        return w - lr * (g + wd * w), states
-    w_new = w + momentum * momentum * states[0] - (1 + momentum) * lr * (g + wd * w)
-    return w_new, (momentum * states[0] - lr * (g + wd * w_new),)
+    return jax.jit(functools.partial(OPTIMIZERS[rule][0], **dict(options)), static_argnames=("clip",))
 
 
 register = Optimizer.register
@@ -272,7 +258,6 @@ class NAG(Optimizer):
     """Nesterov accelerated gradient (MXNet's ``nag_mom_update``)."""
 
     _rule = "nag"
-    _update_kernel = staticmethod(_nag_in_place)
 
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -324,7 +309,6 @@ class AdaGrad(Optimizer):
     """AdaGrad: ``history += grad ** 2; weight -= lr * (grad / sqrt(history + eps) + wd * weight)``."""
 
     _rule = "adagrad"
-    _zero_clip_is_none = False     # MXNet's AdaGrad clips whenever clip_gradient is not None
 
     def __init__(self, eps=1e-7, **kwargs):
         super().__init__(**kwargs)
