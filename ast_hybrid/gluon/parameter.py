@@ -246,9 +246,10 @@ class Constant(Parameter):
     """A parameter that is never trained (``grad_req='null'``) with a fixed value."""
 
     def __init__(self, name, value):
-        value = np.asarray(value)
-        if value.dtype == np.float64:
-            value = value.astype("float32")
+        from ast_hybrid import nd
+
+        if not isinstance(value, NDArray):    # MXNet: nd.array(value), float32 whatever the value's dtype
+            value = nd.array(value)
         self.value = value
         super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
                          init=_init.Constant(value))

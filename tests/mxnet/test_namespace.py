@@ -53,7 +53,7 @@ def test_base_names_mxnet_code_imports(mx):
     ("mx.sym.Group([])", "mxnet.sym.Group"),
     ("mx.nd.SVMOutput", "mxnet.nd.SVMOutput"),
     ("mx.operator.NumpyOp", "mxnet.operator.NumpyOp"),
-    ("mx.init.Bilinear()", "mxnet.init.Bilinear"),
+    ("mx.init.FusedRNN(None, 3, 1, 'lstm')", "mxnet.init.FusedRNN"),
     ("mx.gluon.contrib.estimator", "mxnet.gluon.contrib.estimator"),
     ("mx.contrib.amp.init()", "mxnet.contrib.amp.init"),
     ("mx.kv.KVStoreServer", "mxnet.kv.KVStoreServer"),
