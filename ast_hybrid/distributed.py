@@ -137,8 +137,11 @@ class KVStore:
 
     # --- keys and values ------------------------------------------------------------------------------
     def init(self, key, value):
-        for k, v in _pairs(key, value):
-            self._store[k] = _first(v)._arr
+        """Store each key's value; on a ``dist_*`` store process 0's value, as MXNet's server keeps the
+        value rank 0 pushed."""
+        pairs = _pairs(key, value)
+        for (k, _), v in zip(pairs, self._from_first([_first(v)._arr for _, v in pairs])):
+            self._store[k] = v
 
     def push(self, key, value, priority=0):
         pairs = _pairs(key, value)
@@ -171,10 +174,33 @@ class KVStore:
             return list(arrays)
         return data_parallel.allreduce_across_processes(arrays)
 
+    def _from_first(self, arrays):
+        """Process 0's values of ``arrays`` in every process (a sum in which the others give zeros)."""
+        import jax.numpy as jnp
+
+        if not self.is_distributed or self.num_workers == 1:
+            return list(arrays)
+        mine = list(arrays) if self.rank == 0 else [jnp.zeros_like(a) for a in arrays]
+        return self._summed(mine)
+
+    def broadcast_params(self, params):
+        """Every process takes process 0's values of the parameters not broadcast before, as MXNet's
+        Trainer does at its first step (``kvstore.broadcast`` in ``_init_params``): without it, workers
+        whose initializers drew different values would train different models."""
+        if not self.is_distributed or self.num_workers == 1:
+            return
+        seen = self.__dict__.setdefault("_broadcast", set())
+        todo = [p for p in params if id(p) not in seen and p._data is not None]
+        for p, value in zip(todo, self._from_first([p._data for p in todo])):
+            p._set(value)
+            seen.add(id(p))
+
     def allreduce_grads(self, params):
-        """Sum the fresh gradients of ``params`` over the processes (a ``dist_*`` store with several)."""
+        """Sum the fresh gradients of ``params`` over the processes (a ``dist_*`` store with several); the
+        first time, each parameter's value is process 0's first (``broadcast_params``)."""
         if self.num_workers == 1:
             return
+        self.broadcast_params(params)
         leaves = [p._leaf for p in params if p._leaf is not None and p._leaf.grad is not None]
         for leaf, total in zip(leaves, self._summed([leaf.grad for leaf in leaves])):
             leaf.grad = total

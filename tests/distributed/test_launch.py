@@ -121,3 +121,18 @@ def test_initialize_after_jax_started_says_where_to_call_it():
     assert done.returncode == 1
     assert "ast_hybrid.distributed.initialize() must run before anything uses jax" in done.stderr
     assert "call it at the top of the script" in done.stderr
+
+
+def test_workers_start_from_process_0s_parameters(tmp_path):
+    """Unseeded initializers draw differently in each process; MXNet's Trainer broadcasts process 0's values at
+    its first step (and kv.init keeps process 0's value), so the workers train one model, not two."""
+    prefix = tmp_path / "w"
+    done = subprocess.run([*LAUNCH, "-n", "2", "--devices-per-process", "1",
+                           str(SCRIPT.parent / "unseeded.py"), str(prefix)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    w0, w1 = (np.load(f"{prefix}.{rank}.npy") for rank in range(2))
+    n = 15   # a (3, 5) weight
+    assert not np.array_equal(w0[:n], w1[:n])              # the draws did differ
+    np.testing.assert_array_equal(w0[n:2 * n], w1[n:2 * n])  # and the trained weights are the same
+    np.testing.assert_array_equal(w0[2 * n:], [1.0, 7.0])   # kv.init: process 0's value
+    np.testing.assert_array_equal(w1[2 * n:], [1.0, 7.0])
