@@ -85,11 +85,12 @@ up = gluon.nn.Conv2DTranspose(3, 4, strides=2, padding=1, groups=3, in_channels=
 up.initialize()
 out['upsample_w'] = up.weight.data()
 out['upsampled'] = up(nd.array(np.arange(2 * 3 * 3 * 3).reshape(2, 3, 3, 3)))
-net = gluon.nn.HybridSequential()
-net.add(gluon.nn.Dense(3, in_units=2), gluon.nn.BatchNorm(in_channels=3), gluon.nn.Dense(2, in_units=3))
+net = gluon.nn.HybridSequential(prefix='net_')
+with net.name_scope():      # fixed names: the automatic ones count the blocks this process made before
+    net.add(gluon.nn.Dense(3, in_units=2), gluon.nn.BatchNorm(in_channels=3), gluon.nn.Dense(2, in_units=3))
 net.initialize(CustomInit(0.25))      # gluon: the initializer's _init_weight for every parameter without its own
 for k, v in net.collect_params().items():
-    out['net/' + k[-20:]] = v.data()
+    out['net/' + k] = v.data()
 d = gluon.nn.Dense(2, in_units=2, weight_initializer=Doubled(1.5))
 d.initialize()
 out['doubled'] = d.weight.data()
