@@ -151,5 +151,5 @@ def transform(fn, ctx):
         if analysis.composite_targets(s):
             plans[id(s)] = _decide(s, analysis)
     if not plans:
-        return fn
+        return ctx.unchanged(fn)    # the variables pass reuses the analysis
     return _Carry(ctx, plans).transform_body(fn)

@@ -52,6 +52,7 @@ class Context:
     #: variable -> how diagnostics name it, for variables standing for an item or attribute (``d['h']``)
     display: dict = field(default_factory=dict)
     _analysis: tuple | None = None
+    _unchanged: object = None
 
     def analysis(self, fn) -> FunctionAnalysis:
         """Activity/liveness of ``fn`` as it is now (cached until :meth:`invalidate`)."""
@@ -61,6 +62,11 @@ class Context:
 
     def invalidate(self):
         self._analysis = None
+
+    def unchanged(self, fn):
+        """Said by a pass that returns ``fn`` as it found it: the analysis stays valid."""
+        self._unchanged = fn
+        return fn
 
 
 #: The passes, in order.  Each is a module with ``transform(fn, ctx) -> fn``.
@@ -106,6 +112,7 @@ def transform(fn, ctx: Context, passes=PASSES):
     """Run every pass (or the given ones, in order) over ``fn`` (a gast FunctionDef)."""
     for p in passes:
         fn = p.transform(fn, ctx)
-        if not getattr(p, "PRESERVES_ANALYSIS", False):
+        kept, ctx._unchanged = ctx._unchanged is fn, None
+        if not (kept or getattr(p, "PRESERVES_ANALYSIS", False)):
             ctx.invalidate()
     return fn
