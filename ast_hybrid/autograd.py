@@ -371,7 +371,22 @@ def _head_value(h, env, leaf_pos, primals):
 
 
 def _vjp(heads, head_grads, leaf_filter=None):
-    """Gradients of ``heads`` (weighted by ``head_grads``) for every leaf of their graph: {leaf: array}."""
+    """Gradients of ``heads`` (weighted by ``head_grads``) for every leaf of their graph: {leaf: array}.
+
+    A custom gradient's error (``autograd.Function``, ``CustomOp``: an ``operator.CustomError``) comes out as
+    it was raised, without what JAX wraps around it on the way (``operator.clean_error``)."""
+    try:
+        return _vjp_run(heads, head_grads, leaf_filter)
+    except Exception as exc:
+        from ast_hybrid.operator import clean_error
+
+        err = clean_error(exc)
+        if err is None:
+            raise
+        raise err from err.__cause__
+
+
+def _vjp_run(heads, head_grads, leaf_filter):
     import jax
     import jax.numpy as jnp
 

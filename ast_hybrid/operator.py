@@ -32,15 +32,24 @@ the op leaves the compiled program.
 
 Errors in the user's code, or against the protocol (an ``infer_shape`` that disagrees with what forward
 assigns, a ``Function.backward`` that returns the wrong number of gradients, an ``op_type`` never
-registered) are :class:`CustomError`, naming the class, the method and the user's file and line.
+registered) are :class:`CustomError`, naming the class, the method and the user's file and line.  One raised
+where JAX runs the user's code (a host callback inside a compiled program, a backward under ``jax.vjp``) comes
+out of JAX wrapped (a ``JaxRuntimeError`` whose text holds a traceback, JAX's stack-trace cause); the places
+where ast-hybrid runs compiled programs for the user (a hybridized block's call, ``backward()``) give it back
+as it was raised, through :func:`clean_error`.
 
 Not MXNet API, shared with ``autograd.Function``: :func:`call_function`.
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
+import itertools
+import textwrap
+import logging
 import os
+import re
 import sys
 import warnings
 
@@ -69,6 +78,53 @@ class _HostNeeded(Exception):
     """The user's code read a traced value on the host (internal: the caller switches to a host callback)."""
 
 
+# --- errors from inside JAX -------------------------------------------------------------------
+
+_FAILED: dict = {}           # token -> the error a host callback raised, until clean_error takes it back
+_TOKENS = itertools.count()
+_TOKEN = re.compile(r"\[ast-hybrid host error (\d+)\]")
+
+
+class _HostFailed(Exception):
+    """Raised out of a host callback in place of the user's error, which waits in ``_FAILED`` under the token in
+    this message (JAX turns what a callback raises into a JaxRuntimeError holding its text)."""
+
+
+class _QuietHostFailures(logging.Filter):
+    """JAX logs the traceback of an exception raised in a callback: not ours (clean_error reports it)."""
+
+    def filter(self, record):
+        return not (record.exc_info and isinstance(record.exc_info[1], _HostFailed))
+
+
+logging.getLogger("jax._src.callback").addFilter(_QuietHostFailures())
+
+
+def clean_error(exc):
+    """The error to raise in place of ``exc``, caught where ast-hybrid ran a compiled program or a backward pass
+    for the user; None to let ``exc`` go as it is.
+
+    A JaxRuntimeError from a host callback that failed gives back the error the user's code (or our check of
+    it) raised there; a :class:`CustomError` that went through a JAX transformation loses what JAX added (its
+    stack-trace cause, which took the place of our own cause, and its note about filtered frames).  Raise the
+    result as ``raise err from err.__cause__`` (``from None`` when it has no cause of its own)."""
+    err = None
+    if type(exc).__name__ == "JaxRuntimeError":
+        for token in _TOKEN.findall(str(exc)):
+            err = _FAILED.pop(int(token), None) or err
+    elif isinstance(exc, CustomError):
+        err = exc
+    if err is None:
+        return None
+    cause = err.__cause__
+    if type(cause).__name__ == "JaxStackTraceBeforeTransformation":
+        cause = cause.__cause__
+    err.__cause__, err.__context__, err.__suppress_context__ = cause, None, True
+    if getattr(err, "__notes__", None):
+        err.__notes__ = [n for n in err.__notes__ if "JAX has removed its internal frames" not in n]
+    return err.with_traceback(None)
+
+
 # --- where the user's code is --------------------------------------------------------------
 
 def _code_of(fn):
@@ -86,6 +142,27 @@ def _name(obj, method):
     return f"{type(obj).__name__}.{method}"
 
 
+def _return_site(fn):
+    """``file:line`` of the one ``return`` statement of ``fn`` (outside functions nested in it), else of its
+    definition.  Read from its source only when an error is reported."""
+    code = _code_of(fn)
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return _site(fn)
+    returns, todo = [], list(ast.iter_child_nodes(tree.body[0])) if tree.body else []
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            returns.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    if len(returns) != 1 or code is None:
+        return _site(fn)
+    return f"{code.co_filename}:{start + returns[0].lineno - 1}"
+
+
 def _failing_site(exc, fn):
     """``file:line`` of the deepest frame of ``exc``'s traceback in ``fn``'s file, else ``fn``'s definition."""
     code = _code_of(fn)
@@ -95,15 +172,6 @@ def _failing_site(exc, fn):
             where = f"{code.co_filename}:{tb.tb_lineno}"
         tb = tb.tb_next
     return where or _site(fn)
-
-
-def _caller_site():
-    """``file:line`` of the innermost frame outside ast-hybrid and jax (the user's call)."""
-    frame = sys._getframe(1)
-    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
-                                 or frame.f_globals.get("__name__", "").partition(".")[0] in ("jax", "jaxlib")):
-        frame = frame.f_back
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "<unknown>"
 
 
 def _host_read(exc):
@@ -126,7 +194,20 @@ def _call_user(obj, method, *args, traced=False, context="", **kwargs):
         if traced and _host_read(exc):
             raise _HostNeeded() from exc
         raise CustomError(f"{_name(obj, method)} ({_failing_site(exc, fn)}) failed: {type(exc).__name__}: "
-                          f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{context}") from exc
+                          f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{context}") from _no_jax(exc)
+
+
+def _no_jax(exc):
+    """``exc`` with its traceback cut after the last frame outside jax (the user's code, or ours, is where it
+    went wrong; JAX's internals below that are noise)."""
+    last, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_globals.get("__name__", "").partition(".")[0] not in ("jax", "jaxlib"):
+            last = tb
+        tb = tb.tb_next
+    if last is not None:
+        last.tb_next = None
+    return exc
 
 
 def _is_traced(arrays):
@@ -166,18 +247,53 @@ def _host(fn, specs, *arrays):
     import jax.numpy as jnp
 
     def on_host(*values):
-        out = fn(*[jnp.asarray(v) for v in values])
-        return [np.asarray(o, s.dtype).reshape(s.shape) for o, s in zip(out, specs)]
+        try:
+            out = fn(*[jnp.asarray(v) for v in values])
+            return [np.asarray(o, s.dtype).reshape(s.shape) for o, s in zip(out, specs)]
+        except Exception as exc:        # given back by clean_error where the program was called
+            token = next(_TOKENS)
+            if len(_FAILED) > 16:       # errors nobody took back (a program the user ran through jax directly)
+                _FAILED.clear()
+            _FAILED[token] = exc
+            raise _HostFailed(f"[ast-hybrid host error {token}] {type(exc).__name__}: {exc}") from None
 
     return jax.pure_callback(on_host, list(specs), *arrays)
 
 
+def _clean_call(fn, arrays):
+    """``fn(*arrays)``; an error of the user's code comes out as it was raised (:func:`clean_error`)."""
+    try:
+        return fn(*arrays)
+    except Exception as exc:
+        err = clean_error(exc)
+        if err is None:
+            raise
+        raise err from err.__cause__
+
+
+def _user_frame():
+    """The innermost frame outside ast-hybrid and jax (the user's call), and how many frames up it is."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
+                                 or frame.f_globals.get("__name__", "").partition(".")[0] in ("jax", "jaxlib")):
+        frame, level = frame.f_back, level + 1
+    return frame, level
+
+
+def _caller_site():
+    """``file:line`` of the user's call (the innermost frame outside ast-hybrid and jax)."""
+    frame, _ = _user_frame()
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "<unknown>"
+
+
 def _note_host(key, who, what):
+    """Warn (once per ``key``) that ``who``'s ``what`` leaves the compiled program; at the user's line."""
     if key not in _WARNED:
         _WARNED.add(key)
+        frame, level = _user_frame()
         warnings.warn(f"{who}: {what} reads values on the host (asnumpy() or similar): it runs through "
                       "jax.pure_callback and leaves the compiled program (slower; no XLA fusion across it)",
-                      stacklevel=4)
+                      stacklevel=level if frame is not None else 2)
 
 
 # --- state the user's object keeps from forward to backward ----------------------------------
@@ -219,9 +335,9 @@ def call_function(fn_obj, inputs):
     if not traced and not (autograd.is_recording() and tracked):
         return _function_outputs(fn_obj, _call_user(fn_obj, "forward", *inputs))
     shape = []       # how forward returned its outputs: NDArray, tuple or list (filled by the first run)
-    lowered = _lower_function(fn_obj, inputs, shape, traced)
+    lowered = _lower_function(fn_obj, inputs, shape, traced, _caller_site())
     arrays = [x for x in inputs if x.__class__ is NDArray]
-    result = (op(lowered, name=type(fn_obj).__name__) if traced else _recorded(lowered))(*arrays)
+    result = _clean_call(op(lowered, name=type(fn_obj).__name__) if traced else _recorded(lowered), arrays)
     result = result if isinstance(result, list) else [result]
     kind = shape[0]
     return result[0] if kind is None else kind(result)
@@ -256,7 +372,7 @@ def _function_outputs(fn_obj, outputs):
     return outputs
 
 
-def _lower_function(fn_obj, inputs, shape, traced):
+def _lower_function(fn_obj, inputs, shape, traced, site):
     """``raw arrays -> tuple of raw outputs``, a ``jax.custom_vjp`` whose backward is the user's."""
     import jax
 
@@ -298,7 +414,7 @@ def _lower_function(fn_obj, inputs, shape, traced):
     def bwd(res, cts):
         arrays, saved = res
         specs = [_spec(np.shape(a), a.dtype) for a in arrays]
-        run = _function_backward(fn_obj, state["layout"], len(saved), specs)
+        run = _function_backward(fn_obj, state["layout"], len(saved), specs, site)
         key = (type(fn_obj), "backward")
         grads = None
         if _is_traced(list(saved) + list(cts)) and not _HOST.get(key):
@@ -364,24 +480,27 @@ def _sample(a):
     return jnp.ones(shape, dtype)
 
 
-def _function_backward(fn_obj, layout, n_saved, specs):
-    """``(*saved, *output grads) -> input grads``: the user's backward on NDArrays, its result checked."""
+def _function_backward(fn_obj, layout, n_saved, specs, site):
+    """``(*saved, *output grads) -> input grads``: the user's backward on NDArrays, its result checked (an error
+    names the return statement and ``site``, where the Function was called)."""
+
+    def where():
+        return f"{_name(fn_obj, 'backward')} ({_return_site(fn_obj.backward)}; the Function called at {site})"
 
     def run(*values, traced=False):
         _unstash(fn_obj, layout, values[:n_saved])
         rets = _call_user(fn_obj, "backward", *[NDArray(g) for g in values[n_saved:]], traced=traced)
         rets = (rets,) if rets.__class__ is NDArray else rets
-        where = f"{_name(fn_obj, 'backward')} ({_site(fn_obj.backward)})"
         if not isinstance(rets, (list, tuple)) or len(rets) != len(specs):
             got = len(rets) if isinstance(rets, (list, tuple)) else type(rets).__name__
-            raise CustomError(f"{where} returned {got} gradient(s); forward took {len(specs)} NDArray input(s): "
+            raise CustomError(f"{where()} returned {got} gradient(s); forward took {len(specs)} NDArray input(s): "
                               "backward must return exactly one NDArray per input of forward")
         for i, (r, s) in enumerate(zip(rets, specs)):
             if r.__class__ is not NDArray:
-                raise CustomError(f"{where} returned a {type(r).__name__} as gradient {i}: autograd.Function."
+                raise CustomError(f"{where()} returned a {type(r).__name__} as gradient {i}: autograd.Function."
                                   "backward must return NDArrays")
             if tuple(r.shape) != tuple(s.shape):
-                raise CustomError(f"{where} returned a gradient of shape {tuple(r.shape)} for input {i} of "
+                raise CustomError(f"{where()} returned a gradient of shape {tuple(r.shape)} for input {i} of "
                                   f"shape {tuple(s.shape)}")
         return [r._arr for r in rets]
 
@@ -437,7 +556,7 @@ def _check_assign(op, dst, src):
         declared = ", the shape of the input"
     raise CustomError(f"{_name(op, call['method'])} ({frame.f_code.co_filename}:{frame.f_lineno}) assigns an "
                       f"array of shape {tuple(getattr(src, 'shape', ()))} to {role}{declared}: make infer_shape "
-                      f"and {call['method']} agree")
+                      f"and {call['method']} agree (Custom called at {call['site']})")
 
 
 class CustomOpProp:
@@ -549,9 +668,10 @@ def Custom(*data, op_type=None, **kwargs):
     needs = None
     if autograd.is_recording() and not traced:
         needs = tuple(x._ag is not None for x in data[:n_in])
-    lowered = _lower_custom(op_type, prop, operator, n_in, out_specs, autograd.is_training(), needs, traced)
+    lowered = _lower_custom(op_type, prop, operator, n_in, out_specs, autograd.is_training(), needs, traced,
+                            _caller_site())
     recorded = needs is not None and any(needs)
-    result = (_recorded(lowered) if recorded else op(lowered, name="Custom"))(*data)
+    result = _clean_call(_recorded(lowered) if recorded else op(lowered, name="Custom"), data)
     result = result if isinstance(result, list) else [result]
     outs, new_aux = result[:n_out], result[n_out:]
     for x, new in zip(data[n_in:], new_aux):
@@ -578,7 +698,7 @@ def _write_aux(x, new):
     x._arr = new._arr
 
 
-def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, traced):
+def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, traced, site):
     """``(*inputs, *aux) -> (*outputs, *new aux)``: a ``jax.custom_vjp`` over the operator's forward and
     backward, traced or (for code that reads values on the host) through ``jax.pure_callback``."""
     import jax
@@ -591,16 +711,16 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
         outs = [NDArray(jax.numpy.zeros(s.shape, s.dtype)) for s in out_specs]
         roles = {id(o): f"out_data[{i}]" for i, o in enumerate(outs)}
         roles.update({id(a): f"aux[{i}]" for i, a in enumerate(aux)})
-        _CALLS.append({"method": "forward", "prop": prop, "roles": roles})
+        _CALLS.append({"method": "forward", "prop": prop, "roles": roles, "site": site})
         try:
-            _call_user(operator, "forward", traced=traced, context=_declared(prop, out_specs),
+            _call_user(operator, "forward", traced=traced, context=_declared(prop, out_specs, site),
                        is_train=int(is_train), req=["write"] * len(outs), in_data=ins, out_data=outs, aux=aux)
         finally:
             _CALLS.pop()
         for i, (o, s) in enumerate(zip(outs, out_specs)):
             if tuple(o.shape) != s.shape:
                 raise CustomError(f"{_name(operator, 'forward')} ({_site(operator.forward)}) left out_data[{i}] "
-                                  f"with shape {tuple(o.shape)}{_declared(prop, out_specs)}")
+                                  f"with shape {tuple(o.shape)}{_declared(prop, out_specs, site)}")
         return [o._arr.astype(s.dtype) for o, s in zip(outs, out_specs)] + [a._arr for a in aux]
 
     def run_backward(*values, traced=False):
@@ -611,7 +731,7 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
         grads = [NDArray(jax.numpy.zeros(np.shape(a), a.dtype)) for a in ins]
         req = ["write" if needs is None or n else "null" for n in (needs or [True] * n_in)]
         roles = {id(g): f"in_grad[{i}]" for i, g in enumerate(grads)}
-        _CALLS.append({"method": "backward", "prop": prop, "roles": roles})
+        _CALLS.append({"method": "backward", "prop": prop, "roles": roles, "site": site})
         try:
             _call_user(operator, "backward", traced=traced, req=req, out_grad=[NDArray(c) for c in cts],
                        in_data=[NDArray(a) for a in ins], out_data=[NDArray(o) for o in outs],
@@ -663,6 +783,6 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
     return lowered
 
 
-def _declared(prop, out_specs):
+def _declared(prop, out_specs, site):
     return (f" (out_data shapes {[s.shape for s in out_specs]} as {type(prop).__name__}.infer_shape "
-            f"({_site(prop.infer_shape)}) declared them)")
+            f"({_site(prop.infer_shape)}) declared them; Custom called at {site})")

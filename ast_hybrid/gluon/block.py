@@ -594,7 +594,11 @@ class HybridBlock(Block):
         if data_parallel.PLACEMENT.active and not TRACE_STACK:    # parameters on several devices: the batch
             args = data_parallel.place_inputs(self, args)          # is split over them (gluon/data_parallel.py)
         c = self._compiled                  # set only while hybridized
-        if c is not None and not TRACE_STACK:
+        if TRACE_STACK or (c is None and not self._active):
+            return self._call_imperative(*args)
+        try:
+            if c is None:
+                return self._build(args)(args)
             state = STATE
             if not (state[0] or state[1] or c.keyed) and len(args) == 1:   # the fast path: at batch 1 any
                 # per-call Python work shows directly (a jitted call costs 5-8 us however small)
@@ -604,9 +608,13 @@ class HybridBlock(Block):
                 except rng.KeyNeeded:
                     c.keyed = True
             return c(args)
-        if self._active and not TRACE_STACK:
-            return self._build(args)(args)
-        return self._call_imperative(*args)
+        except Exception as exc:    # a custom op's error from inside the program, as it was raised (clean_error)
+            from ast_hybrid.operator import clean_error
+
+            err = clean_error(exc)
+            if err is None:
+                raise
+            raise err from err.__cause__
 
     forward = __call__
 

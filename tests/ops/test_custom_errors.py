@@ -55,7 +55,7 @@ def test_backward_with_the_wrong_number_of_gradients(hybridize):
     with pytest.raises(CustomError) as info:
         y.backward()
     msg = str(info.value)
-    assert "TwoGrads.backward" in msg and f"{HERE}:{TwoGrads.backward.__code__.co_firstlineno}" in msg
+    assert "TwoGrads.backward" in msg and f"{HERE}:{_line(TwoGrads.backward, 'return')}" in msg   # its return
     assert "returned 2 gradient(s); forward took 1" in msg
 
 
@@ -134,11 +134,9 @@ def test_function_reading_the_host_whose_trial_run_fails():
 
 
 def test_function_reading_the_host_whose_shapes_depend_on_the_values():
-    import jax
-
     net = _Calls(PositiveOnly)
     net.hybridize()
-    with pytest.raises((CustomError, jax.errors.JaxRuntimeError)) as info:
+    with pytest.raises(CustomError) as info:
         net(nd.array([[-1.0, 2.0, 3.0]])).asnumpy()
     msg = str(info.value)
     assert "PositiveOnly.forward" in msg and "[(2,)] here, [(3,)] in its trial run" in msg
