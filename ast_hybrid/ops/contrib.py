@@ -4,8 +4,9 @@
   mode='size'|'like', align_corners=True)`` on NCHW;
 - ``AdaptiveAvgPooling2D(data, output_size)``: cell ``i`` averages input rows
   ``floor(i * H / h)`` to ``ceil((i + 1) * H / h)``;
-- ``box_iou``, ``box_nms`` (greedy suppression in score order; kept boxes
-  first, the rest filled with -1, as MXNet lays them out), ``box_encode``,
+- ``box_iou``, ``box_nms`` (MXNet's order: filter, keep the ``topk`` best, then
+  suppress greedily in score order; kept boxes first, the rest -1; memory
+  linear in the boxes times ``topk``), ``box_encode``,
   ``box_decode``, ``bipartite_matching``, ``ROIAlign`` (``sample_ratio`` > 0),
   ``ROIPooling`` (also at top level);
 - ``foreach``, ``while_loop``, ``cond``: Python loops on concrete arrays,
@@ -174,46 +175,114 @@ def box_iou(lhs, rhs, format="corner"):
     return out.reshape(a.shape[:-1] + b.shape[:-1])
 
 
+def _box_area(b, fmt):
+    """MXNet's BoxArea: width * height, 0 when either is negative (corner: x2 - x1; center: w)."""
+    w, h = (b[..., 2] - b[..., 0], b[..., 3] - b[..., 1]) if fmt == "corner" else (b[..., 2], b[..., 3])
+    return jnp.where((w < 0) | (h < 0), 0, w * h)
+
+
+def _overlap_1d(a1, a2, b1, b2, fmt):
+    """MXNet's Intersect along one axis (``a1, a2``: x1, x2 for corner, x, w for center), clipped at 0."""
+    if fmt == "center":
+        aw, bw = a2 / 2, b2 / 2
+        a1, a2, b1, b2 = a1 - aw, a1 + aw, b1 - bw, b1 + bw
+    return jnp.maximum(jnp.minimum(a2, b2) - jnp.maximum(a1, b1), 0)
+
+
+def _nms_iou(ref, others, ref_area, areas, fmt):
+    """IoU of the box(es) ``ref`` (..., 4) with ``others`` (K, 4), in MXNet's arithmetic: the intersection
+    over ``area_ref + area_other - intersection`` (0/0 is NaN, which suppresses nothing, as in MXNet)."""
+    r, o = ref[..., None, :], others
+    inter = _overlap_1d(r[..., 0], r[..., 2], o[..., 0], o[..., 2], fmt) * \
+        _overlap_1d(r[..., 1], r[..., 3], o[..., 1], o[..., 3], fmt)
+    return inter / (ref_area[..., None] + areas - inter)
+
+
+# above this many candidates the suppression computes one row of IoUs per step instead of the K x K matrix
+_NMS_MATRIX_MAX = 2048
+
+
+def _nms_one(rows, k, thresholds, overlap_thresh, coord_start, score_index, id_index, background_id,
+             force_suppress, in_format, out_format):
+    """One batch item of box_nms: ``rows`` (N, W) -> (N, W); memory O(N + k * min(k, 2048))."""
+    n, dtype = rows.shape[0], rows.dtype
+    valid_thresh, cmp = thresholds
+    score = rows[:, score_index]
+    valid = score > valid_thresh
+    if id_index >= 0:
+        valid = valid & (rows[:, id_index] != jnp.asarray(background_id, dtype))
+    # descending by score, ties by position (MXNet's stable sort), the valid boxes first; -0.0 ties 0.0
+    key = jnp.where(valid, jnp.where(score == 0, jnp.zeros_like(score), score), -jnp.inf)
+    _, order = lax.top_k(key, k)
+    cand, keep = rows[order], valid[order]
+    boxes = cand[:, coord_start:coord_start + 4]
+    areas = _box_area(boxes, in_format)
+    cls = jnp.trunc(cand[:, id_index]) if id_index >= 0 and not force_suppress else None
+    pos = jnp.arange(k)
+
+    def suppressed_by(i, iou):
+        hit = (iou.astype(cmp) > overlap_thresh) & (pos > i)
+        return hit if cls is None else hit & (cls == cls[i])
+
+    if k <= _NMS_MATRIX_MAX:
+        iou = _nms_iou(boxes, boxes, areas, areas, in_format)
+
+        def step(i, keep):
+            return keep & ~(suppressed_by(i, iou[i]) & keep[i])
+    else:
+        def step(i, keep):
+            iou = _nms_iou(boxes[i], boxes, areas[i], areas, in_format)
+            return keep & ~(suppressed_by(i, iou) & keep[i])
+
+    keep = lax.fori_loop(0, k, step, keep)
+    kept = jnp.argsort(~keep, stable=True)           # survivors first, in score order
+    cand, keep = cand[kept], keep[kept]
+    if out_format != in_format:
+        coords = cand[:, coord_start:coord_start + 4]
+        conv = _center(coords) if out_format == "center" else _corners(coords, "center")
+        # MXNet converts only the rows whose first coordinate is not negative (meant to skip the -1 rows)
+        coords = jnp.where(coords[:, :1] < 0, coords, conv)
+        cand = cand.at[:, coord_start:coord_start + 4].set(coords)
+    top = jnp.where(keep[:, None], cand, -jnp.ones_like(cand))
+    return jnp.concatenate([top, -jnp.ones((n - k, rows.shape[1]), dtype)]) if k < n else top
+
+
 @op(compile_arrays=("data",))
 def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1, coord_start=2, score_index=1, id_index=-1,
             background_id=-1, force_suppress=False, in_format="corner", out_format="corner"):
-    """Greedy non-maximum suppression of the boxes in the last two axes of ``data`` (see the module doc)."""
+    """MXNet's non-maximum suppression over the last two axes of ``data`` (boxes, width), per batch item:
+
+    a box is a candidate when its score is above ``valid_thresh`` (and, with ``id_index``, its class is not
+    ``background_id``); the ``topk`` best candidates by score (ties: the earlier box; -1: all) are suppressed
+    greedily in score order (IoU above ``overlap_thresh`` with a kept, better box of the same class, or any
+    class with ``force_suppress``); the kept rows come first in score order, every other row is -1.
+    ``topk=0`` returns ``data`` unchanged.  Memory is linear in the boxes times ``topk``."""
     choice("box_nms", "in_format", in_format, ("corner", "center"))
     choice("box_nms", "out_format", out_format, ("corner", "center"))
     x = jnp.asarray(data)
-    shape = x.shape
-    x = x.reshape((-1,) + shape[-2:])
+    check(x.ndim >= 2, "box_nms", f"data must have at least 2 dimensions (boxes, width), got shape {x.shape}")
+    shape, width = x.shape, x.shape[-1]
+    check(width >= 5 + (id_index > 0), "box_nms", f"the last axis must hold a score and 4 coordinates"
+          f"{' and the class id' if id_index > 0 else ''}: width {width}")
+    check(0 <= score_index < width and not coord_start <= score_index <= coord_start + 3, "box_nms",
+          f"score_index {score_index} is out of range (0, {width}) or inside the coordinates")
+    check(0 <= coord_start and coord_start + 3 < width, "box_nms",
+          f"coordinates ({coord_start}, {coord_start + 3}) out of range (0, {width})")
+    check(id_index < 0 or (id_index < width and not coord_start <= id_index <= coord_start + 3
+                           and id_index != score_index), "box_nms",
+          f"id_index {id_index} is out of range (0, {width}) or clashes with the score or coordinates")
     n = shape[-2]
-
-    def one(rows):
-        score = rows[:, score_index]
-        valid = score > valid_thresh
-        if id_index >= 0 and background_id >= 0:
-            valid = valid & (rows[:, id_index] != background_id)
-        order = jnp.argsort(jnp.where(valid, -score, jnp.inf), stable=True)
-        rows, valid = rows[order], valid[order]
-        if topk > 0:
-            valid = valid & (jnp.arange(n) < topk)
-        boxes = _corners(rows[:, coord_start:coord_start + 4], in_format)
-        iou = _iou(boxes, boxes)
-        same = jnp.ones((n, n), bool) if (force_suppress or id_index < 0) else \
-            rows[:, None, id_index] == rows[None, :, id_index]
-        later = jnp.arange(n)[None, :] > jnp.arange(n)[:, None]
-        suppress = (iou > overlap_thresh) & same & later
-
-        def step(i, keep):
-            return keep & ~(suppress[i] & keep[i])
-
-        keep = lax.fori_loop(0, n, step, valid)
-        order2 = jnp.argsort(~keep, stable=True)
-        rows, keep = rows[order2], keep[order2]
-        if out_format != in_format:
-            coords = rows[:, coord_start:coord_start + 4]
-            coords = _center(coords) if out_format == "center" else _corners(coords, "center")
-            rows = rows.at[:, coord_start:coord_start + 4].set(coords)
-        return jnp.where(keep[:, None], rows, -jnp.ones_like(rows))
-
-    return jax.vmap(one)(x).reshape(shape)
+    k = n if topk < 0 else min(n, topk)
+    if k < 1 or x.size == 0:
+        return x
+    # MXNet's thresholds are float32 parameters, compared in the data's type (the overlap: in float32 at least)
+    cmp = jnp.promote_types(x.dtype, jnp.float32)
+    valid_thresh = jnp.asarray(np.float32(valid_thresh), x.dtype)
+    flat = x.reshape((-1,) + shape[-2:])
+    out = jax.vmap(lambda rows: _nms_one(rows, k, (valid_thresh, cmp), jnp.asarray(np.float32(overlap_thresh), cmp),
+                                         coord_start, score_index, id_index, background_id, force_suppress,
+                                         in_format, out_format))(flat)
+    return out.reshape(shape)
 
 
 box_non_maximum_suppression = box_nms
