@@ -136,6 +136,23 @@ class FunctionAnalysis:
             got = self._writes[key] = frozenset(self._iter_writes(node))
         return got
 
+    def test_writes(self, test) -> frozenset:
+        """Locals a test assigns (``:=``) whenever it is evaluated: not in a later operand of
+        ``and``/``or``, a value of ``a if c else b``, or a lambda or comprehension."""
+        out, todo = set(), [test]
+        while todo:
+            n = todo.pop()
+            t = n.__class__
+            if t is gast.NamedExpr and n.target.__class__ is gast.Name and n.target.id in self.locals:
+                out.add(n.target.id)
+            if t is gast.BoolOp:
+                todo.append(n.values[0])
+            elif t is gast.IfExp:
+                todo.append(n.test)
+            elif t not in SCOPES:
+                todo.extend(children(n))
+        return frozenset(out)
+
     def _iter_writes(self, node):
         out, local = set(), self.locals
         todo = [node]
@@ -222,7 +239,7 @@ class FunctionAnalysis:
         if t is gast.If:
             lt, lf = self._live_block(s.body, out), self._live_block(s.orelse, out)
             self._live_after[id(s)], self._live_in[id(s)] = out, (lt, lf)
-            return self.reads(s.test) | lt | lf
+            return self.reads(s.test) | ((lt | lf) - self.test_writes(s.test))
         if t is gast.While:
             exit_ = self._live_block(s.orelse, out)
             head = exit_ | self.reads(s.test)
@@ -298,6 +315,7 @@ class FunctionAnalysis:
         t = type(s)
         if t is gast.If:
             self._mark(s.test, da)
+            da = da | self.test_writes(s.test)
             return self._da_block(s.body, da) & self._da_block(s.orelse, da)
         if t is gast.While:
             self._mark(s.test, da)
