@@ -226,3 +226,15 @@ def test_an_error_of_a_previous_program_is_not_reported_again(caplog):
         run(DoublesHost, "hybrid")
     assert operator._FAILED == {}
     np.testing.assert_allclose(run(BadGradHost, "hybrid"), np.full((2, 3), 2.0))
+
+
+def test_custom_on_a_symbol_placeholder():
+    """``mx.sym.Custom(mx.sym.var('data'), ...)`` (MXNet's symbolic API): no graphs here, a clear error that
+    says what to write instead (it was a TypeError from ``shape`` of the placeholder)."""
+    from ast_hybrid import sym
+
+    with pytest.raises(CustomError) as info:
+        sym.Custom(sym.var("data"), op_type="ah_bad_Doubles")    # the symbolic call
+    msg = str(info.value)
+    assert f"Custom ({_line(test_custom_on_a_symbol_placeholder, 'the symbolic call')})" in msg
+    assert "sym.var placeholder" in msg and "hybrid_forward" in msg
