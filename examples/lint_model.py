@@ -8,7 +8,7 @@ Read by the linter, never imported by the tests (it needs MXNet).  Try::
 Its fixed twin is ``examples/lint_model_fixed.py``.
 """
 
-from mxnet import nd
+from mxnet import autograd, nd
 from mxnet.gluon import HybridBlock, nn
 
 
@@ -40,5 +40,17 @@ class Net(HybridBlock):
         first = h[0]                 # HY011
         rows = [F.sigmoid(r) for r in h]   # HY011
         self.prev = h + self.prev    # HY012 (state: the next call reads it)
+        h = F.broadcast_add(h, F.array([1.0, 2.0, 3.0, 4.0]))   # HY013 (target mxnet: mx.sym has no array)
+        rev = GradReverse()(h)       # HY014 (target mxnet: hybridize() drops its backward)
         h = scale_rows(F, h, 0.5)
-        return self.dense(h) + noise + first + head.sum() + n + peak + len(rows)
+        return self.dense(h) + noise + first + head.sum() + n + peak + len(rows) + rev
+
+
+class GradReverse(autograd.Function):
+    """A custom gradient (gradient reversal): fine op by op, not in a hybridized MXNet block."""
+
+    def forward(self, x):
+        return x * 1
+
+    def backward(self, dy):
+        return -dy

@@ -3,6 +3,7 @@
 Each line says which rule the original broke and how it is written instead.
 """
 
+from mxnet import operator
 from mxnet.gluon import HybridBlock, nn
 
 
@@ -15,8 +16,9 @@ class Net(HybridBlock):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.dense = nn.Dense(4)
+        self.offset = self.params.get_constant("offset", [1.0, 2.0, 3.0, 4.0])   # HY013: a constant
 
-    def hybrid_forward(self, F, x, y, weight=None):
+    def hybrid_forward(self, F, x, y, offset, weight=None):
         h = F.relu(x)
         h = h + y                                           # HY001
         col0 = F.one_hot(F.zeros((1,)), 4)                  # HY002: build, don't assign
@@ -31,6 +33,24 @@ class Net(HybridBlock):
         first = F.slice_axis(h, axis=0, begin=0, end=1)     # HY011: no h[0]
         rows = F.sigmoid(h)                                 # HY011: no iteration
         # HY012: no state kept on self
+        h = F.broadcast_add(h, offset)                      # HY013: made outside, passed in
+        h = F.Custom(h, op_type="grad_reverse")             # HY014: a custom op, not a Function
         h = scale_rows(F, h, 0.5)
         return (self.dense(h) + noise + F.broadcast_add(first, peak)
                 + head.sum() + flat.sum() + rows.sum() + z.sum())
+
+
+class GradReverse(operator.CustomOp):
+    """HY014: the gradient reversal as a custom operator, which hybridizes."""
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], in_data[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        self.assign(in_grad[0], req[0], -out_grad[0])
+
+
+@operator.register("grad_reverse")
+class GradReverseProp(operator.CustomOpProp):
+    def create_operator(self, ctx, shapes, dtypes):
+        return GradReverse()

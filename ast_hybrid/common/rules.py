@@ -306,6 +306,55 @@ _RULES = [
         },
     ),
     Rule(
+        "HY013", "op-missing-in-sym", "`F.<name>` that `mx.nd` has and `mx.sym` lacks (target mxnet)",
+        what="Target mxnet only: finds `F.<name>` in a `hybrid_forward` (and the helpers it passes `F` to), "
+             "outside `F is nd` guards, where MXNet 1.9.1 has `mx.nd.<name>` but no `mx.sym.<name>`: "
+             "`F.array`, `F.add`, `F.greater`, `F.concatenate`, `F.contrib.isnan`, `F.NDArray`, ... "
+             "The list is MXNet's own (`ast_hybrid/linter/nd_only.py`, generated from MXNet 1.9.1 by "
+             "`tests/lint/nd_only_oracle.py`).",
+        why="`F` is `mx.nd` when the block runs imperatively and `mx.sym` once it is hybridized: the "
+            "block works until `hybridize()`, which then fails with `AttributeError: module "
+            "'mxnet.symbol' has no attribute 'array'`.  Fine under ast-hybrid, where `F` is `nd` in both "
+            "modes.",
+        example="def hybrid_forward(self, F, x):\n    return x + F.array([1.0, 2.0])",
+        instead="def __init__(self, **kwargs):\n    super().__init__(**kwargs)\n"
+                "    self.offset = self.params.get_constant('offset', [1.0, 2.0])\n\n"
+                "def hybrid_forward(self, F, x, offset):\n    return F.broadcast_add(x, offset)",
+        jax=None,
+        messages={"default": Message(
+            "`F.{name}` exists in `mx.nd` but not in `mx.sym`: `hybridize()` fails on it",
+            "{instead}")},
+    ),
+    Rule(
+        "HY014", "function-in-hybrid-forward", "An `autograd.Function` called in a `hybrid_forward` "
+        "(target mxnet)",
+        what="Target mxnet only: finds the instantiation of an `mx.autograd.Function` subclass of the same "
+             "file (custom gradients: gradient reversal, straight-through estimators) in a "
+             "`hybrid_forward` or a helper it passes `F` to, outside `F is nd` guards.",
+        why="MXNet 1.9.1 runs an `autograd.Function`'s custom backward only for NDArrays recorded op by op.  "
+            "`hybridize()` passes Symbols to it: when the first hybridized call is recorded "
+            "(`autograd.record()`), MXNet fails (`ndim cannot be less than -1`, or a crash of the "
+            "process); when it is not (a predict call first), its `forward` is traced as ordinary Symbol "
+            "ops and its `backward` dropped, so the gradient is silently the forward's (a gradient "
+            "reversal does not reverse: `[2, 2]` where the block not hybridized gives `[-2, -2]`).  A "
+            "forward with NDArray-only code (`x.copy()`) fails with `NotImplementedForSymbol`.  Fine "
+            "under ast-hybrid, which traces both forward and backward into the compiled program.",
+        example="class GradReverse(mx.autograd.Function):\n    def forward(self, x):\n        return x * 1\n"
+                "    def backward(self, dy):\n        return -dy\n\n"
+                "def hybrid_forward(self, F, x):\n    return GradReverse()(x)",
+        instead="# a custom operator hybridizes: CustomOp + CustomOpProp, registered, called with F.Custom\n"
+                "@mx.operator.register('grad_reverse')\nclass GradReverseProp(mx.operator.CustomOpProp):\n"
+                "    def create_operator(self, ctx, shapes, dtypes):\n        return GradReverseOp()\n\n"
+                "def hybrid_forward(self, F, x):\n    return F.Custom(x, op_type='grad_reverse')",
+        jax=None,
+        messages={"default": Message(
+            "`{name}` is an `autograd.Function`: a hybridized MXNet block drops its backward",
+            "`hybridize()` gives it Symbols: MXNet fails, or traces its forward and ignores its backward "
+            "(the gradient is silently the forward's); write it as a custom operator "
+            "(`mx.operator.CustomOp` + `CustomOpProp`, called as `F.Custom(x, op_type=...)`), or call it "
+            "under `if F is nd:` in a block that is not hybridized")},
+    ),
+    Rule(
         "HY020", "syntax-error", "The file cannot be read or parsed",
         what="Reports a file that cannot be read, decoded (UTF-8 or a PEP 263 coding) or parsed, at "
              "the error's position.",

@@ -30,6 +30,7 @@ from ast_hybrid.common.walkers import children
 from ast_hybrid.common.diagnostics import Fix
 from . import fixes, state
 from .kinds import is_op, Tag, Unit, definitely_tensor, holds_tensors, module_family, tensorish
+from .nd_only import ND_ONLY
 
 __all__ = ["Finding", "Checker"]
 
@@ -39,6 +40,30 @@ SHAPE_ATTRS = ("shape", "ndim", "size", "context", "ctx", "dtype", "T")
 
 
 _MISSING = object()
+
+_ARITH = ("write `a + b` (`-`, `*`, `/`, `%`) or `F.broadcast_add(a, b)` (`broadcast_sub`, `broadcast_mul`, "
+          "`broadcast_div`, `broadcast_mod`)")
+_COMPARE = ("compare with `==` (`!=`, `>`, `>=`, `<`, `<=`) or `F.broadcast_equal(a, b)` (`broadcast_not_equal`, "
+            "`broadcast_greater`, `broadcast_greater_equal`, `broadcast_lesser`, `broadcast_lesser_equal`)")
+_LOGICAL = "use `F.broadcast_logical_and(a, b)` (`broadcast_logical_or`, `broadcast_logical_xor`)"
+_GUARD = "put it under `if F is nd:` (imperative only), or do it outside the forward"
+#: HY013's help by name: what to write instead of an ``F.<name>`` that ``mx.sym`` lacks.  The ``F`` ops
+#: named here exist in MXNet 1.9.1's ``mx.sym`` (``tests/lint/test_nd_only.py`` asks the oracle).
+ND_ONLY_INSTEAD = {
+    "array": "make the constant outside the forward (`self.params.get_constant(name, value)`, passed in as an "
+             "argument), or build it with `F.zeros`/`F.ones`/`F.full`/`F.arange`",
+    "empty": "use `F.zeros(shape)`",
+    "waitall": "remove it: synchronisation belongs to the caller, and a hybridized forward has nothing to wait for",
+    "concatenate": "use `F.concat(*arrays, dim=axis)`",
+    "moveaxis": "use `F.transpose(x, axes=...)` or `F.swapaxes(x, dim1, dim2)`",
+    "onehot_encode": "use `F.one_hot(indices, depth)`",
+    "contrib.isnan": "write `x != x`",
+    "contrib.isinf": "write `F.abs(x) == float('inf')`",
+    "contrib.isfinite": "write `F.abs(x) < float('inf')` (False for NaN too)",
+    **dict.fromkeys(("add", "subtract", "multiply", "divide", "true_divide", "modulo"), _ARITH),
+    **dict.fromkeys(("equal", "not_equal", "greater", "greater_equal", "lesser", "lesser_equal"), _COMPARE),
+    **dict.fromkeys(("logical_and", "logical_or", "logical_xor"), _LOGICAL),
+}
 
 
 @dataclass
@@ -356,6 +381,7 @@ class Checker:
         self.check_setattr_on_block(call)        # HY012
         if self.guard:
             return
+        self.check_function(call)                # HY014
         # the first rule that applies reports, in this order: `nd.waitall()` is HY005, not HY007
         # too; `numpy.array(x)` is HY004, any other numpy function of a tensor HY007
         for check in (self.check_wait, self.check_host_sync, self.check_op_outside_f,
@@ -375,6 +401,12 @@ class Checker:
         if (call.is_global_name and call.name == "setattr" and len(call.args) == 3
                 and Tag.SELF in self.kind(call.args[0]) and self._from_inputs(call.args[2])):
             self.add("HY012", call.node, "setattr")
+
+    def check_function(self, call) -> None:
+        """HY014 (target mxnet): an ``autograd.Function`` of this file made in a ``hybrid_forward``."""
+        if (call.is_global_name and self.target == "mxnet" and self.u.style == "F"
+                and call.name in self.u.facts.function_classes()):
+            self.add("HY014", call.node, name=call.name)
 
     def check_wait(self, call) -> bool:
         """HY005: ``x.wait_to_read()``, ``mx.nd.waitall()``."""
@@ -447,9 +479,13 @@ class Checker:
         return any(isinstance(v, gast.FormattedValue) and tensorish(self.kind(v.value))
                    for v in node.values)
 
-    # -- HY008: shape attributes -------------------------------------------
+    # -- HY008: shape attributes; HY013: F.<name> that mx.sym lacks --------
     def visit_Attribute(self, node):
-        if not isinstance(node.ctx, gast.Load) or node.attr not in SHAPE_ATTRS:
+        if not isinstance(node.ctx, gast.Load):
+            return
+        if self.target == "mxnet" and node.attr in _ND_ONLY_LAST:
+            self.check_nd_only(node)
+        if node.attr not in SHAPE_ATTRS:
             return
         if not self._shape_rules():
             return
@@ -460,9 +496,26 @@ class Checker:
             else:
                 self.add("HY008", node, "attribute", attr=node.attr)
 
+    def check_nd_only(self, node) -> None:
+        """HY013: ``F.<name>`` (``F.contrib.<name>``...) where MXNet has ``mx.nd.<name>`` and no
+        ``mx.sym.<name>``; only through ``F`` itself (``mx.nd.array`` is HY007's or a host array)."""
+        if self.guard or self.u.style != "F":
+            return
+        parts, root = [], node
+        while isinstance(root, gast.Attribute):
+            parts.append(root.attr)
+            root = root.value
+        name = ".".join(reversed(parts))
+        if isinstance(root, gast.Name) and name in ND_ONLY and Tag.OP_NAMESPACE in self.kind(root):
+            self.add("HY013", node, name=name, instead=ND_ONLY_INSTEAD.get(name, _GUARD))
+
     # nested functions: their bodies are part of the forward, walked as is
     def visit_Lambda(self, node):
         return None
+
+
+#: the last part of every name of ND_ONLY: what visit_Attribute looks further at
+_ND_ONLY_LAST = frozenset(n.rsplit(".", 1)[-1] for n in ND_ONLY)
 
 
 class _Call:

@@ -14,7 +14,8 @@
   hybridized and not linted;
 - the entry points: every ``hybrid_forward`` (MXNet 1.x style, an ``F``
   argument) and the ``forward`` of hybridized classes (MXNet 2 style, no
-  ``F``).
+  ``F``);
+- which classes are MXNet ``autograd.Function``s (custom gradients, HY014).
 
 >>> import ast
 >>> facts = ModuleFacts(ast.parse('''
@@ -100,6 +101,7 @@ class ModuleFacts:
         self.read_back: dict = {}
         #: (class name, attribute) -> what its constructor stores there (:mod:`.kinds`)
         self.constructed: dict = {}
+        self._function_classes: frozenset | None = None
         for stmt in tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[stmt.name] = stmt
@@ -193,6 +195,34 @@ class ModuleFacts:
             counts = {len(r.value.elts) for r in returns if isinstance(r.value, (ast.List, ast.Tuple))}
             return counts.pop() if len(counts) == 1 and len(returns) == 1 else None
         return 1
+
+    def function_classes(self) -> frozenset:
+        """The names of this file's classes that are MXNet ``autograd.Function``s: a base that the imports
+        make ``mxnet.autograd.Function`` (``mx.autograd.Function``, ``autograd.Function`` after ``from
+        mxnet import autograd``, ``Function`` after ``from mxnet.autograd import Function``, a relative
+        import inside MXNet), or a class of this file that is one."""
+        if self._function_classes is None:
+            found: set = set()
+            grew = True
+            while grew:
+                grew = False
+                for cls in self.class_list:
+                    if cls.name not in found and any(b in found or self._is_function(b) for b in cls.bases):
+                        found.add(cls.name)
+                        grew = True
+            self._function_classes = frozenset(found)
+        return self._function_classes
+
+    def _is_function(self, base: str) -> bool:
+        head, _, rest = base.partition(".")
+        mod = self.imports.get(head)
+        if mod is None:
+            return False
+        full = f"{mod}.{rest}" if rest else mod
+        if full.startswith("."):
+            return full.lstrip(".") == "autograd.Function"
+        return full in ("mxnet.autograd.Function", "ast_hybrid.autograd.Function",
+                        "ast_hybrid.mxnet.autograd.Function")
 
     def has_method(self, cls: ClassFacts, name: str) -> bool:
         return self.find_method(cls, name) is not None

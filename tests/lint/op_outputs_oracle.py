@@ -137,11 +137,11 @@ def from_oracle(oracle) -> dict:
     return out
 
 
-def write(table: dict, path: Path) -> None:
-    """Rewrite the table in ``path``, keeping the module's docstring (what the table means)."""
+def write(table: dict, path: Path, name: str = "OUTPUTS") -> None:
+    """Rewrite the table ``name`` in ``path``, keeping the module's docstring (what the table means)."""
     text = path.read_text()
-    header = text[:text.index("OUTPUTS = ")]
-    path.write_text(header + "OUTPUTS = " + pprint.pformat(table, width=110, compact=True, sort_dicts=True) + "\n")
+    header = text[:text.index(f"{name} = ")]
+    path.write_text(header + f"{name} = " + pprint.pformat(table, width=110, compact=True, sort_dicts=True) + "\n")
 
 
 if __name__ == "__main__":
