@@ -104,16 +104,17 @@ def clean_error(exc):
     """The error to raise in place of ``exc``, caught where ast-hybrid ran a compiled program or a backward pass
     for the user; None to let ``exc`` go as it is.
 
-    A JaxRuntimeError from a host callback that failed gives back the error the user's code (or our check of
+    An error from a host callback that failed (JAX's JaxRuntimeError, or a ValueError from its C++ dispatch
+    of a compiled call, holding the callback's text) gives back the error the user's code (or our check of
     it) raised there; a :class:`CustomError` that went through a JAX transformation loses what JAX added (its
     stack-trace cause, which took the place of our own cause, and its note about filtered frames).  Raise the
     result as ``raise err from err.__cause__`` (``from None`` when it has no cause of its own)."""
     err = None
-    if type(exc).__name__ == "JaxRuntimeError":
+    if isinstance(exc, CustomError):
+        err = exc
+    elif _FAILED:       # JaxRuntimeError; a ValueError from jax's C++ dispatch of a compiled call
         for token in _TOKEN.findall(str(exc)):
             err = _FAILED.pop(int(token), None) or err
-    elif isinstance(exc, CustomError):
-        err = exc
     if err is None:
         return None
     cause = err.__cause__

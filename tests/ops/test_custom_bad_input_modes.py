@@ -238,3 +238,31 @@ def test_custom_on_a_symbol_placeholder():
     msg = str(info.value)
     assert f"Custom ({_line(test_custom_on_a_symbol_placeholder, 'the symbolic call')})" in msg
     assert "sym.var placeholder" in msg and "hybrid_forward" in msg
+
+
+class PositiveOnlyOp(operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        v = in_data[0].asnumpy()
+        if (v < 0).any():
+            raise ValueError("negative input")    # the failing line
+        self.assign(out_data[0], req[0], nd.array(np.sqrt(v)))
+
+
+_prop(PositiveOnlyOp)
+
+
+def test_host_error_on_a_later_call_of_a_compiled_block(caplog):
+    """The program is compiled by the first call; the second one (the fast path of a hybridized call)
+    fails in its host callback: the user's error, as a CustomError naming its line, with nothing from JAX."""
+    net = Net(PositiveOnlyOp)
+    net.hybridize()
+    np.testing.assert_allclose(net(nd.ones((2, 3)) * 4).asnumpy(), np.full((2, 3), 2.0))
+    with caplog.at_level(logging.ERROR), pytest.raises(Exception) as info:
+        net(-nd.ones((2, 3))).asnumpy()
+    assert type(info.value) is CustomError
+    check_clean(info.value)
+    msg = str(info.value)
+    assert f"PositiveOnlyOp.forward ({_line(PositiveOnlyOp.forward, 'the failing line')}) failed: ValueError: " \
+           "negative input" in msg
+    assert isinstance(info.value.__cause__, ValueError)      # the user's own error, kept as the cause
+    assert not [r for r in caplog.records if "callback" in r.getMessage()]
