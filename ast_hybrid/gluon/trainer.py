@@ -9,7 +9,11 @@
 The optimizers follow MXNet 1.9.1's update kernels (``sgd_update``/``sgd_mom_update``, ``nag_mom_update``,
 ``adam_update`` with the bias correction folded into the learning rate, ``rmsprop_update``, AdaGrad),
 including ``rescale_grad = 1 / batch_size``, ``wd`` and ``clip_gradient`` (off for 0 and negative values,
-except AdaGrad's, as MXNet); a step updates every parameter in one compiled call.  For fast training loops,
+except AdaGrad's, as MXNet); a step updates every parameter in one compiled call.  Each parameter's
+``lr_mult`` and ``wd_mult`` scale its learning rate and weight decay as MXNet's ``Optimizer._get_lrs``/
+``_get_wds`` do through the trainer's ``param_dict`` (the products taken in Python at every step, so a
+multiplier changed between steps takes effect; they reach the program as two vectors, not as constants, so
+changing one compiles nothing).  For fast training loops,
 ``ast_hybrid.functional(net)`` with optax keeps the
 whole step in one program.
 """
@@ -108,16 +112,21 @@ OPTIMIZERS = {
 
 @functools.lru_cache(maxsize=None)
 def _compiled_update(name, options):
-    """One compiled program that updates every parameter of a step: ``(weights, grads, states, lr, wd,
-    rescale, clip, t) -> (new weights, new states)``, lists in the trainer's order (one program per list of
-    shapes; a call per step instead of a call per parameter)."""
+    """One compiled program that updates every parameter of a step: ``(weights, grads, states, lrs, wds,
+    rescale, clip, t) -> (new weights, new states)``, lists in the trainer's order, ``lrs``/``wds`` one
+    vector each with every parameter's own learning rate and weight decay (one program per list of shapes; a
+    call per step instead of a call per parameter)."""
     import jax
+    import jax.numpy as jnp
 
     fn = functools.partial(OPTIMIZERS[name][0], **dict(options))
 
-    def update_all(ws, gs, states, lr, wd, rescale, clip, t):
+    def update_all(ws, gs, states, lrs, wds, rescale, clip, t):
         new_ws, new_states = [], []
-        for w, g, st in zip(ws, gs, states):
+        for i, (w, g, st) in enumerate(zip(ws, gs, states)):
+            lr, wd = lrs[i], wds[i]
+            if jnp.issubdtype(w.dtype, jnp.floating):     # as a Python float would: the weight's precision
+                lr, wd = lr.astype(w.dtype), wd.astype(w.dtype)
             new, st = fn(w, g, st, lr, wd, rescale, clip, t)
             new_ws.append(new.astype(w.dtype))
             new_states.append(st)
@@ -174,6 +183,7 @@ class Trainer:
         self._options = tuple(sorted(opts.items()))
         self._n_states = OPTIMIZERS[self._name][1](opts)
         self._states = {}
+        self._rates_cache = None
         self._t = 0
 
     @property
@@ -229,8 +239,9 @@ class Trainer:
         if not todo:
             return
         update = _compiled_update(self._name, self._options)
-        new_ws, new_states = update([p._data for p in todo], grads, states, self.learning_rate, self._wd,
-                                    rescale, self._clip, self._t)
+        lrs, wds = self._rates(todo)
+        new_ws, new_states = update([p._data for p in todo], grads, states, lrs, wds, rescale, self._clip,
+                                    self._t)
         listeners = {}
         for p, w, st in zip(todo, new_ws, new_states):
             p._data = w
@@ -239,6 +250,22 @@ class Trainer:
                 listeners[id(notify)] = notify
         for notify in listeners.values():     # each compiled program refreshes its arguments once
             notify()
+
+    def _rates(self, params):
+        """Every parameter's learning rate and weight decay, ``lr * p.lr_mult`` and ``wd * p.wd_mult`` in
+        Python floats as MXNet's ``_get_lrs``/``_get_wds`` (float32 in the program, as MXNet's kernels take
+        them), as two vectors; the last pair is kept while nothing in it changes (no transfer per step)."""
+        import numpy as np
+
+        lr, wd = self.learning_rate, self._wd
+        key = (lr, wd, tuple((p.lr_mult, p.wd_mult) for p in params))
+        if self._rates_cache is None or self._rates_cache[0] != key:
+            import jax.numpy as jnp
+
+            lrs = jnp.asarray(np.array([lr * m for m, _ in key[2]], dtype=np.float64))
+            wds = jnp.asarray(np.array([wd * m for _, m in key[2]], dtype=np.float64))
+            self._rates_cache = (key, lrs, wds)
+        return self._rates_cache[1], self._rates_cache[2]
 
     def save_states(self, fname):
         import pickle

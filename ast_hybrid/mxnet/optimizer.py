@@ -130,25 +130,27 @@ class Optimizer:
             self._index_update_count[idx] = self._index_update_count.get(idx, self.begin_num_update) + 1
             self.num_update = max(self._index_update_count[idx], self.num_update)
 
-    def _get_mult(self, index, own, attr):
+    def _mult(self, index, own, attr):
+        """MXNet's lookup order: the trainer's ``param_dict`` (the Parameter's ``lr_mult``/``wd_mult``), then
+        ``set_lr_mult``/``set_wd_mult``'s entry by index, then by the name ``param_idx2name`` gives."""
         if index in self.param_dict:
             return getattr(self.param_dict[index], attr)
         if index in own:
             return own[index]
         return own.get(self.idx2name[index], 1.0) if index in self.idx2name else 1.0
 
-    def _get_lr(self, index):
-        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self._lr
-        return lr * self._get_mult(index, self.lr_mult, "lr_mult")
-
-    def _get_wd(self, index):
-        return self.wd * self._get_mult(index, self.wd_mult, "wd_mult")
-
     def _get_lrs(self, indices):
-        return [self._get_lr(i) for i in indices]
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
 
     def _get_wds(self, indices):
-        return [self._get_wd(i) for i in indices]
+        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+
+    def _get_lr(self, index):
+        return self._get_lrs([index])[0]
+
+    def _get_wd(self, index):
+        return self._get_wds([index])[0]
 
     # --- MXNet's update protocol ------------------------------------------------------------------------
     def _n_states(self):
@@ -218,6 +220,9 @@ class Optimizer:
         if self.lr_scheduler is None:
             params["learning_rate"] = self._lr
         self._trainer = weakref.ref(trainer)
+        # as MXNet's Trainer._init_optimizer: the multipliers are the Parameters' own from now on (not a copy:
+        # a later change of p.lr_mult is seen; set_lr_mult/set_wd_mult entries no longer apply)
+        self.param_dict = dict(enumerate(trainer._params))
         return rule, params
 
     def __getstate__(self):
