@@ -3,13 +3,13 @@
 GluonCV's own ``model_zoo/cifarresnet.py`` and ``cifarwideresnet.py``, unchanged, are loaded as modules in
 both processes (``import mxnet`` is ``ast_hybrid.mxnet`` on ours, the ``mxnet_source`` fixture; real MXNet in
 the oracle), and the network is made by the same call (``cifar_resnet20_v1(classes=10)``,
-``get_cifar_wide_resnet(16, 1, classes=10)``...).  The rest is ``test_training_oracle``'s step: MXNet
-initialises the network, sets random BatchNorm parameters and statistics and saves the parameters; both load them and run one recorded step, op by op and hybridized, on
-a batch of 2 at 3 x 32 x 32 (the last BatchNorm sees 2 x 8 x 8 = 128 values per channel): the training-mode
-output, every parameter's gradient and every BatchNorm running statistic after the step, compared with
-MXNet's imperative step within 1e-4 of each array's scale (``test_training_oracle._scale``).  Measured worst
-(ours vs MXNet, both modes): resnet20_v1 7.5e-6, resnet20_v2 4.3e-6, wideresnet16_1 8.0e-6; about 100 s for
-the module on the loaded 2-core machine.
+``get_cifar_wide_resnet(16, 1, classes=10)``...). The rest is ``test_training_oracle``'s step: MXNet
+initialises the network, sets random BatchNorm parameters and statistics and saves the parameters; both load
+them and run one recorded step, op by op and hybridized, on a batch of 2 at 3 x 32 x 32 (the last BatchNorm
+sees 2 x 8 x 8 = 128 values per channel): the training-mode output, every parameter's gradient and every
+BatchNorm running statistic after the step, compared with MXNet's imperative step within 1e-4 of each array's
+scale (``test_training_oracle._scale``). Measured worst (ours vs MXNet, both modes): resnet20_v1 7.5e-6,
+resnet20_v2 4.3e-6, wideresnet16_1 8.0e-6; about 100 s for the module on the loaded 2-core machine.
 
 Where the files come from (``gluoncv_model_zoo``): ``$AST_HYBRID_GLUON_PKGS/gluoncv`` when that variable is
 set, else GluonCV in the oracle's virtualenv when it is installed there, else the GluonCV 0.10.5 wheel's
@@ -21,7 +21,6 @@ Only these two files are loaded: the package's ``__init__`` imports all of Gluon
 from __future__ import annotations
 
 import glob
-import importlib.util
 import os
 from pathlib import Path
 
@@ -32,20 +31,21 @@ from test_training_oracle import STEP, _scale, once_per_name
 
 pytestmark = [pytest.mark.oracle, pytest.mark.corpus]
 
-# name -> (file of gluoncv/model_zoo, the call that makes it, input shape, seed of the input).  The seeds are
-# ones for which no ReLU input lies within float32 rounding of 0 (test_training_oracle's module doc): with seed 1, resnet20_v2 has a
-# BatchNorm output of 4.9e-7 (its scale 5.6) before a ReLU in features.3.1, whose mask then differs between
-# our hybridized program and MXNet's kernels; the gradients below it moved by up to 8e-3 of their scale, while
-# the output, the statistics and every gradient above it agreed to 4e-6 (and op by op everything did).
+# name -> (file of gluoncv/model_zoo, the call that makes it, input shape, seed of the input).  The seeds
+# are ones for which no ReLU input lies within float32 rounding of 0 (test_training_oracle's module doc):
+# with seed 1, resnet20_v2 has a BatchNorm output of 4.9e-7 (its scale 5.6) before a ReLU in features.3.1,
+# whose mask then differs between our hybridized program and MXNet's kernels; the gradients below it moved
+# by up to 8e-3 of their scale, while the output, the statistics and every gradient above it agreed to 4e-6
+# (and op by op everything did).
 MODELS = {
     "cifar_resnet20_v1": ("cifarresnet.py", "cifar_resnet20_v1(classes=10)", (2, 3, 32, 32), 1),
     "cifar_resnet20_v2": ("cifarresnet.py", "cifar_resnet20_v2(classes=10)", (2, 3, 32, 32), 3),
     # GluonCV names widths 10 and 8 only (cifar_wideresnet16_10...); width 1 is its builder's
-    "cifar_wideresnet16_1": ("cifarwideresnet.py", "get_cifar_wide_resnet(16, 1, classes=10)", (2, 3, 32, 32), 1),
+    "cifar_wideresnet16_1": ("cifarwideresnet.py", "get_cifar_wide_resnet(16, 1, classes=10)",
+                             (2, 3, 32, 32), 1),
 }
 
 LOAD = """
-import importlib.util
 def load_module(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
