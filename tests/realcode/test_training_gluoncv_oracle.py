@@ -46,6 +46,7 @@ MODELS = {
 }
 
 LOAD = """
+import importlib.util
 def load_module(path, name):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
