@@ -6,7 +6,9 @@
 - ``x if c else y`` -> ``ah__.ifexp(c, lambda: x, lambda: y)``;
 - ``a < b < c`` -> ``ah__.and_(a < b, lambda: b < c)`` when the middle
   operands are names or constants (evaluating them twice changes nothing);
-  other chains are left alone.
+  other chains evaluate each operand once, through a lambda's parameters:
+  ``(lambda l, r: ah__.and_(l < r, lambda: r < c))(a, x[1])`` (a chain with a
+  ``:=`` is left to Python).
 
 The thunks keep Python's short-circuit evaluation for Python values; for a
 traced value the runtime evaluates both sides (``logical_and``, ``lax.cond``).
@@ -121,12 +123,30 @@ class _Logical(Transformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
-        if len(node.ops) < 2 or not all(isinstance(c, _SIMPLE) for c in node.comparators[:-1]):
+        if len(node.ops) < 2:
             return node
+        if not all(isinstance(c, _SIMPLE) for c in node.comparators[:-1]):
+            return node if _walrus(node) is not None else self._bound_chain(node.left, node.ops, node.comparators)
         lefts = [node.left] + node.comparators[:-1]
         parts = [gast.Compare(left=clone(left) if i else left, ops=[op], comparators=[right])
                  for i, (left, op, right) in enumerate(zip(lefts, node.ops, node.comparators))]
         return self._chain(gast.And, parts, "and")
+
+    def _bound_chain(self, left, ops, comparators):
+        """``a < f(b) < c`` whose middle operands are evaluated once: each pair's operands are
+        a lambda's parameters, called with them in Python's order (a, then f(b)), the rest of
+        the chain a thunk: ``(lambda l, r: ah__.and_(l < r, lambda: r < c))(a, f(b))``."""
+        if len(ops) == 1:
+            return gast.Compare(left=left, ops=ops, comparators=comparators)
+        new = self.ctx.namer.new if self.ctx is not None else (lambda base: f"ah__{base}_{id(left)}")
+        lname, rname = new("cmp"), new("cmp")
+        test = gast.Compare(left=gast.Name(id=lname, ctx=gast.Load(), annotation=None, type_comment=None),
+                            ops=[ops[0]],
+                            comparators=[gast.Name(id=rname, ctx=gast.Load(), annotation=None, type_comment=None)])
+        rest = self._bound_chain(gast.Name(id=rname, ctx=gast.Load(), annotation=None, type_comment=None),
+                                 ops[1:], comparators[1:])
+        return replace_expr("(lambda l, r: ah__.and_(t, lambda: rest))(a, b)", l=lname, r=rname, t=test,
+                            rest=rest, a=left, b=comparators[0])
 
 
 def transform(fn, ctx):

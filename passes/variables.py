@@ -8,6 +8,9 @@ still fails where Python's read would:
 - every read that may run before its variable is assigned (definite
   assignment, :mod:`ast_hybrid.transpiler.ast_tools.analysis`) becomes ``ah__.ld(name)``, which
   raises ``UnboundLocalError`` on the placeholder;
+- a ``del name`` inside an ``if``/``while``/``for`` is followed by ``name =
+  ah__.Undefined('name')``: the statement's function hands its state back, and the
+  deleted variable is part of it (a read after it is checked, as above);
 - ``global``/``nonlocal`` declarations move to the top of the function and are
   recorded in ``ctx.declared``, so the functions the next pass creates can
   declare them too.
@@ -38,7 +41,8 @@ import gast
 
 from ast_hybrid.common.walkers import own_statements
 from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW
-from ast_hybrid.transpiler.ast_tools.templates import replace_expr
+from ast_hybrid.transpiler.ast_tools.origin import copy_origin
+from ast_hybrid.transpiler.ast_tools.templates import replace, replace_expr
 from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform", "PRESERVES_ANALYSIS"]
@@ -86,6 +90,35 @@ def transform(fn, ctx):
     if not any(isinstance(s, CONTROL_FLOW) for s in own_statements(fn)):
         return fn       # straight-line code: Python itself raises where a read is unbound
     analysis = ctx.analysis(fn)
-    if not analysis.any_maybe_undefined():
-        return fn       # every read is of a variable assigned on every path to it: nothing to check
-    return _Loads(analysis).transform_body(fn)
+    if analysis.any_maybe_undefined():   # else every read is of a variable assigned on every path to it
+        fn = _Loads(analysis).transform_body(fn)
+    fn.body = _undefine_deleted(fn.body, False)     # after the analysis: it must see the del alone
+    return fn
+
+
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _undefine_deleted(block, inside):
+    """``block`` with ``name = ah__.Undefined('name')`` after each ``del name`` inside control flow."""
+    out = []
+    for s in block:
+        out.append(s)
+        t = type(s)
+        if t is gast.Delete and inside:
+            for target in s.targets:
+                if isinstance(target, gast.Name):
+                    out += [copy_origin(s, n) for n in replace("v = ah__.Undefined(label)", v=target.id,
+                                                               label=gast.Constant(value=target.id, kind=None))]
+        if t in (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda):
+            continue
+        deeper = inside or t in CONTROL_FLOW
+        for name in _BLOCKS:
+            sub = getattr(s, name, None)
+            if isinstance(sub, list) and sub and isinstance(sub[0], gast.stmt):
+                setattr(s, name, _undefine_deleted(sub, deeper))
+        for h in getattr(s, "handlers", ()):
+            h.body = _undefine_deleted(h.body, deeper)
+        for c in getattr(s, "cases", ()):
+            c.body = _undefine_deleted(c.body, deeper)
+    return out

@@ -58,3 +58,93 @@ def test_walrus_in_an_if_test_defines_its_name_in_both_branches(name):
     g = ast_hybrid.jit(f)
     for x, y in INPUTS:
         np.testing.assert_allclose(np.asarray(g(jnp.asarray(x), jnp.asarray(y))), f(x, y), rtol=1e-6)
+
+
+CHAINS = '''
+calls = []
+
+
+def middle(x):
+    calls.append(1)
+    return x[1]
+
+
+def chain_with_subscript(x, n):
+    return x * 2.0 if 0 < x[1] < n else x - 1.0
+
+
+def chain_of_four(x, n):
+    return x * 2.0 if x[0] < x.sum() <= n + 3 < x[3] * 10.0 else x - 1.0
+
+
+def chain_in_or(x, n):
+    c = x[0] > n or -1.0 < x[1] * 2.0 < n
+    return x * 2.0 if c else x - 1.0
+
+
+def chain_middle_once(x, n):
+    return 1.0 if -10.0 < middle(x) < n else 0.0
+'''
+
+
+@pytest.mark.parametrize("name", ["chain_with_subscript", "chain_of_four", "chain_in_or", "chain_middle_once"])
+def test_chained_comparison_with_any_middle_operand(name):
+    """Found by README's construct table test: a chain whose middle operand is not a name or a constant
+    (0 < x[1] < n) was left to Python, a raw TracerBoolConversionError on a traced value. Each operand is
+    evaluated once, in Python's order, as Python does."""
+    import sys
+
+    f = load(CHAINS, name)
+    calls = sys.modules[f.__module__].calls
+    g = ast_hybrid.jit(f)
+    for x in ([1.0, -2.0, 0.5, 3.0], [1.0, 0.5, 0.5, 3.0], [-1.0, 1.5, 0.5, 3.0], [0.0, 0.5, 2.0, 0.1]):
+        x = np.asarray(x, np.float32)
+        for n in (0, 1, 2):
+            want = f(x, n)
+            del calls[:]
+            eager = ast_hybrid.convert(f)(jnp.asarray(x), n)
+            assert len(calls) <= 1
+            np.testing.assert_allclose(np.asarray(eager), want)
+            np.testing.assert_allclose(np.asarray(g(jnp.asarray(x), jnp.int32(n))), want)
+
+
+DELETES = '''
+def del_in_if(x, n):
+    t = x * 2.0
+    if n > 1:
+        x = x + t
+        del t
+    return x
+
+
+def del_in_if_read_after(x, n):
+    t = x * 2.0
+    if n > 1:
+        del t
+    return x + t
+
+
+def del_in_loop(x, n):
+    for i in range(n):
+        t = x * i
+        x = x + t
+        del t
+    return x
+'''
+
+
+@pytest.mark.parametrize("name", ["del_in_if", "del_in_if_read_after", "del_in_loop"])
+def test_del_inside_python_control_flow(name):
+    """Found by README's construct table test: a `del` inside an if or loop on a Python value made the
+    converted statement hand back a deleted variable (UnboundLocalError inside the generated code). Now
+    as Python: the variable is gone after the statement, and reading it is Python's UnboundLocalError."""
+    f = load(DELETES, name)
+    x = np.asarray([1.0, -2.0, 0.5, 3.0], np.float32)
+    for n in (0, 1, 2, 3):
+        try:
+            want = f(x, n)
+        except UnboundLocalError:
+            with pytest.raises(UnboundLocalError):
+                ast_hybrid.convert(f)(jnp.asarray(x), n)
+            continue
+        np.testing.assert_allclose(np.asarray(ast_hybrid.convert(f)(jnp.asarray(x), n)), want)
