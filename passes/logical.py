@@ -28,6 +28,11 @@ the tests the jump passes write (``not flag and test``) are lowered like the
 user's, and no earlier pass or analysis meets the thunks' scopes.  After this
 pass no ``not`` remains, and a ``BoolOp`` or ``IfExp`` only around a walrus.
 
+A comprehension's ``if``, a ``match`` subject that patterns compare (not only ``case _``
+or a capture) and a ``case`` guard must be Python values: they go through
+``ah__.python_value``, which passes a Python value on and makes a traced one HY032 at
+the expression (before: JAX's TracerBoolConversionError).
+
 >>> from ast_hybrid.transpiler.passdoc import show
 >>> show(transform, '''
 ... def f(x, y):
@@ -75,14 +80,17 @@ class _Logical(Transformer):
         """``ah__.walrus_test(test, ...)``: ``test`` itself when it is a Python value (the
         expression around it then runs as Python, the ``:=`` in the function's scope), HY030
         at ``walrus`` when it is traced."""
-        span = None
-        if self.ctx is not None and getattr(walrus, "lineno", None):
-            s = self.ctx.source.span(walrus)
-            span = gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (s.line, s.col, s.end_line, s.end_col)],
-                              ctx=gast.Load())
         const = lambda v: gast.Constant(value=v, kind=None)  # noqa: E731
         return replace_expr("ah__.walrus_test(t, name, part, when, span)", t=test, name=const(walrus.target.id),
-                            part=const(part), when=const(when), span=span or const(None))
+                            part=const(part), when=const(when), span=self._span(walrus))
+
+    def _span(self, node):
+        """``(line, col, end_line, end_col)`` of ``node`` in the user's file, as an expression (None unknown)."""
+        if self.ctx is None or not getattr(node, "lineno", None):
+            return gast.Constant(value=None, kind=None)
+        s = self.ctx.source.span(node)
+        return gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in (s.line, s.col, s.end_line, s.end_col)],
+                          ctx=gast.Load())
 
     def _chain(self, op, values, word):
         """``values[0] op values[1] op ...``: thunks, or plain Python where a later operand has a ``:=``."""
@@ -147,6 +155,29 @@ class _Logical(Transformer):
                                  ops[1:], comparators[1:])
         return replace_expr("(lambda l, r: ah__.and_(t, lambda: rest))(a, b)", l=lname, r=rname, t=test,
                             rest=rest, a=left, b=comparators[0])
+
+
+    def _python_value(self, expr, what, why):
+        """``ah__.python_value(expr, ...)``: ``expr`` as it is, HY032 at it when it is traced."""
+        const = lambda v: gast.Constant(value=v, kind=None)  # noqa: E731
+        return replace_expr("ah__.python_value(e, what, why, span)", e=expr, what=const(what), why=const(why),
+                            span=self._span(expr))
+
+    def visit_comprehension(self, node):
+        self.generic_visit(node)
+        node.ifs = [self._python_value(c, "the condition of a comprehension's `if`",
+                                       "how many items the result has would depend on it") for c in node.ifs]
+        return node
+
+    def visit_Match(self, node):
+        self.generic_visit(node)
+        if any(not (isinstance(c.pattern, gast.MatchAs) and c.pattern.pattern is None) for c in node.cases):
+            node.subject = self._python_value(node.subject, "the subject of `match`",
+                                              "comparing it with the patterns needs its value")
+        for c in node.cases:
+            if c.guard is not None:
+                c.guard = self._python_value(c.guard, "the guard of a `case`", "whether the case runs needs its value")
+        return node
 
 
 def transform(fn, ctx):

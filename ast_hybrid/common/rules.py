@@ -413,7 +413,9 @@ _RULES = [
               "or item that cannot be carried as the statement's state (a key that is an expression or a slice, "
               "or that the branch or loop changes or that is traced; an object that is a global or closure "
               "variable, or that the branch or loop reassigns), or a call of a method that changes an object "
-              "made outside it (`out.append(v)`, `d.update(...)`).  Items and attributes with static keys "
+              "made outside it (`out.append(v)`, `d.update(...)`); also, anywhere, a comprehension's "
+              "`if`, a `match` subject compared with patterns or a `case` guard on a traced value.  "
+              "Items and attributes with static keys "
               "(`d['h'] = ...`, `self.h = ...`, `out[0] = ...`) are carried, as variables are.",
          why="The branches and the loop body become functions that `lax` traces once each, whatever the "
              "value: both branches of a traced `if` run while tracing, so an exception would always be raised, "
@@ -442,6 +444,10 @@ _RULES = [
                  "is not known while tracing",
                  "use a Python value as the key, or keep the values in an array and update it with "
                  "`a = a.at[i].set(v)` (`F.where` on a one-hot mask for NDArrays)"),
+             "python-only": Message(
+                 "{what} is a traced value: {why}",
+                 "make it a Python value (a static argument, a shape), or compute on arrays instead "
+                 "(`jnp.where` on a mask for a filter, `if`/`elif` for a `match`)"),
              "recursion": Message(
                  "`{what}` calls itself under a condition on a traced value, {depth} levels deep: a recursion "
                  "whose depth depends on a traced value would be traced forever",

@@ -181,8 +181,8 @@ class _Gen:
                 "for_static": (f"for i in range({r.randint(1, 4)}):", "i"),
                 "for_traced": ("for i in range(n):", "i"),
                 "for_reversed": (f"for i in reversed(range({r.choice(['n', 'm', '3'])})):", "i"),
-                "for_stepped": (f"for i in range({r.choice(['n + 2', 'm', '4', 'n'])}, {r.choice(['0', '-1', 'm - 2'])}, "
-                                f"-{r.randint(1, 2)}):", "i"),
+                "for_stepped": (f"for i in range({r.choice(['n + 2', 'm', '4', 'n'])}, "
+                                f"{r.choice(['0', '-1', 'm - 2'])}, -{r.randint(1, 2)}):", "i"),
                 "for_array": ("for v in x:", "v"),
                 "enumerate": ("for j, v in enumerate(x):", "j"),
                 "zip": (f"for v, u in zip(x, {r.choice(VECTORS)}):", "v"),

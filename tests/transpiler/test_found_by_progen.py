@@ -148,3 +148,57 @@ def test_del_inside_python_control_flow(name):
                 ast_hybrid.convert(f)(jnp.asarray(x), n)
             continue
         np.testing.assert_allclose(np.asarray(ast_hybrid.convert(f)(jnp.asarray(x), n)), want)
+
+
+PYTHON_ONLY = '''
+def comprehension_if(x, n):
+    ys = [v * 2.0 for v in x if v > n]
+    return len(ys)
+
+
+def match_subject(x, n):
+    match n:
+        case 1:
+            return x + 1.0
+        case _:
+            return x
+
+
+def match_guard(x, n):
+    match n:
+        case k if k > 1:
+            return x * k
+    return x
+
+
+def match_capture_only(x, n):
+    match x.sum() + n:
+        case s:
+            return x * s
+'''
+
+
+@pytest.mark.parametrize("name, line, col, what", [("comprehension_if", 3, 33, "comprehension's `if`"),
+                                                    ("match_subject", 8, 11, "subject of `match`"),
+                                                    ("match_guard", 17, 19, "guard of a `case`")])
+def test_traced_comprehension_if_and_match_are_hy032(name, line, col, what):
+    """Found by README's construct table test: a comprehension's `if` or a `match` on a traced value was
+    JAX's TracerBoolConversionError; now HY032 at the expression, and plain Python on Python values."""
+    from ast_hybrid import ConversionError
+
+    f = load(PYTHON_ONLY, name)
+    x = np.asarray([1.0, -2.0, 0.5, 3.0], np.float32)
+    for n in (0, 1, 2):
+        want = f(x, n)
+        np.testing.assert_allclose(np.asarray(ast_hybrid.convert(f)(jnp.asarray(x), n)), np.asarray(want))
+    with pytest.raises(ConversionError) as info:
+        ast_hybrid.jit(f)(jnp.asarray(x), jnp.int32(1))
+    (d,) = info.value.diagnostics
+    assert (d.code, d.span.line, d.span.col) == ("HY032", line, col), str(info.value)
+    assert what in d.message and d.path == f.__code__.co_filename
+
+
+def test_match_with_only_a_capture_runs_traced():
+    f = load(PYTHON_ONLY, "match_capture_only")
+    x = np.asarray([1.0, -2.0, 0.5, 3.0], np.float32)
+    np.testing.assert_allclose(np.asarray(ast_hybrid.jit(f)(jnp.asarray(x), jnp.int32(2))), f(x, 2), rtol=1e-6)

@@ -238,6 +238,28 @@ def f(x, n):
     ys = [g(x) * i for i in range(3) if i != 1]
     return h(ys[0] + ys[1])
 '''],
+    "a comprehension's `if`": ['''
+def f(x, n):
+    ys = [v * 2.0 for v in x if v > 0]
+    return x + len(ys) + n
+'''],
+    "`match` (a subject compared with patterns, `case` guards)": ['''
+def f(x, n):
+    match n:
+        case 1:
+            x = x + 1.0
+        case _:
+            x = x - 1.0
+    return x
+''', '''
+def f(x, n):
+    match x.sum():
+        case s if s > n:
+            x = x * s
+        case _:
+            x = x - 1.0
+    return x
+'''],
     "`assert`": ['''
 def f(x, n):
     assert x.sum() > -100.0 * (n + 1), "x too small"

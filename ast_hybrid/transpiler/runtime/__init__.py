@@ -104,6 +104,15 @@ class Runtime:
                                   name=name, part=part, when=when)])
         return value
 
+    def python_value(self, value, what, why, span):
+        """``value``, which must not be traced: a comprehension's ``if`` (the list's length would depend on
+        it), a ``match`` subject compared with patterns or a ``case`` guard (HY032, variant python-only)."""
+        if is_traced(value):
+            line = sys._getframe(1).f_lineno
+            self.fail([self._diag("HY032", Span(*span) if span is not None else self._span(line), "python-only",
+                                  what=what, why=why)])
+        return value
+
     def not_(self, x):
         traced, p = as_pred(x)
         return jnp.logical_not(p) if traced else not p
