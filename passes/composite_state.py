@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.common.walkers import own_statements
+from ast_hybrid.common.walkers import own_statements, walk_scope
 from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW
 from ast_hybrid.transpiler.ast_tools.annotations import Anno, anno_set
 from ast_hybrid.transpiler.ast_tools.composites import Refused, composite
@@ -141,9 +141,16 @@ class _Carry(Transformer):
     visit_If = visit_While = visit_For = _statement
 
 
+def _stores_into_containers(fn) -> bool:
+    """Whether ``fn`` (nested scopes aside) assigns any item or attribute: one walk, and most functions
+    (no ``d[k] = ...``, no ``self.x = ...``) need nothing else from this pass."""
+    return any(n.__class__ in (gast.Subscript, gast.Attribute) and n.ctx.__class__ is gast.Store
+               for top in fn.body for n in walk_scope(top))
+
+
 def transform(fn, ctx):
     statements = [s for s in own_statements(fn) if isinstance(s, CONTROL_FLOW)]
-    if not statements:
+    if not statements or not _stores_into_containers(fn):
         return fn
     analysis = ctx.analysis(fn)
     plans = {}
