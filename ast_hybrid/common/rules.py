@@ -291,7 +291,9 @@ _RULES = [
         "HY012", "self-attribute-assignment", "State kept on `self` across calls of a forward",
         what="Finds assignments (also augmented, item and `setattr`) in a forward of a value computed from "
              "the inputs (a tensor, or from one) to an attribute of the block that a later call reads "
-             "back (some method reads it before setting it: a cached mask, the previous output). "
+             "back (some method reads it before setting it: a cached mask, the previous output), "
+             "and `self.n += ...` that the forward computes with (a step counter, an annealed weight: a new "
+             "value every call; a counter used only in op names is not reported). "
              "A constant, or a scratch value the same call sets and then reads, is not reported.",
         why="A hybridized forward runs once, while tracing: the attribute is set once, to a Symbol "
             "or tracer, and never updated again; the next call reads that stale value.",
@@ -301,6 +303,9 @@ _RULES = [
             "assignment": Message("`self.{attr}` keeps a value computed from the inputs, read back by a later call",
                                   "a hybridized forward runs once while tracing, so this state is set once; "
                                   "return the value, or keep state in a Parameter/aux state"),
+            "update": Message("`self.{attr}` is updated on every call (a counter, an annealed value)",
+                              "a hybridized forward runs once while tracing, so it is updated once and later "
+                              "calls reuse the traced value; compute it outside the forward and pass it in"),
             "setattr": Message("`setattr` on the block inside a forward",
                                "a hybridized forward runs once while tracing; return the value instead"),
         },

@@ -333,7 +333,11 @@ class Checker:
         while stmt is not None and not isinstance(stmt, gast.stmt):
             stmt = self.u.parents.get(stmt)
         value = getattr(stmt, "value", None)
-        if value is None or not self._from_inputs(value):
+        # `self.n += 1` that the forward computes with (a step counter, an annealed weight): a new
+        # value every call, but hybridized it is updated once, while tracing, and the graph keeps it
+        update = (isinstance(stmt, gast.AugAssign) and stmt.target is tgt and isinstance(tgt, gast.Attribute)
+                  and self._computes_with(tgt))
+        if value is None or not (update or self._from_inputs(value)):
             return
         path = []
         node = tgt
@@ -345,7 +349,24 @@ class Checker:
             node = node.value
         path = ".".join(reversed(path))
         if path and self.u.cls is not None and state.read_back(self.u.facts, self.u.cls, path):
-            self.add("HY012", tgt, "assignment", attr=path)
+            self.add("HY012", tgt, "assignment" if self._from_inputs(value) else "update", attr=path)
+
+    def _computes_with(self, tgt) -> bool:
+        """Whether the function reads the attribute ``tgt`` stores other than to name things
+        (``'t%d_' % self._counter``, an f-string): the value takes part in the computation."""
+        want = gast.dump(tgt.value), tgt.attr
+        for n in gast.walk(self.u.fn):
+            if (type(n) is gast.Attribute and type(n.ctx) is gast.Load and n.attr == want[1]
+                    and gast.dump(n.value) == want[0]):
+                parent = self.u.parents.get(n)
+                while isinstance(parent, (gast.Tuple, gast.FormattedValue)):
+                    parent = self.u.parents.get(parent)
+                if isinstance(parent, gast.JoinedStr) or (
+                        type(parent) is gast.BinOp and type(parent.op) is gast.Mod
+                        and type(parent.left) is gast.Constant and isinstance(parent.left.value, str)):
+                    continue
+                return True
+        return False
 
     def _from_inputs(self, value) -> bool:
         """Whether ``value`` is computed from tensors (a name holding them, an op, a tensor method)."""

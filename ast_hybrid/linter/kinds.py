@@ -770,14 +770,19 @@ class Unit:
         if not path:
             return self.kind(value)
         i, rest = path[0], path[1:]
+        if rest and rest[0] == "*":
+            # `a, *rest = value`: the starred name is a list of the value's items, never one of them
+            k = _elements(self.kind(value))
+            k = _SEQUENCE_OF_TENSORS if tensorish(k) else EMPTY
+            for _ in rest[1:]:
+                k = _elements(k)
+            return k
         if (isinstance(value, (gast.Tuple, gast.List)) and isinstance(i, int)
                 and not any(isinstance(e, gast.Starred) for e in value.elts)
                 and i < len(value.elts)):
             return self._destructure(value.elts[i], rest)
         vk = self.kind(value)
         k = _item(vk, i) if isinstance(i, int) else _elements(vk)
-        if i == "*":
-            k = _SEQUENCE_OF_TENSORS if tensorish(k) else EMPTY
         for _ in rest:
             k = _elements(k)
         return k

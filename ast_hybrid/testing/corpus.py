@@ -5,7 +5,8 @@
 oracle's virtualenv when that exists, else from the wheel, downloaded once
 with ``pip download --no-deps mxnet==1.9.1`` into ``.cache/`` and unpacked.
 :func:`package_tree` does the same for the packages of :data:`PACKAGES`
-(GluonCV 0.10.5's wheel, GluonNLP 0.10.0's sdist, GluonTS 0.8.1's and gluoncv2 0.0.64's wheels): their Python sources,
+(GluonCV 0.10.5's wheel, GluonNLP 0.10.0's sdist, GluonTS 0.8.1's, gluoncv2 0.0.64's and sockeye 2.3.17's wheels,
+gluonfr 1.0.2's sdist): their Python sources,
 downloaded once with ``pip download --no-deps`` and unpacked under ``.cache/``.
 :func:`f_op_sites` finds, statically, every ``F.<op>`` a tree of Gluon code
 uses (for the op-coverage test and ``bench/op_coverage.py``).
@@ -72,8 +73,10 @@ PACKAGES = {
     "gluonnlp": ("gluonnlp==0.10.0", "gluonnlp-0.10.0/src/gluonnlp"),
     "gluonts": ("gluonts==0.8.1", "gluonts"),
     "gluoncv2": ("gluoncv2==0.0.64", "gluoncv2"),
+    "sockeye": ("sockeye==2.3.17", "sockeye"),
+    "gluonfr": ("gluonfr==1.0.2", "gluonfr-1.0.2/gluonfr"),
 }
-_SDISTS = ("gluonnlp",)
+_SDISTS = ("gluonnlp", "gluonfr")
 
 
 def package_tree(name: str, cache: Path = CACHE) -> Path:

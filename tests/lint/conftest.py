@@ -10,13 +10,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 def corpus_trees(gluon_tree):
     """The labelled trees of real Gluon code (read, never imported): name -> path.
 
-    GluonCV, GluonNLP, GluonTS and gluoncv2 are downloaded once (``pip download --no-deps``) into ``.cache/``.
+    GluonCV, GluonNLP, GluonTS, gluoncv2, sockeye and gluonfr are downloaded once (``pip download --no-deps``)
+    into ``.cache/``.
     """
     from ast_hybrid.testing.corpus import CorpusUnavailable, package_tree
 
     try:
         return {"mxnet-gluon": Path(gluon_tree), "gluoncv": package_tree("gluoncv"),
                 "gluonnlp": package_tree("gluonnlp"), "gluonts": package_tree("gluonts"),
-                "gluoncv2": package_tree("gluoncv2")}
+                "gluoncv2": package_tree("gluoncv2"), "sockeye": package_tree("sockeye"),
+                "gluonfr": package_tree("gluonfr")}
     except CorpusUnavailable as exc:
-        pytest.skip(f"GLUONCV/GLUONNLP/GLUONTS/GLUONCV2 CORPUS UNAVAILABLE, labelled real-code test NOT run: {exc}")
+        pytest.skip("GLUONCV/GLUONNLP/GLUONTS/GLUONCV2/SOCKEYE/GLUONFR CORPUS UNAVAILABLE, "
+                    f"labelled real-code test NOT run: {exc}")
