@@ -46,6 +46,13 @@ def resolve(name: str) -> types.ModuleType | None:
     path = TOP
     for part in name.split(".")[1:]:
         sub = vars(module).get(part)
+        if sub is None and "__getattr__" in vars(module):   # served by the module (mxnet.symbol's contrib)
+            try:
+                sub = getattr(module, part)
+            except (AttributeError, ImportError):
+                sub = None
+            if sub is not None and not isinstance(sub, types.ModuleType) and f"{path}.{part}" in MODULE_PATHS:
+                sub = _module_view(sub, f"{module.__name__}.{part}")
         if not isinstance(sub, types.ModuleType):
             target = f"{module.__name__}.{part}"
             try:
@@ -60,6 +67,21 @@ def resolve(name: str) -> types.ModuleType | None:
             return None
         module, path = sub, f"{path}.{part}"
     return module
+
+
+_VIEWS: dict = {}
+
+
+def _module_view(namespace, name: str) -> types.ModuleType:
+    """A module whose names are ``namespace``'s (``sym.contrib`` is an object, MXNet's ``mxnet.symbol.contrib``
+    a module: ``from mxnet.symbol.contrib import SyncBatchNorm`` needs a module to import)."""
+    view = _VIEWS.get(name)
+    if view is None or view.__dict__["_namespace"] is not namespace:
+        view = _VIEWS[name] = types.ModuleType(name, getattr(namespace, "__doc__", None))
+        view._namespace = namespace
+        view.__getattr__ = lambda attr: getattr(namespace, attr)
+        view.__dir__ = lambda: dir(namespace)
+    return view
 
 
 class _Served(importlib.abc.Loader):
@@ -85,7 +107,9 @@ class MXNetFinder(importlib.abc.MetaPathFinder):
         module = resolve(fullname)
         if module is None:
             return None
-        return importlib.machinery.ModuleSpec(fullname, _Served(module), is_package=hasattr(module, "__path__"))
+        # every served module is a package, so that its submodules import (mxnet.ndarray.contrib: ast_hybrid.nd
+        # is a plain module, and importlib asks the parent for __path__ before it asks this finder)
+        return importlib.machinery.ModuleSpec(fullname, _Served(module), is_package=True)
 
 
 def installed() -> bool:

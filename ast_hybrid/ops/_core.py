@@ -214,9 +214,12 @@ def c_cast(x, dtype):
     dt = np.dtype(dtype)
     if dt.kind not in "iu" or np.dtype(x.dtype).kind != "f":
         return x.astype(dt)
-    wide = np.dtype("int64") if dt.itemsize == 8 else np.dtype("int32")
+    from jax import dtypes
+
+    # int64 is int32 while jax's x64 flag is off: its bounds then are int32's
+    wide = np.dtype(dtypes.canonicalize_dtype(np.int64 if dt.itemsize == 8 else np.int32))
     info = np.iinfo(wide)
-    ok = (x >= info.min) & (x < -float(info.min)) & ~jnp.isnan(x)
+    ok = (x >= float(info.min)) & (x < -float(info.min)) & ~jnp.isnan(x)
     as_int = jnp.where(ok, jnp.trunc(jnp.where(ok, x, 0)), 0).astype(wide)
     return jnp.where(ok, as_int, jnp.asarray(info.min, wide)).astype(dt)
 

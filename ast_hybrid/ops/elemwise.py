@@ -369,12 +369,15 @@ def amp_multicast(*data, num_outputs, cast_narrow=False):
 
 
 @op
-def zeros_like(data):
+def zeros_like(data, dtype=None):
+    """``dtype`` is accepted and ignored, as MXNet 1.9.1 does (the result has ``data``'s type; GluonCV's
+    CenterNet decoder passes ``dtype='int64'``)."""
     return jnp.zeros_like(data)
 
 
 @op
-def ones_like(data):
+def ones_like(data, dtype=None):
+    """``dtype`` is accepted and ignored, as in MXNet 1.9.1 (see ``zeros_like``)."""
     return jnp.ones_like(data)
 
 
