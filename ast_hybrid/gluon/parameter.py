@@ -56,6 +56,12 @@ class Parameter:
         self._leaf = None         # its autograd leaf (gradient buffer), when grad_req is not 'null'
         self._ctx = None          # the contexts given to initialize/reset_ctx (None: jax's default device)
         self._mesh = None         # several contexts: the mesh the value is replicated over (gluon.data_parallel)
+        # MXNet's private fields that Parameter subclasses copy from another parameter (see "MXNet's private
+        # protocol" below): kept as MXNet names them, with nothing of ours behind them
+        self._differentiable = differentiable
+        self._var = None
+        self._ctx_map = None
+        self._trainer = None
 
     @property
     def grad_req(self):
@@ -72,6 +78,63 @@ class Parameter:
             self._leaf.grad_req = req
         elif self._data is not None:
             self._leaf = _Leaf(req)
+
+    # MXNet's private protocol ----------------------------------------------------
+    # Real subclasses build a Parameter from another one by copying MXNet's private fields (GluonNLP's
+    # WeightDropParameter: ``self._data = p._data; self._grad = p._grad; self._ctx_list = p._ctx_list`` and
+    # ``data()`` as ``self._check_and_get(self._data, ctx)``).  Here ``_data`` is the one array (MXNet: one
+    # NDArray per context), ``_grad`` the gradient's holder (MXNet: the list of gradient arrays; opaque
+    # here, only to be copied), ``_ctx_list`` the contexts.
+    @property
+    def _allow_deferred_init(self):
+        return self.allow_deferred_init
+
+    @_allow_deferred_init.setter
+    def _allow_deferred_init(self, value):
+        self.allow_deferred_init = value
+
+    @property
+    def _grad(self):
+        return self._leaf
+
+    @_grad.setter
+    def _grad(self, holder):
+        self._leaf = holder
+
+    @property
+    def _ctx_list(self):
+        return self._ctx
+
+    @_ctx_list.setter
+    def _ctx_list(self, ctx):
+        if ctx is None:
+            self._ctx, self._mesh = None, None
+        else:
+            self._set_ctx(ctx)
+
+    def _set_trainer(self, trainer):
+        import weakref
+
+        self._trainer = None if trainer is None else weakref.ref(trainer)
+
+    def _check_and_get(self, arr_list, ctx):
+        """``arr_list`` (this parameter's ``_data``, or another's) as an NDArray, as ``data(ctx)`` gives it;
+        inside a hybridized trace, the value bound to this parameter.  MXNet's errors when uninitialised."""
+        trace = self._trace
+        if trace is not None:
+            return NDArray(trace.read(self), trace.marker(self))
+        if arr_list is None:
+            if self._deferred_init:
+                raise DeferredInitializationError(
+                    f"Parameter {self.name!r} has not been initialized yet because initialization was "
+                    "deferred. Actual initialization happens during the first forward pass.")
+            raise RuntimeError(f"Parameter {self.name!r} has not been initialized. Note that you should "
+                               "initialize parameters and create Trainer with Block.collect_params() "
+                               "instead of Block.params because the later does not include Parameters "
+                               "of nested child Blocks")
+        if isinstance(arr_list, (list, tuple)):      # MXNet's per-context list: ours holds one replicated value
+            arr_list = arr_list[0]
+        return NDArray(raw(arr_list), self._leaf if arr_list is self._data else None)
 
     # shape ------------------------------------------------------------------
     @property
@@ -149,19 +212,7 @@ class Parameter:
     # data -------------------------------------------------------------------
     def data(self, ctx=None):
         """The value as an NDArray (inside a hybridized trace: the tracer bound to this parameter)."""
-        trace = self._trace
-        if trace is not None:
-            return NDArray(trace.read(self), trace.marker(self))
-        if self._data is None:
-            if self._deferred_init:
-                raise DeferredInitializationError(
-                    f"Parameter {self.name!r} has not been initialized yet because initialization was "
-                    "deferred. Actual initialization happens during the first forward pass.")
-            raise RuntimeError(f"Parameter {self.name!r} has not been initialized. Note that you should "
-                               "initialize parameters and create Trainer with Block.collect_params() "
-                               "instead of Block.params because the later does not include Parameters "
-                               "of nested child Blocks")
-        return NDArray(self._data, self._leaf)
+        return self._check_and_get(self._data, ctx)
 
     def grad(self, ctx=None):
         """The gradient written by the last ``backward()`` (zeros before any)."""
