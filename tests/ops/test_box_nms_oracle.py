@@ -27,7 +27,8 @@ def boxes(seed, shape, classes=3, span=10.0, ties=False):
 
 
 OPTIONS = [
-    {}, {"topk": 5}, {"topk": 3, "id_index": 0}, {"overlap_thresh": 0.1, "id_index": 0, "force_suppress": True, "topk": 7},
+    {}, {"topk": 5}, {"topk": 3, "id_index": 0},
+    {"overlap_thresh": 0.1, "id_index": 0, "force_suppress": True, "topk": 7},
     {"valid_thresh": 0.4, "id_index": 0, "background_id": 1, "topk": 20},
     {"in_format": "center", "out_format": "corner", "topk": 10}, {"out_format": "center", "id_index": 0},
     {"topk": 0}, {"topk": 1000}, {"valid_thresh": 2.0}, {"overlap_thresh": 0.3, "id_index": 0, "topk": 8},

@@ -38,8 +38,9 @@ def _set(obj, attr, value):
 
 def restore() -> None:
     """Undo every stand-in and patched ``__getattr__`` (the modules are shared with the rest of the suite)."""
-    for name in [n for n in STAND_INS if sys.modules.get(n) is not None and getattr(sys.modules[n], "__file__", None) is None]:
-        del sys.modules[name]
+    for name in STAND_INS:       # the stand-in modules (made here: no __file__)
+        if sys.modules.get(name) is not None and getattr(sys.modules[name], "__file__", None) is None:
+            del sys.modules[name]
     while _UNDO:
         obj, attr, old = _UNDO.pop()
         if old is _NONE:
