@@ -4,11 +4,17 @@ directory wherever a test turns it on (``tests/gluon/test_compile_cache.py`` doe
 never the user's cache.  Set in the environment, so the subprocesses tests start (``python -m
 ast_hybrid.run``, examples) inherit it.
 
-Why off: once a hybridized block turned the cache on (it is process-wide in JAX), every later program of the
+After every test, JAX's caches are cleared when the process holds many memory mappings
+(``ast_hybrid/testing/memory_maps.py``): a run compiles thousands of programs, and past the kernel's
+``vm.max_map_count`` XLA's compiler dies with a segmentation fault (what killed CI's pytest in the property
+tier, at the same test each run).
+
+Why the cache off: once a hybridized block turned the cache on (it is process-wide in JAX), every later program of the
 run was serialized into it, and CI's pytest process died twice with a segmentation fault inside JAX's cache
 path (``_compile_and_write_cache``, ``put_executable_and_time``) in the property tier's thousands of generated
-programs (not reproduced in a shorter run with the cache on: a guess from both stack traces, to be
-confirmed)."""
+programs.  That guess was wrong (the mapping limit above was the cause; ``_compile_and_write_cache`` is JAX's
+compile path whether or not a cache directory is set), but a test run should not write compiled programs to
+disk anyway."""
 
 from __future__ import annotations
 
@@ -19,6 +25,12 @@ import tempfile
 _COMPILE_CACHE = tempfile.mkdtemp(prefix="ast_hybrid_test_compile_cache_")
 os.environ["AST_HYBRID_COMPILE_CACHE_DIR"] = _COMPILE_CACHE
 os.environ["AST_HYBRID_COMPILE_CACHE"] = "0"
+
+
+def pytest_runtest_teardown(item, nextitem):
+    from ast_hybrid.testing.memory_maps import release_compiled_programs
+
+    release_compiled_programs()
 
 
 def pytest_unconfigure(config):

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import progen
+from ast_hybrid.testing.memory_maps import release_compiled_programs
 
 settings.register_profile("fast", max_examples=200, deadline=None, derandomize=True,
                           database=None, suppress_health_check=list(HealthCheck))
@@ -56,6 +57,7 @@ def _check_against_python(seed, make=None):
     src = progen.generate(r)
     f = progen.load(src)
     g = make(f)
+    release_compiled_programs()     # thousands of programs: stay under the kernel's mapping limit
     for _ in range(INPUTS_PER_PROGRAM):
         x, y, n = progen.inputs(r)
         want = f(x, y, n)
