@@ -34,11 +34,16 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["ROOT", "DEFAULT_VENV", "OracleUnavailable", "OracleError", "OracleCrashed", "venv_python",
-           "ensure_venv", "Oracle"]
+           "ensure_venv", "gluon_pkgs", "ensure_gluon_pkgs", "Oracle"]
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: ast_hybrid/testing/oracle.py
 DEFAULT_VENV = ROOT / ".venv-mxnet"
 REQUIREMENTS = ("mxnet==1.9.1", "numpy<1.24")
+# Real model code for the tests, imported unchanged by both sides (MXNet's process, and ours through
+# ``import mxnet`` = ``ast_hybrid.mxnet``): unpacked with ``--no-deps --target`` into ``gluon_pkgs()``, with
+# what GluonCV/GluonNLP import at import time (scipy built for the oracle's numpy 1.x).
+GLUON_REQUIREMENTS = ("gluoncv==0.10.5", "gluonnlp==0.10.0", "tqdm==4.70.1", "portalocker==4.4.2",
+                      "pyyaml==6.0.3", "pillow==13.0.0", "scipy==1.10.1", "packaging==26.3")
 
 
 class OracleUnavailable(RuntimeError):
@@ -88,6 +93,34 @@ def ensure_venv(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> P
         tail = (done.stderr or "")[-2000:] if quiet else ""
         raise OracleUnavailable(f"could not install {' '.join(REQUIREMENTS)} into {venv_dir}:\n{tail}")
     return python
+
+
+def gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
+    """The folder holding GluonCV 0.10.5 and GluonNLP 0.10.0 (``setup`` fills it), inside the oracle's
+    virtualenv; ``$AST_HYBRID_GLUON_PKGS`` names another."""
+    env = os.environ.get("AST_HYBRID_GLUON_PKGS")
+    return Path(env) if env else Path(venv_dir) / "gluon-pkgs"
+
+
+def ensure_gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> Path:
+    """:func:`gluon_pkgs`, installing :data:`GLUON_REQUIREMENTS` there first if GluonCV or GluonNLP is
+    missing (``pip --no-deps --target`` with the oracle's python: GluonNLP builds from its sdist)."""
+    folder = gluon_pkgs(venv_dir)
+    if all((folder / name / "__init__.py").is_file() for name in ("gluoncv", "gluonnlp")):
+        return folder
+    python = ensure_venv(venv_dir, quiet=quiet)
+    cmd = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-deps", "--upgrade",
+           "--target", str(folder), *GLUON_REQUIREMENTS]
+    if quiet:
+        cmd.insert(4, "-q")
+    try:
+        done = subprocess.run(cmd, capture_output=quiet, text=True, timeout=1800)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise OracleUnavailable(f"could not install GluonCV/GluonNLP into {folder}: {exc}") from exc
+    if done.returncode != 0:
+        tail = (done.stderr or "")[-2000:] if quiet else ""
+        raise OracleUnavailable(f"could not install {' '.join(GLUON_REQUIREMENTS)} into {folder}:\n{tail}")
+    return folder
 
 
 # --- wire format: 4-byte length + JSON header, 4-byte length + npz payload ---------
@@ -225,6 +258,7 @@ def main(argv=None) -> int:
         print(f"setting up the MXNet 1.9.1 oracle in {target} ...", flush=True)
         try:
             python = ensure_venv(target, quiet=False)
+            print(f"GluonCV 0.10.5 and GluonNLP 0.10.0 in {ensure_gluon_pkgs(target, quiet=False)}")
         except OracleUnavailable as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

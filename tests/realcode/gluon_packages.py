@@ -4,8 +4,8 @@
 numpy aliases as ``ast-hybrid run`` does, puts the unpacked packages folder LAST on ``sys.path`` (it holds
 scipy/Pillow built for the oracle's numpy 1.x; ours come first) and imports the package.
 
-The folder: ``ast_hybrid.testing`` 's own finder when it has one (``gluon_pkgs()``), else
-``$AST_HYBRID_GLUON_PKGS``, else ``gluon-pkgs`` beside the repository.  None there: the tests skip, loudly.
+The folder: ``ast_hybrid.testing.oracle.gluon_pkgs()`` (inside the oracle's virtualenv, filled by its
+``setup``; ``$AST_HYBRID_GLUON_PKGS`` names another).  If its install fails the tests skip, loudly.
 
 STAND-INS.  Importing either package still needs names the compatibility package lacks (all at import time;
 none is called by the models tested here).  Each one given a stand-in is recorded in ``STAND_INS``:
@@ -20,7 +20,6 @@ adds its checksums to it), ``mx.contrib.amp.amp``, ``mx.metric.MCC``/``PearsonCo
 from __future__ import annotations
 
 import importlib
-import os
 import re
 import sys
 import types
@@ -50,18 +49,14 @@ def restore() -> None:
 
 
 def packages_folder() -> Path | None:
+    """The folder ``python -m ast_hybrid.testing.oracle setup`` fills (``oracle.gluon_pkgs()``, or
+    ``$AST_HYBRID_GLUON_PKGS``), installed now if it is not yet; None only when that install fails."""
+    from ast_hybrid.testing import oracle
+
     try:
-        from ast_hybrid.testing import oracle
-        finder = getattr(oracle, "gluon_pkgs", None)
-        if finder is not None:
-            return Path(finder())
-    except Exception:       # noqa: BLE001 - the finder is another module's; fall back to the documented places
-        pass
-    env = os.environ.get("AST_HYBRID_GLUON_PKGS")
-    for candidate in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[3] / "gluon-pkgs"]:
-        if (candidate / "gluoncv").is_dir():
-            return candidate
-    return None
+        return oracle.ensure_gluon_pkgs()
+    except oracle.OracleUnavailable:
+        return None
 
 
 def _stand_in_module(name: str, parent) -> None:

@@ -11,17 +11,15 @@ BatchNorm running statistic after the step, compared with MXNet's imperative ste
 scale (``test_training_oracle._scale``). Measured worst (ours vs MXNet, both modes): resnet20_v1 7.5e-6,
 resnet20_v2 4.3e-6, wideresnet16_1 8.0e-6; about 100 s for the module on the loaded 2-core machine.
 
-Where the files come from (``gluoncv_model_zoo``): ``$AST_HYBRID_GLUON_PKGS/gluoncv`` when that variable is
-set, else GluonCV in the oracle's virtualenv when it is installed there, else the GluonCV 0.10.5 wheel's
-sources that ``ast_hybrid.testing.corpus.package_tree('gluoncv')`` downloads and caches for the lint corpus.
+Where the files come from (``gluoncv_model_zoo``): ``oracle.gluon_pkgs()``, where the oracle's setup installs
+GluonCV 0.10.5 (``$AST_HYBRID_GLUON_PKGS`` names another folder), else the GluonCV 0.10.5
+wheel's sources that ``ast_hybrid.testing.corpus.package_tree('gluoncv')`` downloads and caches for the lint corpus.
 Only these two files are loaded: the package's ``__init__`` imports all of GluonCV (``requests``,
 ``mxnet.symbol.contrib``...), which a model's training step does not need.
 """
 
 from __future__ import annotations
 
-import glob
-import os
 from pathlib import Path
 
 import numpy as np
@@ -77,13 +75,12 @@ for mode in ('imperative', 'hybridized'):
 def gluoncv_model_zoo() -> Path:
     """GluonCV 0.10.5's ``model_zoo`` folder (see the module doc for where it is looked for)."""
     from ast_hybrid.testing.corpus import CorpusUnavailable, package_tree
-    from ast_hybrid.testing.oracle import DEFAULT_VENV
+    from ast_hybrid.testing.oracle import OracleUnavailable, ensure_gluon_pkgs
 
-    if os.environ.get("AST_HYBRID_GLUON_PKGS"):
-        return Path(os.environ["AST_HYBRID_GLUON_PKGS"]) / "gluoncv" / "model_zoo"
-    found = glob.glob(str(DEFAULT_VENV / "lib" / "python3*" / "site-packages" / "gluoncv" / "model_zoo"))
-    if found:
-        return Path(found[0])
+    try:
+        return ensure_gluon_pkgs() / "gluoncv" / "model_zoo"      # what the oracle's setup installs
+    except OracleUnavailable:
+        pass
     try:
         return package_tree("gluoncv") / "model_zoo"
     except CorpusUnavailable as exc:
