@@ -32,6 +32,7 @@ from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, err
 __all__ = ["run", "worker"]
 
 EXIT_FAILED = 1     # a launched script that raised
+EXIT_PEER_LOST = 86     # a launched script that failed because another process had stopped (PeerLost)
 
 
 def _free_port():
@@ -71,33 +72,41 @@ def run(args) -> int:
 
 
 def _watch(procs, timeout):
-    """Wait for every process; after the first failure, give the rest ``timeout`` seconds, then stop them."""
-    failed, deadline = None, None
+    """Wait for every process; after the first failure, give the rest ``timeout`` seconds, then stop them.
+    The failure reported (and returned) is the cause: a process that failed because another had stopped
+    (``EXIT_PEER_LOST``) is reported only when no other failed, since both often have exited by the time
+    the launcher looks."""
+    failed, deadline, stopped = None, None, False
     while True:
         codes = [p.poll() for p in procs]
         if all(c is not None for c in codes):
             break
-        if failed is None:
-            bad = [(i, c) for i, c in enumerate(codes) if c not in (None, 0)]
-            if bad:
-                failed = bad[0]
-                err(f"launch: process {failed[0]} of {len(procs)} failed ({_how(failed[1])}); the others get "
-                    f"{timeout:g} s to exit before they are stopped")
-                deadline = time.monotonic() + timeout
-        elif time.monotonic() > deadline:
+        cause = _cause(codes)
+        if cause is not None and (failed is None or (failed[1] == EXIT_PEER_LOST and cause[1] != EXIT_PEER_LOST)):
+            failed = cause
+            err(f"launch: process {failed[0]} of {len(procs)} failed ({_how(failed[1])}); the others get "
+                f"{timeout:g} s to exit before they are stopped")
+            deadline = deadline or time.monotonic() + timeout
+        elif failed is not None and time.monotonic() > deadline:
             running = [i for i, c in enumerate(codes) if c is None]
             err(f"launch: stopping process{'es' if len(running) > 1 else ''} "
                 f"{', '.join(map(str, running))}, still running {timeout:g} s after process {failed[0]} failed")
             _stop(procs)
+            stopped = True
             break
         time.sleep(0.05)
-    if failed is None:
-        bad = [(i, p.returncode) for i, p in enumerate(procs) if p.returncode != 0]
-        if not bad:
-            return EXIT_CLEAN
-        failed = bad[0]
-        err(f"launch: process {failed[0]} of {len(procs)} failed ({_how(failed[1])})")
-    return failed[1] if 0 < failed[1] < 256 else EXIT_ERROR
+    final = failed if stopped else _cause([p.returncode for p in procs])
+    if final is None:
+        return EXIT_CLEAN
+    if final != failed:
+        err(f"launch: process {final[0]} of {len(procs)} failed ({_how(final[1])})")
+    return final[1] if 0 < final[1] < 256 else EXIT_ERROR
+
+
+def _cause(codes):
+    """``(index, code)`` of the failure to report among ``codes`` (None: still running), or None."""
+    bad = [(i, c) for i, c in enumerate(codes) if c not in (None, 0)]
+    return next((b for b in bad if b[1] != EXIT_PEER_LOST), bad[0] if bad else None)
 
 
 def _how(code):
@@ -139,13 +148,15 @@ def worker(argv=None) -> int:
     distributed.initialize(args.coordinator, args.num_processes, args.process_id, initialization_timeout=60)
     try:
         return run_command.run(args)
-    except Exception:
+    except Exception as exc:
         # the script failed: say why and leave now, since jax.distributed's shutdown at exit waits for the
         # other processes (minutes, when one is gone)
+        from ast_hybrid.gluon.data_parallel import PeerLost
+
         traceback.print_exc()
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(EXIT_FAILED)
+        os._exit(EXIT_PEER_LOST if isinstance(exc, PeerLost) else EXIT_FAILED)
 
 
 if __name__ == "__main__":

@@ -136,3 +136,25 @@ def test_workers_start_from_process_0s_parameters(tmp_path):
     np.testing.assert_array_equal(w0[n:2 * n], w1[n:2 * n])  # and the trained weights are the same
     np.testing.assert_array_equal(w0[2 * n:], [1.0, 7.0])   # kv.init: process 0's value
     np.testing.assert_array_equal(w1[2 * n:], [1.0, 7.0])
+
+
+class _Done:
+    """A launched process that has already exited with ``code``."""
+
+    def __init__(self, code):
+        self.returncode = code
+
+    def poll(self):
+        return self.returncode
+
+
+def test_the_cause_is_reported_not_the_process_that_lost_its_peer(capsys):
+    """Both have exited by the time the launcher looks (CI saw this order): process 0 failed at its
+    all-reduce because process 1 had stopped; the launcher reports process 1 and returns its status."""
+    from ast_hybrid.cli import launch
+
+    assert launch._watch([_Done(launch.EXIT_PEER_LOST), _Done(3)], timeout=5) == 3
+    err = capsys.readouterr().err
+    assert "launch: process 1 of 2 failed (exit status 3)" in err and "process 0 of 2 failed" not in err
+    assert launch._watch([_Done(launch.EXIT_PEER_LOST), _Done(0)], timeout=5) == launch.EXIT_PEER_LOST
+    assert launch._watch([_Done(0), _Done(0)], timeout=5) == 0
