@@ -50,6 +50,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer calls, two small models")
     ap.add_argument("--only", nargs="+", choices=SCENARIOS, help="run these scenarios only")
     ap.add_argument("--no-mxnet", action="store_true", help="leave MXNet's columns out")
+    ap.add_argument("--no-onnx", action="store_true", help="leave ONNX Runtime (on MXNet's export) out")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = ap.parse_args(argv)
     from bench import control_flow, convert_speed, lint_speed, mlp, zoo
@@ -60,7 +61,8 @@ def main(argv=None) -> int:
     with harness.mxnet_oracle(not args.no_mxnet, report) as mx:
         steps = {"mlp": lambda: mlp.scenario(report, mx, quick),
                  "control_flow": lambda: control_flow.scenario(report, quick),
-                 "zoo": lambda: zoo.scenario(report, mx, quick),
+                 "zoo": lambda: zoo.scenario(report, mx, quick,
+                                             onnx=zoo.onnx_folder(report, mx is not None and not args.no_onnx)),
                  "train": lambda: run_train(report, quick, not args.no_mxnet),
                  "convert": lambda: convert_speed.scenario(report, quick),
                  "lint": lambda: lint_speed.scenario(report, quick)}

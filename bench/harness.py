@@ -22,6 +22,7 @@ from pathlib import Path
 import jax
 
 OURS, MXNET, JIT = "ours", "mxnet", "jax.jit"     # the names the ratios are taken between
+ORT = "onnxruntime"                                 # ONNX Runtime on MXNet's own mx.onnx export (bench/zoo.py)
 
 
 def ready(y):
@@ -77,7 +78,7 @@ class Row:
 
     def __post_init__(self):
         ours = self.times.get(OURS)
-        for base in (MXNET, JIT):
+        for base in (MXNET, JIT, ORT):
             if ours is not None and self.times.get(base):
                 self.ratios[f"{OURS}/{base}"] = ours / self.times[base]
 
@@ -144,13 +145,13 @@ class Report:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        keys = ((f"{OURS}/{MXNET}", "tab:blue"), (f"{OURS}/{JIT}", "tab:orange"))
+        keys = ((f"{OURS}/{MXNET}", "tab:blue"), (f"{OURS}/{JIT}", "tab:orange"), (f"{OURS}/{ORT}", "tab:green"))
         rows = [r for r in self.rows if any(k in r.ratios for k, _ in keys)]
         fig, ax = plt.subplots(figsize=(10, max(3.0, 0.28 * len(rows) + 1.5)))
         for j, (key, colour) in enumerate(keys):
-            ys = [i + 0.4 * j for i, r in enumerate(rows) if key in r.ratios]
-            ax.barh(ys, [r.ratios[key] for r in rows if key in r.ratios], height=0.4, color=colour, label=key)
-        ax.set_yticks([i + 0.2 for i in range(len(rows))], [f"{r.scenario}: {r.case}" for r in rows], fontsize=7)
+            ys = [i + 0.27 * j for i, r in enumerate(rows) if key in r.ratios]
+            ax.barh(ys, [r.ratios[key] for r in rows if key in r.ratios], height=0.27, color=colour, label=key)
+        ax.set_yticks([i + 0.27 for i in range(len(rows))], [f"{r.scenario}: {r.case}" for r in rows], fontsize=7)
         ax.set_xscale("log")
         ax.axvline(1.0, color="black", linewidth=0.8)
         ax.invert_yaxis()

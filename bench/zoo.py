@@ -12,6 +12,15 @@ threaded engine, OpenMP on every core) and times itself in its process, in round
 First calls: ours is timed on a cache this run made empty (trace + XLA compile); then, for one model, a
 second process runs it again on that cache (``gluon/compile_cache.py``: it reads the compiled program back
 instead of compiling) and the ratio of its first call to a steady-state call is reported (target <= 3x).
+
+ONNX Runtime (``onnxruntime`` column): what a user leaving MXNet would otherwise pick for CPU inference.  In
+the oracle's process, MXNet 1.9.1 exports its hybridized network (``net.export``) and converts it with its own
+``mx.onnx.export_model`` (onnx 1.14.1, protobuf 3; ``oracle.ensure_onnx_pkgs()`` installs them and ONNX
+Runtime 1.19.2 into ``.venv-mxnet/onnx-pkgs``); the initialisers are taken out of the graph's inputs (what
+ONNX Runtime's ``remove_initializer_from_input`` tool does, so it may fold constants) and ONNX Runtime runs
+it with its defaults (``CPUExecutionProvider``, every core, all graph optimisations), timed in that process
+in the same interleaved rounds.  Its output is checked against MXNet's before it is timed.  ``--no-onnx``
+leaves it out; a model the exporter cannot convert is reported as not run, with MXNet's error.
 """
 
 from __future__ import annotations
@@ -66,6 +75,77 @@ meta['s'] = (time.perf_counter() - t) / n
 """
 
 
+MX_ONNX = """
+import importlib, os, sys, tempfile, time
+if inp_folder not in sys.path:
+    sys.path.insert(0, inp_folder)
+    # mxnet.onnx's converters were imported with mxnet, before onnx was importable: register them again
+    from mxnet.onnx.mx2onnx._op_translations import _op_translations_opset12, _op_translations_opset13
+    importlib.reload(_op_translations_opset12)
+    importlib.reload(_op_translations_opset13)
+import onnx, onnxruntime as ort
+net, x = mx._bench
+d = tempfile.mkdtemp(prefix='ast_hybrid_bench_onnx_')
+net.export(os.path.join(d, 'm'))
+f = mx.onnx.export_model(os.path.join(d, 'm-symbol.json'), os.path.join(d, 'm-0000.params'),
+                         [x.shape], [np.float32], os.path.join(d, 'm.onnx'))
+model = onnx.load(f)
+inits = {i.name for i in model.graph.initializer}
+keep = [i for i in model.graph.input if i.name not in inits]
+del model.graph.input[:]
+model.graph.input.extend(keep)
+onnx.save(model, f)
+opts = ort.SessionOptions()
+opts.log_severity_level = 3
+feed_x = x.asnumpy()
+t = time.perf_counter()             # its first call: the session (graph optimisation) and one run
+s = ort.InferenceSession(f, opts, providers=['CPUExecutionProvider'])
+feed = {s.get_inputs()[0].name: feed_x}
+y = s.run(None, feed)[0]
+meta['first_s'] = time.perf_counter() - t
+want = net(x).asnumpy()
+meta['err'] = float(np.abs(y - want).max() / max(np.abs(want).max(), 1e-30))
+mx._ort = s, feed
+"""
+
+ORT_TIME = """
+import time
+s, feed = mx._ort
+n = int(inp['n'])
+s.run(None, feed)
+t = time.perf_counter()
+for _ in range(n): s.run(None, feed)
+meta['s'] = (time.perf_counter() - t) / n
+"""
+
+
+def onnx_folder(report, wanted: bool):
+    """The folder of onnx + ONNX Runtime for the oracle's python (installed on first use), or None."""
+    if not wanted:
+        report.cannot("ONNX Runtime columns", "--no-onnx")
+        return None
+    from ast_hybrid.testing.oracle import OracleUnavailable, ensure_onnx_pkgs
+
+    try:
+        return str(ensure_onnx_pkgs())
+    except OracleUnavailable as exc:
+        report.cannot("ONNX Runtime columns", str(exc).splitlines()[0])
+        return None
+
+
+def ort_contender(report, mx, folder, case):
+    """Export the oracle's current network to ONNX and time it in ONNX Runtime; None if that fails."""
+    try:
+        meta = mx.run(MX_ONNX.replace("inp_folder", repr(folder)))["meta"]
+    except Exception as exc:        # the exporter's own refusal (an op it cannot convert), named in the report
+        report.cannot(f"ONNX Runtime, {case}", f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1][:200]}")
+        return None, None
+    if meta["err"] > 1e-3:
+        report.cannot(f"ONNX Runtime, {case}", f"its output differs from MXNet's by {meta['err']:.1e} of the scale")
+        return None, None
+    return (lambda k: mx.run(ORT_TIME, n=np.array(k))["meta"]["s"]), meta["first_s"]
+
+
 def vision():
     """``mxnet.gluon.model_zoo.vision`` of MXNet 1.9.1's own source (the oracle's wheel), over ast-hybrid's
     compatibility package: copied into a temporary ``mxnet/`` tree found first for ``mxnet.gluon.model_zoo``."""
@@ -97,9 +177,9 @@ def _input(batch, side):
     return np.random.default_rng(0).uniform(-1, 1, (batch, 3, side, side)).astype("float32")
 
 
-def scenario(report, mx=None, quick=False, models=None, calls=None):
-    """Every model at batch 1 and 16 (``--quick``: two small ones at batch 1 and 4): ours vs MXNet, then
-    the first call in a second process."""
+def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
+    """Every model at batch 1 and 16 (``--quick``: two small ones at batch 1 and 4): ours vs MXNet (and ONNX
+    Runtime on MXNet's export, ``onnx``: its packages' folder), then the first call in a second process."""
     from ast_hybrid import nd
 
     models = models or (QUICK if quick else FULL)
@@ -118,6 +198,10 @@ def scenario(report, mx=None, quick=False, models=None, calls=None):
                 meta = mx.run(MX_SETUP.replace("inp_name", repr(name)).replace("inp_path", repr(path)), x=x)["meta"]
                 first[harness.MXNET] = meta["first_s"] * 1e3
                 contenders[harness.MXNET] = lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["s"]
+                if onnx:
+                    timer, first_s = ort_contender(report, mx, onnx, f"{name} b{b} {side}x{side}")
+                    if timer:
+                        contenders[harness.ORT], first[harness.ORT] = timer, first_s * 1e3
             if net is None:
                 net = v.get_model(name, classes=1000)
                 if os.path.exists(path):
@@ -192,6 +276,7 @@ def main(argv=None):
     ap.add_argument("--models", nargs="*")
     ap.add_argument("--calls", type=int)
     ap.add_argument("--no-mxnet", action="store_true")
+    ap.add_argument("--no-onnx", action="store_true", help="leave ONNX Runtime (on MXNet's export) out")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -200,7 +285,8 @@ def main(argv=None):
     report = harness.Report()
     models = {m: {**FULL, **QUICK}.get(m, 224) if args.quick else FULL.get(m, 224) for m in args.models or ()}
     with harness.mxnet_oracle(not args.no_mxnet, report) as mx:
-        scenario(report, mx, args.quick, models or None, args.calls)
+        onnx = onnx_folder(report, mx is not None and not args.no_onnx)
+        scenario(report, mx, args.quick, models or None, args.calls, onnx)
 
 
 def fresh_compile_cache():

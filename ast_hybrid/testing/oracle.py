@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["ROOT", "DEFAULT_VENV", "OracleUnavailable", "OracleError", "OracleCrashed", "venv_python",
-           "ensure_venv", "gluon_pkgs", "ensure_gluon_pkgs", "Oracle"]
+           "ensure_venv", "gluon_pkgs", "ensure_gluon_pkgs", "onnx_pkgs", "ensure_onnx_pkgs", "Oracle"]
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: ast_hybrid/testing/oracle.py
 DEFAULT_VENV = ROOT / ".venv-mxnet"
@@ -44,6 +44,12 @@ REQUIREMENTS = ("mxnet==1.9.1", "numpy<1.24")
 # what GluonCV/GluonNLP import at import time (scipy built for the oracle's numpy 1.x).
 GLUON_REQUIREMENTS = ("gluoncv==0.10.5", "gluonnlp==0.10.0", "tqdm==4.70.1", "portalocker==4.4.2",
                       "pyyaml==6.0.3", "pillow==13.0.0", "scipy==1.10.1", "packaging==26.3")
+# For the benchmarks only (issue 15's ONNX Runtime contender): MXNet 1.9.1's ``mx.onnx`` export needs onnx
+# 1.14.1 with protobuf<4; ONNX Runtime runs the exported file in the oracle's process.  Kept apart in
+# ``onnx_pkgs()``, on sys.path only where the bench puts it, so the tests' MXNet never sees them.
+ONNX_REQUIREMENTS = ("onnx==1.14.1", "protobuf==3.20.3", "onnxruntime==1.19.2", "coloredlogs==15.0.1",
+                     "humanfriendly==10.0", "flatbuffers==25.12.19", "sympy==1.14.0", "mpmath==1.3.0",
+                     "packaging==26.3", "typing_extensions==4.16.0")
 
 
 class OracleUnavailable(RuntimeError):
@@ -105,21 +111,34 @@ def gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
 def ensure_gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> Path:
     """:func:`gluon_pkgs`, installing :data:`GLUON_REQUIREMENTS` there first if GluonCV or GluonNLP is
     missing (``pip --no-deps --target`` with the oracle's python: GluonNLP builds from its sdist)."""
-    folder = gluon_pkgs(venv_dir)
-    if all((folder / name / "__init__.py").is_file() for name in ("gluoncv", "gluonnlp")):
+    return _ensure_target(gluon_pkgs(venv_dir), ("gluoncv", "gluonnlp"), GLUON_REQUIREMENTS, venv_dir, quiet)
+
+
+def onnx_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
+    """The folder holding onnx 1.14.1 and ONNX Runtime for the oracle's python (benchmarks only)."""
+    return Path(venv_dir) / "onnx-pkgs"
+
+
+def ensure_onnx_pkgs(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> Path:
+    """:func:`onnx_pkgs`, installing :data:`ONNX_REQUIREMENTS` there first if missing."""
+    return _ensure_target(onnx_pkgs(venv_dir), ("onnx", "onnxruntime"), ONNX_REQUIREMENTS, venv_dir, quiet)
+
+
+def _ensure_target(folder: Path, packages, requirements, venv_dir, quiet: bool) -> Path:
+    if all((folder / name / "__init__.py").is_file() for name in packages):
         return folder
     python = ensure_venv(venv_dir, quiet=quiet)
     cmd = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-deps", "--upgrade",
-           "--target", str(folder), *GLUON_REQUIREMENTS]
+           "--target", str(folder), *requirements]
     if quiet:
         cmd.insert(4, "-q")
     try:
         done = subprocess.run(cmd, capture_output=quiet, text=True, timeout=1800)
     except (OSError, subprocess.SubprocessError) as exc:
-        raise OracleUnavailable(f"could not install GluonCV/GluonNLP into {folder}: {exc}") from exc
+        raise OracleUnavailable(f"could not install {', '.join(packages)} into {folder}: {exc}") from exc
     if done.returncode != 0:
         tail = (done.stderr or "")[-2000:] if quiet else ""
-        raise OracleUnavailable(f"could not install {' '.join(GLUON_REQUIREMENTS)} into {folder}:\n{tail}")
+        raise OracleUnavailable(f"could not install {' '.join(requirements)} into {folder}:\n{tail}")
     return folder
 
 
