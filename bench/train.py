@@ -10,7 +10,11 @@ MLP (512 -> 256 -> 128 -> 2) at batch 256, a LeNet-style CNN on 1 x 28 x 28 at b
 ``resnet18_v1`` at batch 16 on 3 x 64 x 64.  Ours: ``net.hybridize()``; MXNet: ``hybridize(static_alloc=True,
 static_shape=True)`` as a user runs it (``Oracle(as_users_run_it=True)``: its threaded engine, OpenMP on every
 core), timed inside its own process in rounds interleaved with ours (``bench/harness.py``).  For the MLP the
-``jax.jit`` column is the whole step written by hand in one jitted function (model, loss, SGD with momentum).
+``jax.jit`` column is the whole step written by hand in one jitted function (model, loss, SGD with momentum);
+for the other networks it is the same network's whole step as ONE XLA program (``one_program_step``:
+``functional(net)`` in training mode under one ``jax.jit`` of ``value_and_grad`` + the SGD-momentum update,
+running statistics carried): what XLA:CPU gives for that step with no Gluon, tape or dispatch around it,
+i.e. the ceiling of any work on our training path.
 
 ``functional + optax``: ``ast_hybrid.functional(net)``'s ``apply_fn`` inside one ``jax.jit``'d step with
 ``jax.value_and_grad`` and ``optax.sgd(momentum=0.9)`` (examples/train_optax.py's pattern), against the same
@@ -166,6 +170,45 @@ def hand_mlp_step(x, y, lr=0.01, momentum=0.9):
     return run, loss_fn, params
 
 
+def one_program_step(name, x, y, lr=0.01, momentum=0.9):
+    """``name``'s whole training step (forward in training mode, loss, backward, SGD with momentum as MXNet's
+    ``sgd``, running statistics) as one jitted function over ``functional(net)``."""
+    import jax
+    import jax.numpy as jnp
+
+    from ast_hybrid import functional, gluon, nd
+    from ast_hybrid import mxnet as mx
+    from ast_hybrid.gluon import nn
+    from ast_hybrid.gluon.model_zoo import vision
+
+    env = {"mx": mx, "nd": nd, "gluon": gluon, "nn": nn, "vision": vision}
+    exec(NETS[name][0], env)
+    net = env["net"]
+    net.initialize(mx.init.Xavier())
+    xj, yj = jnp.asarray(x), jnp.asarray(y)
+    apply_fn, params = functional(net, nd.array(x))
+    trained = {p.name for p in net.collect_params().values() if p.grad_req != "null"}
+
+    def loss_fn(w, aux, xb, yb):
+        out, running = apply_fn({**aux, **w}, xb, training=True)
+        return xent(out, yb), running
+
+    @jax.jit
+    def step(w, aux, mom, xb, yb):
+        (loss, running), g = jax.value_and_grad(loss_fn, has_aux=True)(w, aux, xb, yb)
+        mom = jax.tree_util.tree_map(lambda m, g: momentum * m - lr * g / xb.shape[0], mom, g)
+        w = jax.tree_util.tree_map(lambda p, m: p + m, w, mom)
+        return w, {**aux, **{k: v for k, v in running.items() if k in aux}}, mom, loss
+
+    w = {k: v for k, v in params.items() if k in trained}
+    state = [w, {k: v for k, v in params.items() if k not in trained}, jax.tree_util.tree_map(jnp.zeros_like, w)]
+
+    def run():
+        state[0], state[1], state[2], loss = step(*state, xj, yj)
+        return loss
+    return run
+
+
 def optax_steps(x, y):
     """``functional(net)`` + optax and the same step by hand in JAX, each one jitted function."""
     import jax
@@ -217,8 +260,8 @@ def main(argv=None):
                 continue
             x, y = data(name)
             contenders = {harness.OURS: harness.local(ours_step(name, x, y))}
-            if name == "MLP b256":
-                contenders[harness.JIT] = harness.local(hand_mlp_step(x, y)[0])
+            one = hand_mlp_step(x, y)[0] if name == "MLP b256" else one_program_step(name, x, y)
+            contenders[harness.JIT] = harness.local(one)
             if mx is not None:
                 mx.run(MX_SETUP.replace("{net}", NETS[name][0]), x=x, y=y)
                 contenders[harness.MXNET] = lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["s"]

@@ -73,3 +73,27 @@ def test_a_steady_state_training_step_compiles_nothing(hybridize):
         _ON[0] = False
     assert counts[0] > 0, "the listener sees compiles (the first step's)"
     assert counts[3:] == [0, 0, 0], counts
+
+
+def test_a_builtin_loss_runs_compiled_and_a_users_subclass_op_by_op():
+    """A built-in loss the user did not hybridize runs as one program (one tape node, not one per op), with
+    the op-by-op values and gradients; a subclass keeps MXNet's imperative call (its hybrid_forward may do
+    anything MXNet allows imperatively)."""
+    from ast_hybrid import autograd, gluon, nd
+
+    class Mine(gluon.loss.SoftmaxCrossEntropyLoss):
+        pass
+
+    rs = np.random.RandomState(1)
+    pred, label = nd.array(rs.standard_normal((6, 4))), nd.array(rs.randint(0, 4, 6))
+    results = {}
+    for name, loss_fn in (("builtin", gluon.loss.SoftmaxCrossEntropyLoss()), ("subclass", Mine())):
+        p = pred.copy()
+        p.attach_grad()
+        with autograd.record():
+            loss = loss_fn(p, label)
+        loss.backward()
+        results[name] = loss.asnumpy(), p.grad.asnumpy(), loss_fn._compiled is not None
+    assert results["builtin"][2] and not results["subclass"][2]
+    for got, want in zip(results["builtin"][:2], results["subclass"][:2]):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
