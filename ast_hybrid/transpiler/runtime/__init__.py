@@ -7,7 +7,7 @@ switches to ``lax`` only when a condition, bound or iterable is a traced array:
 
 - ``if_stmt(cond, if_true, if_false, args, names)``: ``if``; traced: ``lax.cond``;
 - ``while_stmt(test, body, args, names)``: ``while``; traced: ``lax.while_loop``
-  (or a ``scan`` of ``max_iterations`` steps);
+  (or a bounded loop of ``max_iterations`` steps, ``loops.bounded_loop``);
 - ``for_stmt(iterable, extra_test, body, args, names)``: Python iteration;
   a traced ``range`` (from ``range_``): ``fori_loop``/``while_loop``; a traced
   array: ``lax.scan`` over its leading axis;

@@ -9,13 +9,24 @@ variable (the return value) undefined in one branch is filled with zeros of
 the other's type (it is never read on that path), numbers of different dtypes
 are promoted as Python would, and everything else is a diagnostic (HY030,
 HY033).
+
+Each branch is traced once, to a jaxpr (``jax.make_jaxpr``), before anything is
+emitted.  When neither branch computes anything (no equation: each output is a
+value computed before the statement, or a constant, as in ``if t: done = True``,
+the flag a ``break`` leaves), the statement is a ``jnp.where`` between those
+values instead of a ``lax.cond``: the same values and the same derivatives
+(nothing is computed that Python would not compute), and no conditional in the
+compiled program (inside a loop body, XLA runs one per iteration).  Otherwise
+``lax.cond`` evaluates the two jaxprs (the user's code is not traced again).
 """
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.extend.core import jaxpr_as_fun
 
 from ..ast_tools.naming import is_synthetic
 from .values import Layout, describe
@@ -38,7 +49,11 @@ def traced_cond(rt, pred, true_fn, false_fn, args, names, line, kind="if"):
         return run
 
     try:
-        dyn = lax.cond(pred, branch(true_fn, "t", None), branch(false_fn, "f", None))
+        jt = jax.make_jaxpr(branch(true_fn, "t", None))()
+        jf = jax.make_jaxpr(branch(false_fn, "f", None))()
+        dyn = _select(pred, jt, jf)
+        if dyn is None:
+            dyn = lax.cond(pred, jaxpr_as_fun(jt), jaxpr_as_fun(jf))
         failure = None
     except TypeError as exc:
         if len(recs) < 2:
@@ -53,6 +68,21 @@ def traced_cond(rt, pred, true_fn, false_fn, args, names, line, kind="if"):
     recs.clear()
     dyn = lax.cond(pred, branch(true_fn, "t", plan), branch(false_fn, "f", plan))
     return plan["layout"].rebuild(dyn)
+
+
+def _select(pred, jt, jf):
+    """``jnp.where(pred, t, f)`` for each output when neither branch computes anything (both jaxprs
+    without equations) and their outputs have the same types; else None."""
+    if jt.jaxpr.eqns or jf.jaxpr.eqns or jt.out_avals != jf.out_avals:
+        return None
+    out = []
+    for a, b, aval in zip(jaxpr_as_fun(jt)(), jaxpr_as_fun(jf)(), jt.out_avals):
+        if a is not b:
+            a = jnp.where(pred, a, b)
+            if (a.shape, a.dtype, getattr(a, "weak_type", False)) != (aval.shape, aval.dtype, aval.weak_type):
+                return None   # never seen: a constant whose type `where` would not keep
+        out.append(a)
+    return out
 
 
 def _plan(rt, t, f, names, line, kind):

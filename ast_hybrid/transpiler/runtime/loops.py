@@ -16,9 +16,13 @@ is HY031, except a Python number promoted by the body (``k = 0`` then
 ``k = k + 0.5``), which restarts the loop with the promoted type as Python would.
 
 With ``max_iterations=N`` (``ast_hybrid.jit(fn, max_iterations=N)``) a traced
-``while`` (and a traced range with a ``break``) becomes a ``scan`` of N steps
-whose body runs under ``lax.cond(test, ...)``: reverse-differentiable, and exact
-as long as the loop ends within N iterations.
+``while`` (and a traced range with a ``break``) is bounded by N steps: exact as long
+as the loop ends within N iterations, and reverse-differentiable.  Such a bounded
+loop (also the rest of a Python ``range`` whose ``break`` test became traced,
+:func:`range_rest`) is :func:`bounded_loop`: a ``lax.while_loop`` that stops at the
+exit for its values, and a ``scan`` of N steps whose body runs under
+``lax.cond(test, ...)`` for its derivatives (a ``jax.custom_jvp``), so that a loop
+leaving early costs what a hand-written ``while_loop`` does and still trains.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from jax import lax
 
 from .values import Layout, Undefined, as_pred, describe
 
-__all__ = ["Carry", "traced_while", "traced_range_for", "traced_scan_for", "range_rest", "TracedRange"]
+__all__ = ["Carry", "traced_while", "traced_range_for", "traced_scan_for", "range_rest", "TracedRange",
+           "bounded_loop"]
 
 
 class TracedRange:
@@ -169,9 +174,7 @@ def traced_while(rt, test, body, state, names, line, max_iterations=None):
         if max_iterations is None:
             return lax.while_loop(cond_fun, body_fun, list(carry.init))
 
-        def step(dyn, _):
-            return lax.cond(cond_fun(dyn), body_fun, lambda d: list(d), dyn), None
-        return lax.scan(step, list(carry.init), None, length=max_iterations)[0]
+        return bounded_loop(cond_fun, body_fun, list(carry.init), max_iterations)
 
     build.carry = carry
     return carry.unpack(_retrying(build))
@@ -209,9 +212,7 @@ def traced_range_for(rt, rng, extra_test, body, state, names, line, max_iteratio
         if max_iterations is None:
             return lax.while_loop(cond_kd, body_kd, (k0, init))[1]
 
-        def step(kd, _):
-            return lax.cond(cond_kd(kd), body_kd, lambda c: (c[0], list(c[1])), kd), None
-        return lax.scan(step, (k0, init), None, length=max_iterations)[0][1]
+        return bounded_loop(cond_kd, body_kd, (k0, init), max_iterations, counted=True)[1]
 
     build.carry = carry
     return carry.unpack(_retrying(build))
@@ -243,9 +244,9 @@ def range_rest(rt, rest, extra_test, body, state, names, line, max_iterations=No
     undefined, a structure, shape or dtype the body changes, a body that needs the item to be a
     Python int (a shape, a Python ``if`` on it).
 
-    Always a ``scan`` of ``len(rest)`` guarded steps (the length is a Python int here): exact, and
-    reverse-differentiable, so a hybridized block with such a loop still trains (a ``while_loop``
-    would stop at the break, a little faster, but ``backward()`` could not go through it).
+    Always a :func:`bounded_loop` of at most ``len(rest)`` steps (the length is a Python int here):
+    a ``while_loop`` that stops at the break, whose derivatives are a ``scan``'s, so that a hybridized
+    block with such a loop still trains (``backward()`` cannot go through a plain ``while_loop``).
     """
     if len(rest) == 0 or any(isinstance(v, Undefined) for v in state):
         return None
@@ -265,3 +266,53 @@ def range_rest(rt, rest, extra_test, body, state, names, line, max_iterations=No
         return None
     rng = TracedRange(rest.start, rest.stop, rest.step)
     return traced_range_for(rt, rng, extra_test, body, state, names, line, len(rest))
+
+
+def bounded_loop(cond, body, init, length, counted=False):
+    """``while cond(c): c = body(c)``, at most ``length`` times; ``init`` a pytree of arrays.
+
+    Values: a ``lax.while_loop`` (ends at the first false ``cond``); derivatives (forward and
+    reverse): a ``scan`` of ``length`` steps, each running ``body`` under ``lax.cond(cond(c), ...)``,
+    which computes the same values.  ``counted``: ``c[0]`` is a step counter from 0 that ``body``
+    increments (the bound is tested on it, no second counter).  The two functions are traced once each
+    (``jax.make_jaxpr``); what they read from around the loop becomes explicit arguments of the
+    ``custom_jvp``, so that derivatives with respect to it are the scan's too.  A loop body with
+    effects (a traced ``assert``'s ordered callback), which ``custom_jvp`` refuses, is only the scan.
+    """
+    tree = jax.tree_util.tree_structure(init)
+    cj = jax.make_jaxpr(cond)(init)
+    bj = jax.make_jaxpr(body)(init)
+    nc = len(cj.consts)
+
+    def call(closed, consts, c):
+        return jax.core.eval_jaxpr(closed.jaxpr, consts, *jax.tree_util.tree_leaves(c))
+
+    def test(consts, c):
+        return call(cj, consts[:nc], c)[0]
+
+    def step(consts, c):
+        return jax.tree_util.tree_unflatten(tree, call(bj, consts[nc:], c))
+
+    def scan(consts, c):
+        def one(c, _):
+            return lax.cond(test(consts, c), lambda c: step(consts, c), lambda c: c, c), None
+        return lax.scan(one, c, None, length=length)[0]
+
+    consts = [*cj.consts, *bj.consts]
+    if cj.effects or bj.effects:
+        return scan(consts, init)
+
+    @jax.custom_jvp
+    def loop(consts, c):
+        if counted:   # c[0] counts the steps
+            return lax.while_loop(lambda c: jnp.logical_and(c[0] < length, test(consts, c)),
+                                  lambda c: step(consts, c), c)
+        k0 = jnp.zeros((), jnp.int32)
+        return lax.while_loop(lambda kc: jnp.logical_and(kc[0] < length, test(consts, kc[1])),
+                              lambda kc: (kc[0] + 1, step(consts, kc[1])), (k0, c))[1]
+
+    @loop.defjvp
+    def _(primals, tangents):
+        return jax.jvp(scan, primals, tangents)
+
+    return loop(consts, init)
