@@ -46,6 +46,8 @@ def _direct(func) -> bool:
 
 
 class _CallTrees(Transformer):
+    wants = staticmethod(lambda node: node.__class__ is gast.Call)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if _direct(node.func):

@@ -59,7 +59,7 @@ from __future__ import annotations
 
 import gast
 
-from ast_hybrid.common.walkers import own_statements, walk_scope
+from ast_hybrid.common.walkers import own_statements
 from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW
 from ast_hybrid.transpiler.ast_tools.annotations import Anno, anno_set
 from ast_hybrid.transpiler.ast_tools.composites import Refused, composite
@@ -142,10 +142,35 @@ class _Carry(Transformer):
 
 
 def _stores_into_containers(fn) -> bool:
-    """Whether ``fn`` (nested scopes aside) assigns any item or attribute: one walk, and most functions
-    (no ``d[k] = ...``, no ``self.x = ...``) need nothing else from this pass."""
-    return any(n.__class__ in (gast.Subscript, gast.Attribute) and n.ctx.__class__ is gast.Store
-               for top in fn.body for n in walk_scope(top))
+    """Whether ``fn`` (nested scopes aside) assigns any item or attribute: most functions (no
+    ``d[k] = ...``, no ``self.x = ...``) need nothing else from this pass.  An item or attribute is
+    stored only as (part of) a statement's target, so only the targets are looked at (not every
+    expression: conversion time)."""
+    for s in own_statements(fn):
+        t = s.__class__
+        if t is gast.Assign:
+            todo = list(s.targets)
+        elif t in _ONE_TARGET:
+            todo = [s.target]
+        elif t is gast.With or t is gast.AsyncWith:
+            todo = [i.optional_vars for i in s.items if i.optional_vars is not None]
+        else:
+            continue
+        while todo:
+            n = todo.pop()
+            c = n.__class__
+            if c in _CONTAINERS:
+                if n.ctx.__class__ is gast.Store:
+                    return True
+            elif c is gast.Tuple or c is gast.List:
+                todo.extend(n.elts)
+            elif c is gast.Starred:
+                todo.append(n.value)
+    return False
+
+
+_ONE_TARGET = frozenset({gast.AugAssign, gast.AnnAssign, gast.For, gast.AsyncFor})
+_CONTAINERS = frozenset({gast.Subscript, gast.Attribute})
 
 
 def transform(fn, ctx):

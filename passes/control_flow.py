@@ -65,24 +65,21 @@ from ast_hybrid.transpiler.ast_tools.analysis import CONTROL_FLOW
 from ast_hybrid.transpiler.ast_tools.annotations import Anno, anno_get
 from ast_hybrid.transpiler.ast_tools.origin import copy_origin
 from ast_hybrid.transpiler.sites import LoadIndex, build_site
-from ast_hybrid.transpiler.ast_tools.templates import make_function, replace, tuple_of
+from ast_hybrid.transpiler.ast_tools.templates import make_function, replace, return_of, runtime_call, tuple_of
 from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
 __all__ = ["transform"]
 
 
-def _state_call(call_template: str, state, display, **replacements):
-    """``a, b = <call>`` (the bare call when there is no state); ``args``/``names`` are the state
-    (``names`` as diagnostics show them: ``display`` maps a variable carrying ``d['h']`` to that)."""
+def _state_call(method: str, operands, state, display):
+    """``a, b = ah__.method(*operands, (a, b), names)`` (the bare call when there is no state);
+    ``names`` as diagnostics show the state (``display`` maps a variable carrying ``d['h']`` to that)."""
     names = gast.Tuple(elts=[gast.Constant(value=display.get(v, v), kind=None) for v in state], ctx=gast.Load())
-    if state:
-        return replace("out = " + call_template, out=tuple_of(state), args=tuple_of(state), names=names,
-                       **replacements)
-    return replace(call_template, args=tuple_of(()), names=names, **replacements)
+    return [runtime_call(method, [*operands, tuple_of(state), names], tuple_of(state) if state else None)]
 
 
 def _returning(state):
-    return replace("return out", out=tuple_of(state))
+    return [return_of(tuple_of(state))]
 
 
 class _Scope(Transformer):
@@ -125,15 +122,15 @@ class _Scope(Transformer):
         t, f = self.ctx.namer.new("if_true"), self.ctx.namer.new("if_false")
         out = [self._function(t, state, node.body + _returning(state)),
                self._function(f, state, (node.orelse or [gast.Pass()]) + _returning(state)),
-               *_state_call("ah__.if_stmt(test, t, f, args, names)", state, self.ctx.display, test=node.test, t=t, f=f)]
+               *_state_call("if_stmt", [node.test, t, f], state, self.ctx.display)]
         return out
 
     def visit_While(self, node):
         state = self._prepare("while", node, node.test, [("loop body", node.body)])
         test, body = self.ctx.namer.new("while_test"), self.ctx.namer.new("while_body")
-        out = [self._function(test, state, replace("return test", test=node.test)),
+        out = [self._function(test, state, [return_of(node.test)]),
                self._function(body, state, node.body + _returning(state)),
-               *_state_call("ah__.while_stmt(test, body, args, names)", state, self.ctx.display, test=test, body=body)]
+               *_state_call("while_stmt", [test, body], state, self.ctx.display)]
         return out
 
     def visit_For(self, node):
@@ -146,9 +143,8 @@ class _Scope(Transformer):
             test = gast.Constant(value=None, kind=None)
         else:
             test = self.ctx.namer.new("for_test")
-            out.append(self._function(test, state, replace("return extra", extra=extra)))
-        out += _state_call("ah__.for_stmt(it, test, body, args, names)", state,
-                            self.ctx.display, it=node.iter, test=test, body=body)
+            out.append(self._function(test, state, [return_of(extra)]))
+        out += _state_call("for_stmt", [node.iter, test, body], state, self.ctx.display)
         return out
 
 

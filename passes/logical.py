@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import gast
 
+from ast_hybrid.common.walkers import children
 from ast_hybrid.transpiler.ast_tools.templates import clone, replace_expr
 from ast_hybrid.transpiler.ast_tools.transformer import Transformer
 
@@ -65,14 +66,26 @@ def _walrus(node):
         if isinstance(n, gast.NamedExpr):
             found.append(n)
         if not isinstance(n, gast.Lambda):
-            todo.extend(gast.iter_child_nodes(n))
+            todo.extend(children(n))    # contexts and operators aside: they hold no `:=`
     return min(found, key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)), default=None)
 
 
 _ORDINAL = {1: "second", 2: "third"}
 
 
+def _wanted(node) -> bool:
+    """The nodes this pass rewrites (the walk enters only the subtrees holding one)."""
+    cls = node.__class__
+    return (cls in _REWRITTEN or (cls is gast.UnaryOp and node.op.__class__ is gast.Not)
+            or (cls is gast.Compare and len(node.ops) > 1))
+
+
+_REWRITTEN = frozenset({gast.BoolOp, gast.IfExp, gast.comprehension, gast.Match})
+
+
 class _Logical(Transformer):
+    wants = staticmethod(_wanted)
+
     def __init__(self, ctx=None):
         self.ctx = ctx
 

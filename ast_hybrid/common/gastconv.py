@@ -57,8 +57,9 @@ def to_gast(tree):
         if cls is ast.arg:
             d.update(id=node.arg, ctx=param(), type_comment=src.get("type_comment"))
             d["annotation"] = conv(node.annotation) if node.annotation is not None else None
-        elif cls is ast.Name:
-            d.update(id=node.id, ctx=conv(node.ctx), annotation=None, type_comment=None)
+        elif cls is ast.Name:     # its context shared, as the parser shares its own (no pass changes one)
+            d.update(id=src["id"], ctx=contexts.get(src["ctx"].__class__) or conv(src["ctx"]), annotation=None,
+                     type_comment=None)
         else:
             for f in fields:
                 v = src.get(f, _MISSING)
@@ -76,16 +77,17 @@ def to_gast(tree):
                 d["type_params"] = []
         if located:
             for a in _LOCATION:
-                v = getattr(node, a, _MISSING)
-                if v is not _MISSING:
-                    d[a] = v
+                if a in src:
+                    d[a] = src[a]
         return new
 
+    contexts = {ast.Load: gast.Load(), ast.Store: gast.Store(), ast.Del: gast.Del()}   # one set per tree
     return conv(tree)
 
 
 _MISSING = object()
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_PLAIN = frozenset({str, int, float, bool, bytes, complex})   # field values copied as they are
 
 
 def to_ast(tree, line_offset: int = 0, col_offset: int = 0, root_location=None):
@@ -96,6 +98,7 @@ def to_ast(tree, line_offset: int = 0, col_offset: int = 0, root_location=None):
     """
     dl, dc = line_offset, col_offset
     table = _TO_AST
+    name_cls = gast.Name
 
     def located(node, loc):
         ln = getattr(node, "lineno", None)
@@ -112,9 +115,18 @@ def to_ast(tree, line_offset: int = 0, col_offset: int = 0, root_location=None):
         target, fields, has_loc = got
         new = target.__new__(target)
         d = new.__dict__
+        src = node.__dict__
         if has_loc:
-            loc = located(node, loc)
+            ln = src.get("lineno")
+            if ln is not None:     # located(node, loc), inlined: this runs for every node
+                col, el, ec = src["col_offset"] + dc, src.get("end_lineno"), src.get("end_col_offset")
+                loc = (ln + dl, col, (ln if el is None else el) + dl, col + 1 if ec is None else ec + dc)
             d["lineno"], d["col_offset"], d["end_lineno"], d["end_col_offset"] = loc
+        if cls is name_cls:        # the most frequent node: its two fields directly
+            ctx = _AST_CTX.get(src["ctx"].__class__)
+            if ctx is not None:
+                d["id"], d["ctx"] = src["id"], ctx
+                return new
         if cls is gast.arguments:
             for f in ("posonlyargs", "args", "kwonlyargs"):
                 d[f] = [param(a, loc) for a in getattr(node, f)]
@@ -124,8 +136,10 @@ def to_ast(tree, line_offset: int = 0, col_offset: int = 0, root_location=None):
             d["defaults"] = [conv(v, loc) for v in node.defaults]
             return new
         for f in fields:
-            v = getattr(node, f, None)
-            if v.__class__ is list:
+            v = src.get(f)
+            if v is None or v.__class__ in _PLAIN:
+                d[f] = v
+            elif v.__class__ is list:
                 d[f] = [conv(x, loc) if isinstance(x, gast.AST) else x for x in v]
             elif isinstance(v, gast.AST):
                 twin = _AST_CTX.get(v.__class__)

@@ -37,7 +37,8 @@ import gast
 
 from .annotations import anno_copy
 
-__all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function", "clone"]
+__all__ = ["replace", "replace_expr", "name", "tuple_of", "fix_ctx", "make_function", "return_of",
+           "runtime_call", "clone"]
 
 _LOCATION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -152,21 +153,22 @@ class _Build:
                 return gast.Name(id=value, ctx=node.ctx, annotation=None, type_comment=None)
             return _with_ctx(_as_node(value), node.ctx)
         new = cls.__new__(cls)
+        d, src = new.__dict__, node.__dict__
         for field in node._fields:
-            old = getattr(node, field, None)
-            if isinstance(old, list):
+            old = src.get(field)
+            if old.__class__ is list:
                 old = self.block(old)
-            elif isinstance(old, gast.AST):
-                old = self.node(old) if not isinstance(old, _CTX) else old
-            setattr(new, field, old)
+            elif isinstance(old, gast.AST) and old.__class__ not in _CTX:
+                old = self.node(old)
+            d[field] = old
         for attr in node._attributes:
-            setattr(new, attr, None)
+            d[attr] = None
         if cls is gast.FunctionDef and node.name in self.replacements:
             new.name = self._take(node.name)
         return new
 
 
-_CTX = (gast.Load, gast.Store, gast.Del, gast.Param)
+_CTX = frozenset({gast.Load, gast.Store, gast.Del, gast.Param})
 
 
 def _with_ctx(node, ctx):
@@ -217,10 +219,64 @@ def fix_ctx(node, ctx=None):
 
 
 def make_function(fname: str, params, body, declared=None):
-    """``def fname(*params): body``, redeclaring ``declared`` (``{"global": [...], "nonlocal": [...]}``)."""
+    """``def fname(*params): body``, redeclaring ``declared`` (``{"global": [...], "nonlocal": [...]}``).
+
+    Exactly ``replace("def fname(params):\\n    body", ...)``, built directly (every converted
+    ``if``/``while``/``for`` makes two or three of them: a large part of conversion time).
+    """
     decls = []
     for kind, names in (declared or {}).items():
         if names:
             decls.append(gast.Global(names=list(names)) if kind == "global" else gast.Nonlocal(names=list(names)))
-    (fn,) = replace("def fname(params):\n    body", fname=fname, params=list(params), body=decls + list(body))
-    return fn
+    proto = _parsed("def fname(params):\n    body").body[0]
+    args = _like(proto.args, args=[name(v, gast.Param()) if isinstance(v, str) else v for v in params])
+    return _like(proto, name=fname, args=args, body=decls + list(body))
+
+
+def return_of(value):
+    """``return value``: exactly ``replace("return out", out=value)[0]``, built directly."""
+    proto = _parsed("return out").body[0]
+    return _like(proto, value=_with_ctx(_as_node(value), proto.value.ctx))
+
+
+def runtime_call(method: str, args, out=None):
+    """``out = ah__.method(*args)`` (a bare call when ``out`` is None): exactly what :func:`replace`
+    makes of that template with ``args`` (names as strings, or expressions) put in, built directly."""
+    holders = ", ".join(f"a{i}" for i in range(len(args)))
+    proto = _parsed(f"out = ah__.{method}({holders})" if out is not None else f"ah__.{method}({holders})").body[0]
+    call = proto.value
+    built = []
+    for value, holder in zip(args, call.args):
+        if isinstance(value, str):
+            built.append(gast.Name(id=value, ctx=holder.ctx, annotation=None, type_comment=None))
+        else:
+            built.append(_with_ctx(_as_node(value), holder.ctx))
+    func = _like(call.func, value=_like(call.func.value))
+    value = _like(call, func=func, args=built)
+    if out is None:
+        return _like(proto, value=value)
+    return _like(proto, targets=[_with_ctx(_as_node(out), proto.targets[0].ctx)], value=value)
+
+
+def _like(proto, **fields):
+    """A copy of the template node ``proto`` as :class:`_Build` makes it (every field set, every location
+    attribute None), with ``fields`` given; the other fields copied (lists fresh, contexts and plain
+    values shared).  ``proto``'s other fields must hold no node but contexts: checked."""
+    cls = proto.__class__
+    new = cls.__new__(cls)
+    d, src = new.__dict__, proto.__dict__
+    for field in cls._fields:
+        if field in fields:
+            d[field] = fields[field]
+            continue
+        old = src.get(field)
+        if old.__class__ is list:
+            if old:
+                raise ValueError(f"template field {cls.__name__}.{field} is not empty: give it")
+            old = []
+        elif isinstance(old, gast.AST) and old.__class__ not in _CTX:
+            raise ValueError(f"template field {cls.__name__}.{field} holds a node: give it")
+        d[field] = old
+    for attr in cls._attributes:
+        d[attr] = None
+    return new
