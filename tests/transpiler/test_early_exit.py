@@ -61,6 +61,13 @@ def pick(x, y, t):
     return c, k
 
 
+def compute_one(x, t):
+    a = x * 2.0
+    if t > 0:
+        a = a + 1.0     # computes: stays a lax.cond
+    return a
+
+
 def pick_half(x16, t):
     if t > 0:
         k = 1.0
@@ -166,3 +173,38 @@ def test_a_select_between_python_numbers_keeps_them_weak(fns):
     got = ast_hybrid.jit(f)(x16, jnp.float32(-1.0))
     assert got.dtype == jnp.float16
     np.testing.assert_array_equal(np.asarray(got), np.asarray(x16 * 2.0))
+
+
+def test_a_branch_that_computes_stays_a_cond(fns):
+    f = fns["compute_one"]
+    x = jnp.asarray(X)
+    for t in (1.0, -1.0):
+        np.testing.assert_array_equal(np.asarray(ast_hybrid.jit(f)(x, jnp.float32(t))),
+                                      np.asarray(f(x, jnp.float32(t))))
+    assert "cond[" in jaxpr_of(f, x, jnp.float32(1.0))
+
+
+def test_what_counts_as_computing_nothing():
+    from ast_hybrid.transpiler.runtime.conditionals import _moves_only
+    g = 3
+
+    def moves(a, b):
+        a = b
+        c = True
+        return (a, c, g)
+
+    def calls(a):
+        return (len(a),)
+
+    def attribute(a):      # a property runs code
+        return (a.shape,)
+
+    def item(a):
+        return (a[0],)
+
+    def unpacks(a):        # iterating runs code
+        x, y = a
+        return (x,)
+
+    assert _moves_only(moves)
+    assert not any(_moves_only(f) for f in (calls, attribute, item, unpacks))

@@ -10,23 +10,24 @@ the other's type (it is never read on that path), numbers of different dtypes
 are promoted as Python would, and everything else is a diagnostic (HY030,
 HY033).
 
-Each branch is traced once, to a jaxpr (``jax.make_jaxpr``), before anything is
-emitted.  When neither branch computes anything (no equation: each output is a
-value computed before the statement, or a constant, as in ``if t: done = True``,
-the flag a ``break`` leaves), the statement is a ``jnp.where`` between those
-values instead of a ``lax.cond``: the same values and the same derivatives
-(nothing is computed that Python would not compute), and no conditional in the
-compiled program (inside a loop body, XLA runs one per iteration).  Otherwise
-``lax.cond`` evaluates the two jaxprs (the user's code is not traced again).
+A branch that computes nothing (its code only loads and stores names and constants
+and builds the tuple it returns, as ``if t: done = True``, the flag a ``break`` leaves)
+is called as it is, both are, and the statement is a ``jnp.where`` between their
+outputs when these have the same types: the same values and derivatives as
+``lax.cond`` (nothing is computed that Python would not compute, no effect can
+run), and no conditional in the compiled program (inside a loop body XLA would run
+one per iteration).  Anything else is ``lax.cond``.
 """
 
 from __future__ import annotations
+
+import dis
+import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.extend.core import jaxpr_as_fun
 
 from ..ast_tools.naming import is_synthetic
 from .values import Layout, describe
@@ -48,12 +49,12 @@ def traced_cond(rt, pred, true_fn, false_fn, args, names, line, kind="if"):
             return _apply(plan, lay)
         return run
 
+    if _moves_only(true_fn) and _moves_only(false_fn):
+        picked = _select(pred, true_fn(*args), false_fn(*args), len(names))
+        if picked is not None:
+            return picked
     try:
-        jt = jax.make_jaxpr(branch(true_fn, "t", None))()
-        jf = jax.make_jaxpr(branch(false_fn, "f", None))()
-        dyn = _select(pred, jt, jf)
-        if dyn is None:
-            dyn = lax.cond(pred, jaxpr_as_fun(jt), jaxpr_as_fun(jf))
+        dyn = lax.cond(pred, branch(true_fn, "t", None), branch(false_fn, "f", None))
         failure = None
     except TypeError as exc:
         if len(recs) < 2:
@@ -70,19 +71,42 @@ def traced_cond(rt, pred, true_fn, false_fn, args, names, line, kind="if"):
     return plan["layout"].rebuild(dyn)
 
 
-def _select(pred, jt, jf):
-    """``jnp.where(pred, t, f)`` for each output when neither branch computes anything (both jaxprs
-    without equations) and their outputs have the same types; else None."""
-    if jt.jaxpr.eqns or jf.jaxpr.eqns or jt.out_avals != jf.out_avals:
+#: what a branch that computes nothing is made of: loads and stores of its own names, constants,
+#: globals and closure cells read, the tuple it returns (no call, operator, attribute, item, iteration)
+_MOVES = frozenset({"RESUME", "NOP", "CACHE", "EXTENDED_ARG", "COPY_FREE_VARS", "MAKE_CELL", "LOAD_FAST",
+                    "LOAD_FAST_CHECK", "LOAD_CONST", "STORE_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "BUILD_TUPLE",
+                    "POP_TOP", "RETURN_VALUE", "RETURN_CONST"})
+
+
+def _moves_only(fn) -> bool:
+    code = getattr(fn, "__code__", None)
+    return code is not None and _code_moves_only(code)
+
+
+@functools.lru_cache(maxsize=1024)
+def _code_moves_only(code) -> bool:
+    return all(i.opname in _MOVES for i in dis.get_instructions(code))
+
+
+def _select(pred, outs_t, outs_f, n):
+    """The outputs of two branches that computed nothing, picked by ``jnp.where(pred, t, f)`` leaf by
+    leaf, or None when their structures or leaf types differ (``lax.cond`` then says how, or fails)."""
+    t, f = Layout(outs_t), Layout(outs_f)
+    if len(t.dyn) != len(f.dyn) or not all(t.same_static(f, i) for i in range(n)):
         return None
     out = []
-    for a, b, aval in zip(jaxpr_as_fun(jt)(), jaxpr_as_fun(jf)(), jt.out_avals):
-        if a is not b:
-            a = jnp.where(pred, a, b)
-            if (a.shape, a.dtype, getattr(a, "weak_type", False)) != (aval.shape, aval.dtype, aval.weak_type):
-                return None   # never seen: a constant whose type `where` would not keep
-        out.append(a)
-    return out
+    for a, b in zip(t.dyn, f.dyn):
+        if a is b and isinstance(a, jax.core.Tracer):
+            out.append(a)            # the same value either way (a variable neither branch assigns)
+            continue
+        ta = jax.typeof(a)
+        if ta != jax.typeof(b):
+            return None
+        picked = jnp.where(pred, a, b)
+        if jax.typeof(picked) != ta:
+            return None
+        out.append(picked)
+    return t.rebuild(out)
 
 
 def _plan(rt, t, f, names, line, kind):
