@@ -107,9 +107,7 @@ def call(name: str, family: str, net, mx, arrays: dict):
         return net(a["x"], a["vl"])
     if name.startswith("transformer"):
         return net(a["x"], a["y"], a["vl"], a["tvl"])
-    if name.startswith("big_rnn"):
-        return net(a["x"], net.begin_state(batch_size=2, func=mx.nd.zeros))
-    return net(a["x"])
+    return net(a["x"], net.begin_state(batch_size=2, func=mx.nd.zeros))      # the language models
 
 
 def flatten(out) -> list:
