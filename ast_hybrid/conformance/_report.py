@@ -1,4 +1,4 @@
-"""Run the models, keep the rows (JSON), print the table (Markdown): the driver of ``python -m ast_hybrid.conformance``."""
+"""The driver of ``python -m ast_hybrid.conformance``: run the models, keep the rows (JSON), print the table."""
 
 from __future__ import annotations
 
@@ -96,12 +96,16 @@ def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = Fa
                 if ref.get("hybrid_cause"):
                     row["mxnet_hybrid_cause"] = ref["hybrid_cause"]
                 row["status"] = "match" if ours["plain"] and ours["hybrid"] else "fail"
+                moved = ref.get("sensitivity") or 0.0
+                if row["status"] == "fail" and row["built"] and moved > 1e-4 and row["error"] <= 100 * moved:
+                    row.update(status="ill-conditioned", cause=f"{row['cause']}; MXNet's own output moves "
+                               f"{moved:.1e} of its scale for a 1e-6 relative change of the input")
     row["seconds"] = round(time.perf_counter() - start, 1)
     return row
 
 
 def totals(rows: list[dict], listed: int) -> dict:
-    count = {s: sum(r["status"] == s for r in rows) for s in ("match", "fail", "timeout", "mxnet")}
+    count = {s: sum(r["status"] == s for r in rows) for s in ("match", "fail", "ill-conditioned", "timeout", "mxnet")}
     count.update(listed=listed, run=len(rows), built=sum(r["built"] for r in rows), not_run=listed - len(rows))
     return count
 
@@ -112,7 +116,8 @@ def _cell(value, fmt):
 
 def table(rows: list[dict], not_run: list[str]) -> str:
     yn = {True: "y", False: "n"}
-    lines = ["| model | family | input | builds | plain | hybrid | worst error | ours/MXNet | first cause of a failure |",
+    lines = ["| model | family | input | builds | plain | hybrid | worst error | ours/MXNet "
+             "| first cause of a failure |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         shape = "x".join(map(str, r["shape"][1:])) if r.get("shape") else ""
@@ -127,7 +132,9 @@ def table(rows: list[dict], not_run: list[str]) -> str:
 
 def summary(count: dict, stand_ins: bool) -> str:
     text = (f"{count['listed']} constructors listed, {count['run']} run: {count['built']} build, "
-            f"{count['match']} match MXNet plain and hybridized, {count['fail']} fail, {count['timeout']} time out, "
+            f"{count['match']} match MXNet plain and hybridized, {count['fail']} fail, "
+            f"{count['ill-conditioned']} differ "
+            f"where MXNet's own output is ill-conditioned, {count['timeout']} time out, "
             f"{count['mxnet']} MXNet itself cannot run on CPU here; {count['not_run']} not run.")
     return text + (" STAND-INS given to missing import-time names (--stand-ins)." if stand_ins else "")
 

@@ -80,6 +80,9 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
                 if cause is None and "pretrained_base" not in str(exc):
                     cause = first_cause(exc)
                 continue
+            if shape is not None:              # conditioning: how far MXNet's own output moves for a 1e-6 change
+                moved = _models.flatten(_models.call(name, family, net, mx, {"x": arrays["x"] * (1 + 1e-6)}))
+                result["sensitivity"] = _error(moved, outs)
             net.save_parameters(os.path.join(work, "net.params"))
             np.savez(os.path.join(work, "inputs.npz"), **arrays)
             np.savez(os.path.join(work, "outputs.npz"), *outs)
