@@ -83,14 +83,17 @@ def build(name: str, family: str, mx, pkgs: dict, kwargs: dict):
     import collections
     words = collections.Counter("w%d" % i for i in range(40))
     if name.startswith("elmo"):
-        return nlp.model.get_model(name, pretrained=False)
+        return nlp.model.get_model(name, pretrained=False)[0]
     if name.startswith(("bert", "ernie", "distilbert")):
-        return nlp.model.get_model(name, vocab=nlp.vocab.BERTVocab(words), pretrained=False, dataset_name=None)[0]
+        return nlp.model.get_model(name, vocab=nlp.vocab.BERTVocab(words), pretrained=False, dataset_name=None,
+                                   use_decoder=False, use_classifier=False)[0]
     if name.startswith("roberta"):
-        return nlp.model.get_model(name, vocab=nlp.Vocab(words), pretrained=False, dataset_name=None)[0]
+        return nlp.model.get_model(name, vocab=nlp.Vocab(words), pretrained=False, dataset_name=None,
+                                   use_decoder=False)[0]
     if name.startswith("transformer"):
         vocab = nlp.Vocab(words)
-        return nlp.model.get_model(name, src_vocab=vocab, tgt_vocab=vocab, pretrained=False)[0]
+        return nlp.model.get_model(name, dataset_name="WMT2014", src_vocab=vocab, tgt_vocab=vocab,
+                                   pretrained=False)[0]
     return nlp.model.get_model(name, vocab=nlp.Vocab(words), pretrained=False)[0]
 
 
