@@ -38,7 +38,7 @@ def family_of(name: str) -> str:
         return "nlp"
     if low.endswith(_ACTION) or low.startswith(("i3d_", "slowfast_", "r2plus1d_", "c3d_", "p3d_", "tsn_")):
         return "action3d" if low.startswith(("i3d_", "slowfast_", "r2plus1d_", "c3d_", "p3d_")) else "action"
-    if low.startswith(_DETECTION):
+    if low.removeprefix("custom_").startswith(_DETECTION):
         return "detection"
     if low.startswith(_SEGMENTATION):
         return "segmentation"
