@@ -18,6 +18,7 @@ For each model (GluonCV's ``model_zoo.get_model_list()``, read in MXNet's proces
    ``ast_hybrid.mxnet`` (``_import``), the unmodified package is imported, the same constructor built,
    MXNet's file loaded, run op by op and hybridized; every output array must be within 1e-4 of its scale
    (max |ref|) of MXNet's.  Time ratio: ours hybridized / MXNet hybridized (best of 3 after a warm call;
+   MXNet runs with OMP_NUM_THREADS=1 and its NaiveEngine, as the oracle does, so the ratio is no benchmark;
    op by op where MXNet's own hybridized call fails, e.g. GluonNLP's LSTM LMs call nd.Dropout in hybrid_forward).
    ILL-CONDITIONED: MXNet's side also runs the input times (1 + 1e-6); where its own output moves more than
    1e-4 of its scale (deep SE/attention nets at this initialisation: se_resnet152_v1 moves 0.49), a difference
