@@ -41,9 +41,11 @@ DEFAULT_VENV = ROOT / ".venv-mxnet"
 REQUIREMENTS = ("mxnet==1.9.1", "numpy<1.24")
 # Real model code for the tests, imported unchanged by both sides (MXNet's process, and ours through
 # ``import mxnet`` = ``ast_hybrid.mxnet``): unpacked with ``--no-deps --target`` into ``gluon_pkgs()``, with
-# what GluonCV/GluonNLP import at import time (scipy built for the oracle's numpy 1.x).
+# what GluonCV/GluonNLP import at import time (scipy built for the oracle's numpy 1.x; requests, which
+# GluonCV's utils/download.py imports, with its own dependencies, the versions MXNet's install brought).
 GLUON_REQUIREMENTS = ("gluoncv==0.10.5", "gluonnlp==0.10.0", "tqdm==4.70.1", "portalocker==4.4.2",
-                      "pyyaml==6.0.3", "pillow==13.0.0", "scipy==1.10.1", "packaging==26.3")
+                      "pyyaml==6.0.3", "pillow==13.0.0", "scipy==1.10.1", "packaging==26.3", "requests==2.34.2",
+                      "urllib3==2.8.0", "idna==3.20", "charset_normalizer==3.5.3", "certifi==2026.10.19.post1")
 # For the benchmarks only (issue 15's ONNX Runtime contender): MXNet 1.9.1's ``mx.onnx`` export needs onnx
 # 1.14.1 with protobuf<4; ONNX Runtime runs the exported file in the oracle's process.  Kept apart in
 # ``onnx_pkgs()``, on sys.path only where the bench puts it, so the tests' MXNet never sees them.
@@ -111,7 +113,8 @@ def gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
 def ensure_gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> Path:
     """:func:`gluon_pkgs`, installing :data:`GLUON_REQUIREMENTS` there first if GluonCV or GluonNLP is
     missing (``pip --no-deps --target`` with the oracle's python: GluonNLP builds from its sdist)."""
-    return _ensure_target(gluon_pkgs(venv_dir), ("gluoncv", "gluonnlp"), GLUON_REQUIREMENTS, venv_dir, quiet)
+    return _ensure_target(gluon_pkgs(venv_dir), ("gluoncv", "gluonnlp", "requests"), GLUON_REQUIREMENTS, venv_dir,
+                          quiet)
 
 
 def onnx_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
