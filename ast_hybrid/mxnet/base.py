@@ -7,6 +7,7 @@ as MXNet would (``NotAvailable`` is not one of them: an API that is missing is n
 
 from __future__ import annotations
 
+import ctypes
 import os
 
 import numpy as np
@@ -14,13 +15,17 @@ import numpy as np
 from ast_hybrid.mxnet._missing import module_getattr
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "numeric_types",
-           "integer_types", "string_types", "py_str", "data_dir", "data_dir_default", "_as_list"]
+           "integer_types", "string_types", "py_str", "data_dir", "data_dir_default", "_as_list", "NDArrayHandle"]
 
 __version__ = "1.9.1"
 
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
 string_types = (str,)
+
+
+# MXNet's C handle type (GluonNLP's calibration collector imports it); ast-hybrid has no C handles to give
+NDArrayHandle = ctypes.c_void_p
 
 
 class MXNetError(RuntimeError):

@@ -101,6 +101,18 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_
                               f"not fetch files. Download it yourself to {fname!r} (then this call returns it)")
 
 
+def _get_repo_url():
+    """The base URL of MXNet's dataset and model repository: ``$MXNET_GLUON_REPO`` (a ``/`` added if it lacks
+    one) or MXNet's default; GluonNLP builds its download URLs from it (ast-hybrid itself downloads nothing)."""
+    repo_url = os.environ.get("MXNET_GLUON_REPO", "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/")
+    return repo_url if repo_url.endswith("/") else repo_url + "/"
+
+
+def _get_repo_file_url(namespace, filename):
+    """``<repo url><namespace>/<filename>``."""
+    return f"{_get_repo_url()}{namespace}/{filename}"
+
+
 def shape_is_known(shape):
     """Whether every dimension of ``shape`` is known (MXNet 1.x: 0 means unknown)."""
     if shape is None or len(shape) == 0:

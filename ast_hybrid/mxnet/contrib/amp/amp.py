@@ -1,0 +1,31 @@
+"""``mxnet.contrib.amp.amp``: MXNet's AMP functions, each an error naming the API when called (see the
+package's doc); the module state MXNet code reads (``_amp_initialized``...) as before any ``init()``."""
+
+from ast_hybrid.mxnet._missing import module_getattr, unsupported
+
+__all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model", "convert_symbol",
+           "convert_hybrid_block", "list_lp16_ops", "list_fp32_ops",
+           "list_lp16_fp32_ops", "list_conditional_fp32_ops", "list_widest_type_cast", "list_loss_output_functions",
+           "list_lp16_use_fp32_params"]
+
+_WHY = "automatic mixed precision is not implemented in ast-hybrid (models run in the dtype of their parameters)"
+
+_amp_initialized = False
+_amp_loss_scale_initialized = False
+_loss_scaler = None
+
+
+def _not_supported(name):
+    def call(*args, **kwargs):
+        raise unsupported("mxnet.contrib.amp", name, _WHY)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"MXNet's ``amp.{name}``: not supported here (raises ``NotSupported``)."
+    return call
+
+
+for _name in (*__all__, "convert_bucketing_module"):
+    globals()[_name] = _not_supported(_name)
+del _name
+
+__getattr__ = module_getattr("mxnet.contrib.amp.amp", __name__)
