@@ -1,7 +1,8 @@
 """``mxnet.metric``: MXNet 1.9.1's evaluation metrics, with its numbers (``tests/mxnet/test_metric.py``).
 
 ``EvalMetric`` (``update(labels, preds)``, ``get``, ``get_name_value``, ``reset``, the global statistics),
-``Accuracy``, ``TopKAccuracy``, ``F1`` (macro: the mean of per-update scores; micro: over all counts),
+``Accuracy``, ``TopKAccuracy``, ``F1`` and ``MCC`` (macro: the mean of per-update scores; micro: over all counts),
+``PearsonCorrelation`` (``pearsonr``),
 ``MAE``, ``MSE``, ``RMSE``, ``CrossEntropy``, ``Perplexity`` (``ignore_label``), ``Loss``,
 ``CompositeEvalMetric``, ``CustomMetric``/``np`` and ``create`` (a name or alias, a callable, a list, an
 instance).  Labels and predictions are NDArrays (or lists of them), read on the host as MXNet does; each
@@ -22,8 +23,8 @@ from ast_hybrid.ndarray import NDArray
 numeric_types = (float, int, numpy.generic)
 string_types = (str,)
 
-__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "Perplexity", "MAE", "MSE",
-           "RMSE", "CrossEntropy", "Loss", "CustomMetric", "create", "register", "np", "check_label_shapes"]
+__all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC", "PearsonCorrelation",
+           "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "Loss", "CustomMetric", "create", "register", "np", "check_label_shapes"]
 
 
 def check_label_shapes(labels, preds, wrap=False, shape=False):
@@ -303,6 +304,19 @@ class _BinaryClassificationMetrics:
     def global_fscore(self):
         return self._f(self.global_precision, self.global_recall)
 
+    def matthewscc(self, use_global=False):
+        """Matthews' correlation of the counts (since the last reset, or ``use_global``: since ``reset``);
+        factors of the denominator that are 0 count as 1, as MXNet's."""
+        prefix = "global_" if use_global else ""
+        if not (self.global_total_examples if use_global else self.total_examples):
+            return 0.
+        tp, fp, fn, tn = (float(getattr(self, prefix + key)) for key in
+                          ("true_positives", "false_positives", "false_negatives", "true_negatives"))
+        denom = 1.
+        for term in (tp + fp, tp + fn, tn + fp, tn + fn):
+            denom *= term if term != 0. else 1.
+        return (tp * tn - fp * fn) / math.sqrt(denom)
+
     @property
     def total_examples(self):
         return self.false_negatives + self.false_positives + self.true_negatives + self.true_positives
@@ -355,6 +369,103 @@ class F1(EvalMetric):
     def reset_local(self):
         self.sum_metric, self.num_inst = 0., 0
         self.metrics.local_reset_stats()
+
+
+class MCC(EvalMetric):
+    """Matthews' correlation coefficient of a binary classification (argmax over axis 1), averaged as
+    ``F1``'s: ``'macro'`` per update, ``'micro'`` over the counts of all updates."""
+
+    def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
+        self._average = average
+        self._metrics = _BinaryClassificationMetrics()
+        EvalMetric.__init__(self, name=name, output_names=output_names, label_names=label_names,
+                            has_global_stats=True)
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            self._metrics.update_binary_stats(label, pred)
+        if self._average == "macro":
+            self.sum_metric += self._metrics.matthewscc()
+            self.global_sum_metric += self._metrics.matthewscc(use_global=True)
+            self.num_inst += 1
+            self.global_num_inst += 1
+            self._metrics.reset_stats()
+        else:
+            self.sum_metric = self._metrics.matthewscc() * self._metrics.total_examples
+            self.global_sum_metric = self._metrics.matthewscc(use_global=True) * self._metrics.global_total_examples
+            self.num_inst = self._metrics.total_examples
+            self.global_num_inst = self._metrics.global_total_examples
+
+    def reset(self):
+        self.sum_metric, self.num_inst = 0., 0.
+        self.global_sum_metric, self.global_num_inst = 0., 0.
+        self._metrics.reset_stats()
+
+    def reset_local(self):
+        self.sum_metric, self.num_inst = 0., 0.
+        self._metrics.local_reset_stats()
+
+
+class PearsonCorrelation(EvalMetric):
+    """Pearson's correlation of predictions and labels (flattened, float64): ``'macro'`` averages
+    ``numpy.corrcoef`` per array; ``'micro'`` accumulates running means, sums of squares (Welford) and the
+    co-moment over all arrays, as MXNet's (whose global value in that mode stays 0)."""
+
+    def __init__(self, name="pearsonr", output_names=None, label_names=None, average="macro"):
+        self.average = average
+        super().__init__(name, output_names=output_names, label_names=label_names, has_global_stats=True)
+        if self.average == "micro":
+            self.reset_micro()
+
+    def reset_micro(self):
+        self._sse_p = self._mean_p = self._sse_l = self._mean_l = 0
+        self._pred_nums = self._label_nums = 0
+        self._conv = 0
+
+    def reset(self):
+        super().reset()
+        if self.average == "micro":
+            self.reset_micro()
+
+    def update_variance(self, new_values, *aggregate):
+        count, mean, m_2 = aggregate
+        count += len(new_values)
+        delta = new_values - mean
+        mean += numpy.sum(delta / count)
+        m_2 += numpy.sum(delta * (new_values - mean))
+        return count, mean, m_2
+
+    def update_cov(self, label, pred):
+        self._conv = self._conv + numpy.sum((label - self._mean_l) * (pred - self._mean_p))
+
+    def update(self, labels, preds):
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            check_label_shapes(label, pred, False, True)
+            label = label.asnumpy().ravel().astype(numpy.float64)
+            pred = pred.asnumpy().ravel().astype(numpy.float64)
+            self.num_inst += 1
+            self.global_num_inst += 1
+            if self.average == "macro":
+                corr = numpy.corrcoef(pred, label)[0, 1]
+                self.sum_metric += corr
+                self.global_sum_metric += corr
+            else:
+                self._label_nums, self._mean_l, self._sse_l = self.update_variance(
+                    label, self._label_nums, self._mean_l, self._sse_l)
+                self.update_cov(label, pred)
+                self._pred_nums, self._mean_p, self._sse_p = self.update_variance(
+                    pred, self._pred_nums, self._mean_p, self._sse_p)
+
+    def get(self):
+        if self.num_inst == 0:
+            return (self.name, float("nan"))
+        if self.average == "macro":
+            return (self.name, self.sum_metric / self.num_inst)
+        n = self._label_nums
+        return (self.name, self._conv / ((n - 1) * numpy.sqrt(self._sse_p / (n - 1))
+                                         * numpy.sqrt(self._sse_l / (n - 1))))
 
 
 class Perplexity(EvalMetric):
@@ -522,7 +633,8 @@ def np(numpy_feval, name=None, allow_extra_outputs=False):
 
 
 for _klass, _aliases in ((CompositeEvalMetric, ("composite",)), (Accuracy, ("acc",)),
-                         (TopKAccuracy, ("top_k_accuracy", "top_k_acc")), (F1, ()), (Perplexity, ()), (MAE, ()),
+                         (TopKAccuracy, ("top_k_accuracy", "top_k_acc")), (F1, ()), (MCC, ()),
+                         (PearsonCorrelation, ("pearsonr",)), (Perplexity, ()), (MAE, ()),
                          (MSE, ()), (RMSE, ()), (CrossEntropy, ("ce",)), (Loss, ()), (CustomMetric, ())):
     register(_klass, *_aliases)
 
