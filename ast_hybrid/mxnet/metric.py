@@ -335,6 +335,25 @@ class _BinaryClassificationMetrics:
         self.global_true_positives = self.global_true_negatives = 0
 
 
+def _update_counts(metric, stats, average, labels, preds, score):
+    """``F1``'s and ``MCC``'s update: count, then ``'macro'`` adds this update's score (and forgets the
+    counts), ``'micro'`` scores all counts so far (``score(stats, use_global)``)."""
+    labels, preds = check_label_shapes(labels, preds, True)
+    for label, pred in zip(labels, preds):
+        stats.update_binary_stats(label, pred)
+    if average == "macro":
+        metric.sum_metric += score(stats, False)
+        metric.global_sum_metric += score(stats, True)
+        metric.num_inst += 1
+        metric.global_num_inst += 1
+        stats.reset_stats()
+    else:
+        metric.sum_metric = score(stats, False) * stats.total_examples
+        metric.global_sum_metric = score(stats, True) * stats.global_total_examples
+        metric.num_inst = stats.total_examples
+        metric.global_num_inst = stats.global_total_examples
+
+
 class F1(EvalMetric):
     """F1 of a binary classification: ``average='macro'`` averages the score of each ``update`` (MXNet resets
     the counts after each), ``'micro'`` scores the counts of all updates."""
@@ -346,20 +365,8 @@ class F1(EvalMetric):
                             has_global_stats=True)
 
     def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            self.metrics.update_binary_stats(label, pred)
-        if self.average == "macro":
-            self.sum_metric += self.metrics.fscore
-            self.global_sum_metric += self.metrics.global_fscore
-            self.num_inst += 1
-            self.global_num_inst += 1
-            self.metrics.reset_stats()
-        else:
-            self.sum_metric = self.metrics.fscore * self.metrics.total_examples
-            self.global_sum_metric = self.metrics.global_fscore * self.metrics.global_total_examples
-            self.num_inst = self.metrics.total_examples
-            self.global_num_inst = self.metrics.global_total_examples
+        _update_counts(self, self.metrics, self.average, labels, preds,
+                       lambda stats, use_global: stats.global_fscore if use_global else stats.fscore)
 
     def reset(self):
         self.sum_metric, self.num_inst = 0., 0
@@ -382,20 +389,8 @@ class MCC(EvalMetric):
                             has_global_stats=True)
 
     def update(self, labels, preds):
-        labels, preds = check_label_shapes(labels, preds, True)
-        for label, pred in zip(labels, preds):
-            self._metrics.update_binary_stats(label, pred)
-        if self._average == "macro":
-            self.sum_metric += self._metrics.matthewscc()
-            self.global_sum_metric += self._metrics.matthewscc(use_global=True)
-            self.num_inst += 1
-            self.global_num_inst += 1
-            self._metrics.reset_stats()
-        else:
-            self.sum_metric = self._metrics.matthewscc() * self._metrics.total_examples
-            self.global_sum_metric = self._metrics.matthewscc(use_global=True) * self._metrics.global_total_examples
-            self.num_inst = self._metrics.total_examples
-            self.global_num_inst = self._metrics.global_total_examples
+        _update_counts(self, self._metrics, self._average, labels, preds,
+                       lambda stats, use_global: stats.matthewscc(use_global))
 
     def reset(self):
         self.sum_metric, self.num_inst = 0., 0.
