@@ -79,6 +79,8 @@ def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = Fa
             row.update(status="mxnet", cause="MXNet itself: " + (trouble or ref.get("cause", "")))
         else:
             row["shape"] = ref.get("shape")
+            if ref.get("base_served"):           # the constructor downloads a base network whatever it is told
+                row["base_served"] = ref["base_served"]
             if between is not None:
                 between(Path(work))
             ours, trouble = _side(["ours", name, family, work] + (["--stand-ins"] if stand_ins else []),
@@ -96,6 +98,13 @@ def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = Fa
                 if ref.get("hybrid_cause"):
                     row["mxnet_hybrid_cause"] = ref["hybrid_cause"]
                 row["status"] = "match" if ours["plain"] and ours["hybrid"] else "fail"
+                if "kept" in ref:                # detectors: how much the reference decides
+                    row.update(kept=ref["kept"], distinct=ref["distinct"])
+                    if row["status"] == "fail" and ref["distinct"] < ref["kept"]:
+                        row["cause"] += (f"; MXNet's reference has tied scores ({ref['distinct']} distinct "
+                                         f"of {ref['kept']} kept)")
+                    elif row["status"] == "match" and not ref["kept"]:
+                        row["cause"] = "note: MXNet's reference keeps no detection (only the -1 rows compared)"
                 moved = ref.get("sensitivity") or 0.0
                 if row["status"] == "fail" and row["built"] and moved > 1e-4 and row["error"] <= 100 * moved:
                     row.update(status="ill-conditioned", cause=f"{row['cause']}; MXNet's own output moves "
@@ -121,7 +130,7 @@ def table(rows: list[dict], not_run: list[str]) -> str:
              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         shape = "x".join(map(str, r["shape"][1:])) if r.get("shape") else ""
-        cause = r["cause"].replace("|", "\\|") if r["status"] != "match" else ""
+        cause = r["cause"].replace("|", "\\|") if r["status"] != "match" or r["cause"].startswith("note:") else ""
         lines.append(f"| {r['model']} | {r['family']} | {shape} | {yn[r['built']]} | {yn[r['plain']]} | "
                      f"{yn[r['hybrid']]} | {_cell(r['error'], '%.1e')} | {_cell(r['ratio'], '%.2f')} | {cause} |")
     if not_run:
@@ -130,13 +139,19 @@ def table(rows: list[dict], not_run: list[str]) -> str:
     return "\n".join(lines)
 
 
-def summary(count: dict, stand_ins: bool) -> str:
+def summary(count: dict, stand_ins: bool | int) -> str:
+    """``stand_ins``: how many rows were given stand-ins (or whether this run asked for them)."""
     text = (f"{count['listed']} constructors listed, {count['run']} run: {count['built']} build, "
             f"{count['match']} match MXNet plain and hybridized, {count['fail']} fail, "
             f"{count['ill-conditioned']} differ "
             f"where MXNet's own output is ill-conditioned, {count['timeout']} time out, "
             f"{count['mxnet']} MXNet itself cannot run on CPU here; {count['not_run']} not run.")
-    return text + (" STAND-INS given to missing import-time names (--stand-ins)." if stand_ins else "")
+    if stand_ins is True:
+        return text + " STAND-INS given to missing import-time names (--stand-ins)."
+    if stand_ins:
+        return text + (f" STAND-INS given to missing import-time names (--stand-ins) in {stand_ins} of the rows "
+                       "(each row's stand_ins field in the JSON lists them).")
+    return text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -147,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=600, metavar="S", help="seconds per side per model (600)")
     p.add_argument("--jobs", type=int, default=1, metavar="J", help="models checked at once (1)")
     p.add_argument("--resume", action="store_true", help="keep the rows already in --json, run the others")
+    p.add_argument("--redo", action="store_true",
+                   help="with --resume: run the selected models again even where they have a row")
     p.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"rows (default {DEFAULT_JSON.relative_to(ROOT)})")
     p.add_argument("--markdown", type=Path, default=DEFAULT_MD, help="where the table goes (also printed)")
     p.add_argument("--stand-ins", action="store_true",
@@ -164,12 +181,12 @@ def main(argv=None) -> int:
     except Exception as exc:          # noqa: BLE001 - no oracle: a diagnostic, not a traceback
         print(f"error: cannot list the models ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 2
-    models = [(n, f) for n, f in models if (not args.family or f in args.family)
-              and (not args.only or fnmatch.fnmatch(n, args.only))]
+    selected = [(n, f) for n, f in models if (not args.family or f in args.family)
+                and (not args.only or fnmatch.fnmatch(n, args.only))]
     rows = {}
     if args.resume and args.json.exists():
         rows = {r["model"]: r for r in json.loads(args.json.read_text())["rows"]}
-    todo = [(n, f) for n, f in models if n not in rows][:args.limit]
+    todo = [(n, f) for n, f in selected if args.redo or n not in rows][:args.limit]
 
     def save():
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -183,9 +200,11 @@ def main(argv=None) -> int:
             print(f"{row['model']}: {row['status']} {row['cause'][:150]}", file=sys.stderr, flush=True)
             save()
     save()
+    # the report covers every listed model (--family/--only choose what runs, not what the table shows)
     shown = [rows[n] for n, _ in models if n in rows]
     not_run = [n for n, _ in models if n not in rows]
-    text = summary(totals(shown, len(models)), args.stand_ins) + "\n\n" + table(shown, not_run) + "\n"
+    given = sum(bool(r.get("stand_ins")) for r in shown)
+    text = summary(totals(shown, len(models)), given) + "\n\n" + table(shown, not_run) + "\n"
     print(text)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)

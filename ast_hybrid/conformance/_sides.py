@@ -44,10 +44,10 @@ def first_cause(exc: BaseException, tb=None) -> str:
     return f"{type(exc).__name__}: {message[:200]}{where}"
 
 
-def _timed(fn):
+def _timed(fn, repeats=REPEATS):
     fn()                                     # warm (compiles when hybridized)
     best = float("inf")
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         fn()
         best = min(best, time.perf_counter() - start)
@@ -63,15 +63,19 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
     else:
         import gluoncv
         pkgs["gluoncv"] = gluoncv
-    result, cause = {"side": "mxnet"}, None
+    result, cause, served = {"side": "mxnet"}, None, []
     for shape in _models.sizes(name, family):
         for kwargs in ({"pretrained_base": False}, {}) if family != "nlp" else ({},):
             mx.random.seed(0)
+            served.clear()
             try:
+                if family != "nlp":
+                    _models.serve_base_weights(pkgs["gluoncv"], mx, work, shape, served, create=True)
                 net = _models.build(name, family, mx, pkgs, kwargs)
-                net.initialize(eval("mx.init." + _models.INIT), force_reinit=True)
+                net.initialize(eval("mx.init." + _models.init_of(name)), force_reinit=True)
                 arrays = _models.inputs(name, shape)
                 _models.call(name, family, net, mx, arrays)
+                _models.after_first_call(name, net)
                 result["batchnorm"] = _models.randomise_batchnorm(net, mx)
                 outs = _models.flatten(_models.call(name, family, net, mx, arrays))
                 if not outs:
@@ -83,14 +87,19 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
             if shape is not None:              # conditioning: how far MXNet's own output moves for a 1e-6 change
                 moved = _models.flatten(_models.call(name, family, net, mx, {"x": arrays["x"] * (1 + 1e-6)}))
                 result["sensitivity"] = _error(moved, outs)
+            if family == "detection":          # a meaningful reference: detections kept, their scores distinct
+                result["kept"], result["distinct"] = _models.detections(outs)
             net.save_parameters(os.path.join(work, "net.params"))
             np.savez(os.path.join(work, "inputs.npz"), **arrays)
             np.savez(os.path.join(work, "outputs.npz"), *outs)
             result.update(kwargs=kwargs, shape=list(shape) if shape else None, ok=True,
-                          time_plain=_timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)]))
+                          base_served=sorted(set(served)),
+                          time_plain=_timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)],
+                                            _models.repeats(family)))
             net.hybridize()
             try:
-                result["time_hybrid"] = _timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)])
+                result["time_hybrid"] = _timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)],
+                                               _models.repeats(family))
             except Exception as exc:           # noqa: BLE001 - MXNet's own hybridized path fails: no ratio
                 result["hybrid_cause"] = first_cause(exc)
             return result
@@ -116,6 +125,8 @@ def our_side(name: str, family: str, work: str, mx_result: dict, stand_ins: bool
         from ._import import import_packages
         pkgs, result["stand_ins"] = import_packages(family, stand_ins)
         import mxnet as mx
+        if family != "nlp":
+            _models.serve_base_weights(pkgs["gluoncv"], mx, work, mx_result["shape"], [], create=False)
         net = _models.build(name, family, mx, pkgs, mx_result["kwargs"])
         net.load_parameters(os.path.join(work, "net.params"))
         result["built"] = True
@@ -131,7 +142,8 @@ def our_side(name: str, family: str, work: str, mx_result: dict, stand_ins: bool
             result[mode] = error <= 1e-4
             if not result[mode] and "cause" not in result:
                 result["cause"] = f"{mode} output differs: {error:.2e} of its scale"
-            result[f"time_{mode}"] = _timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)])
+            result[f"time_{mode}"] = _timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)],
+                                            _models.repeats(family))
     except Exception as exc:                   # noqa: BLE001 - reported as the first cause
         result["cause"] = first_cause(exc)
     return result

@@ -10,11 +10,12 @@ it gives none and the rows are the same.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 
-from ast_hybrid.conformance import _report, _sides, main, run_model, table, totals
+from ast_hybrid.conformance import _models, _report, _sides, main, run_model, table, totals
 
 
 @pytest.mark.oracle
@@ -60,6 +61,24 @@ def test_first_cause_names_the_innermost_frame_of_ours_or_the_package():
     assert _sides.first_cause(info.value) == "KeyError: 'w missing\\n here' [at ast_hybrid/ops/fake.py:2 in inner]"
 
 
+def test_families_inputs_and_detector_references():
+    """Names to families (quantized and custom variants keep their family), video inputs, detectors' keywords
+    and how much a detector's reference decides."""
+    family = _models.family_of
+    assert [family(n) for n in ("ssd_300_vgg16_atrous_custom", "ssd_512_mobilenet1.0_voc_int8",
+                                "custom_faster_rcnn_fpn", "doublehead_rcnn_resnet50_v1b_voc")] == ["detection"] * 4
+    assert [family(n) for n in ("vgg16_ucf101_int8", "resnet50_v1b_custom", "i3d_resnet50_v1_custom",
+                                "slowfast_4x16_resnet50_custom")] == ["action", "action", "action3d", "action3d"]
+    assert family("hrnet_w48_s") == "segmentation" and family("hrnet_w48_c") == "classification"
+    assert _models.sizes("slowfast_8x8_resnet101_kinetics400", "action3d")[0] == (1, 3, 40, 32, 32)
+    assert _models.sizes("c3d_kinetics400", "action3d")[2] == (1, 3, 16, 112, 112)   # its classifier's only size
+    assert all(len(s) == 5 for s in _models.SIZES["action3d"])
+    assert _models.init_of("ssd_512_resnet50_v1_voc") == "Xavier()" and _models.init_of("resnet18_v1") == _models.INIT
+    ids = np.zeros((1, 4, 1), "float32")
+    scores = np.array([0.9, 0.5, 0.5, -1], "float32").reshape(1, 4, 1)
+    assert _models.detections([ids, scores, np.zeros((1, 4, 4))]) == (3, 2)     # 3 kept, a tie
+
+
 def test_table_totals_and_json(tmp_path, capsys):
     rows = [dict(model="a", family="classification", status="match", built=True, plain=True, hybrid=True,
                  error=2.5e-7, ratio=1.5, cause="", shape=[1, 3, 32, 32]),
@@ -87,3 +106,12 @@ def test_resume_keeps_rows_and_lists_the_rest_as_not_run(tmp_path, monkeypatch, 
     assert json.loads(path.read_text())["rows"] == [kept] and md.read_text() in out + "\n"
     assert "1 run: 1 build, 1 match" in out and "| cifar_resnet20_v1 |" in out
     assert "Not run (" in out and "cifar_resnet56_v1" in out and "cifar_resnet20_v1," not in out
+    listed = int(re.match(r"(\d+) constructors listed", out).group(1))          # every model of the zoo + NLP
+    assert listed > 300 and f"Not run ({listed - 1}):" in out      # --only chooses what runs, not what is shown
+    # --redo runs a selected model again although it has a row; the others' rows stay
+    other = dict(kept, model="mobilenet0.25")
+    path.write_text(json.dumps({"rows": [kept, other]}))
+    monkeypatch.setattr(_report, "run_model", lambda n, f, *a, **k: dict(kept, error=5e-7) if n == kept["model"]
+                        else pytest.fail("only the selected model runs"))
+    assert main(["--resume", "--redo", "--only", "cifar_resnet20_v1", "--json", str(path), "--markdown", str(md)]) == 0
+    assert json.loads(path.read_text())["rows"] == [dict(kept, error=5e-7), other]
