@@ -11,6 +11,7 @@
   ``ROIPooling`` (also at top level);
 - ``foreach``, ``while_loop``, ``cond``: Python loops on concrete arrays,
   ``lax.scan``/``lax.cond`` inside a hybridized program;
+- ``adamw_update`` and its ``mp_``/``multi_`` forms: MXNet's AdamW steps, in place (``ops/adamw.py``);
 - ``SyncBatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3,
   momentum=0.9, fix_gamma=True, use_global_stats=False,
   output_mean_var=False, ndev=1, key)``: MXNet's cross-device BatchNorm, on
@@ -29,6 +30,7 @@ from jax import lax
 from ast_hybrid import autograd
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, choice, op, raw, wrap
+from ast_hybrid.ops.adamw import adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update
 from ast_hybrid.ops.indexing import boolean_mask, index_copy
 from ast_hybrid.ops.nn import CTCLoss
 from ast_hybrid.ops.normalization import BatchNorm
@@ -38,7 +40,8 @@ __all__ = ["ROIAlign", "ROIPooling", "bipartite_matching", "box_encode", "box_de
            "box_non_maximum_suppression", "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy", "isnan",
            "isinf", "isfinite", "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
-           "interleaved_matmul_encdec_valatt"]
+           "interleaved_matmul_encdec_valatt", "adamw_update", "mp_adamw_update", "multi_adamw_update",
+           "multi_mp_adamw_update"]
 
 ctc_loss = CTCLoss
 
