@@ -6,7 +6,8 @@ oracle's virtualenv when that exists, else from the wheel, downloaded once
 with ``pip download --no-deps mxnet==1.9.1`` into ``.cache/`` and unpacked.
 :func:`package_tree` does the same for the packages of :data:`PACKAGES`
 (GluonCV 0.10.5's wheel, GluonNLP 0.10.0's sdist, GluonTS 0.8.1's, gluoncv2 0.0.64's and sockeye 2.3.17's wheels,
-gluonfr 1.0.2's sdist): their Python sources,
+gluonfr 1.0.2's sdist, autogluon 0.0.15's wheel, deeprenewal 0.3.3's and xfer-ml 1.1.0's sdists): their Python
+sources,
 downloaded once with ``pip download --no-deps`` and unpacked under ``.cache/``.
 :func:`f_op_sites` finds, statically, every ``F.<op>`` a tree of Gluon code
 uses (for the op-coverage test and ``bench/op_coverage.py``).
@@ -75,27 +76,30 @@ PACKAGES = {
     "gluoncv2": ("gluoncv2==0.0.64", "gluoncv2"),
     "sockeye": ("sockeye==2.3.17", "sockeye"),
     "gluonfr": ("gluonfr==1.0.2", "gluonfr-1.0.2/gluonfr"),
+    "autogluon": ("autogluon==0.0.15", "autogluon"),
+    "deeprenewal": ("deeprenewal==0.3.3", "deeprenewal-0.3.3/deeprenewal"),
+    "xfer": ("xfer-ml==1.1.0", "xfer-ml-1.1.0/xfer"),
 }
-_SDISTS = ("gluonnlp", "gluonfr")
+_SDISTS = ("gluonnlp", "gluonfr", "deeprenewal", "xfer")
 
 
 def package_tree(name: str, cache: Path = CACHE) -> Path:
     """Path of the unpacked package ``name`` of :data:`PACKAGES` (read, never imported)."""
     spec, inner = PACKAGES[name]
-    version = spec.split("==")[1]
+    dist, version = spec.split("==")     # the archive is named after the distribution (xfer-ml)
     unpacked = Path(cache) / f"{name}-{version}-src"
     tree = unpacked / inner
     if (tree / "__init__.py").exists():
         return tree
-    archives = sorted(Path(cache).glob(f"{name}-{version}[.-]*"))
+    archives = sorted(Path(cache).glob(f"{dist}-{version}[.-]*"))
     archives = [a for a in archives if a.name.endswith((".whl", ".tar.gz"))]
     if not archives:
         Path(cache).mkdir(parents=True, exist_ok=True)
-        binary = ["--no-binary", name] if name in _SDISTS else []
+        binary = ["--no-binary", dist] if name in _SDISTS else []
         done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
                                "--disable-pip-version-check", *binary, "-d", str(cache), spec],
                               capture_output=True, text=True)
-        archives = [a for a in sorted(Path(cache).glob(f"{name}-{version}[.-]*"))
+        archives = [a for a in sorted(Path(cache).glob(f"{dist}-{version}[.-]*"))
                     if a.name.endswith((".whl", ".tar.gz"))]
         if done.returncode != 0 or not archives:
             raise CorpusUnavailable(f"could not download {spec}: {done.stderr[-1000:]}")

@@ -1,7 +1,8 @@
 """The linter on real Gluon code nobody here wrote: MXNet 1.9.1's ``mxnet/gluon``, GluonCV 0.10.5, GluonNLP 0.10.0,
 GluonTS 0.8.1 (the tree held out while the linter was tuned on the first three, labelled after) and gluoncv2 0.0.64
 (held out while all four were, labelled before the linter was changed for it), and the fresh
-trees sockeye 2.3.17 and gluonfr 1.0.2 (issue 14's "Done when": labelled before any change for them).
+trees sockeye 2.3.17 and gluonfr 1.0.2, then autogluon 0.0.15, deeprenewal 0.3.3 and xfer-ml 1.1.0 (issue 14's
+"Done when": labelled before any change for them).
 
 Every finding on these trees, before and after issue 14, was read and labelled
 true or false with a reason (``data/labels.tsv``; the held-out and fresh trees' in
@@ -95,6 +96,21 @@ def test_fresh_trees_precision_before_fixes_is_what_the_file_says():
     assert f"{len(found)} findings, {true} true, {len(found) - true} false" in header
     assert f"precision {100 * true / len(found):.1f}% before" in header
     assert f"After: {len(now)} findings, all {len(now)} true" in header
+
+
+def test_second_fresh_batch_precision_before_fixes_is_what_the_file_says():
+    """The same for the second fresh batch (autogluon 0.0.15, deeprenewal, xfer), and the
+    combined fresh-before figure of all three batches."""
+    batch = ("autogluon", "deeprenewal", "xfer")
+    found = [r for r in _rows(HELD_OUT) if r["tree"] in batch and r["before"] == "found"]
+    true = sum(r["label"] == "true" for r in found)
+    header = HELD_OUT.read_text()
+    assert f"{len(found)} findings, {true} true, {len(found) - true} false" in header
+    assert f"precision {100 * true / len(found):.1f}% before" in header
+    fresh = ("gluoncv2", "sockeye", "gluonfr") + batch
+    every = [r for r in _rows(HELD_OUT) if r["tree"] in fresh and r["before"] == "found"]
+    every_true = sum(r["label"] == "true" for r in every)
+    assert f"{len(every)} findings, {every_true} true ({100 * every_true / len(every):.1f}%)" in header
 
 
 @pytest.mark.corpus
