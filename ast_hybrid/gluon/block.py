@@ -32,7 +32,7 @@ import numpy as np
 
 from ast_hybrid import autograd, nd
 from ast_hybrid.ops import rng
-from ast_hybrid.gluon import compile_cache, data_parallel
+from ast_hybrid.gluon import compile_cache, data_parallel, symbolic
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
 from ast_hybrid.autograd import STATE
 from ast_hybrid.ndarray import NDArray
@@ -598,6 +598,8 @@ class HybridBlock(Block):
             return self._call_imperative(*args)
         try:
             if c is None:
+                if symbolic.is_symbolic(args):      # net(sym.var('data')): a Symbol (gluon/symbolic.py)
+                    return symbolic.apply(self, args)
                 return self._build(args)(args)
             state = STATE
             if not (state[0] or state[1] or c.keyed) and len(args) == 1:   # the fast path: at batch 1 any
@@ -609,6 +611,8 @@ class HybridBlock(Block):
                     c.keyed = True
             return c(args)
         except Exception as exc:    # a custom op's error from inside the program, as it was raised (clean_error)
+            if not TRACE_STACK and symbolic.is_symbolic(args):    # placeholders given to a built program
+                return symbolic.apply(self, args)
             from ast_hybrid.operator import clean_error
 
             err = clean_error(exc)
@@ -634,6 +638,8 @@ class HybridBlock(Block):
         return c
 
     def _call_imperative(self, *args):
+        if not TRACE_STACK and symbolic.is_symbolic(args):      # net(sym.var('data')), not hybridized
+            return symbolic.apply(self, args)
         args = wrap_inputs(args)
         try:
             params = {k: p.data() for k, p in self._reg_params.items()}

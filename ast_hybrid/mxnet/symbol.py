@@ -1,13 +1,16 @@
 """``mxnet.sym``/``mxnet.symbol``: ``Symbol``, ``Group``, ``var``/``Variable`` and the op namespace.
 
 There are no symbolic graphs here: a hybridized block is traced by JAX and ``F`` is ``mxnet.nd`` in both
-modes, so nothing is ever a ``Symbol`` (``isinstance(x, mx.sym.Symbol)`` is False and MXNet-era code
-takes its NDArray branches).  ``var`` names an input (``SymbolBlock``); the ops are ``ast_hybrid.sym``'s.
+modes, so inside a forward nothing is ever a ``Symbol`` (``isinstance(x, mx.sym.Symbol)`` is False and
+MXNet-era code takes its NDArray branches).  ``var`` names an input (``SymbolBlock``); a block called with
+``var`` placeholders gives a ``Symbol`` (``ast_hybrid.gluon.symbolic``: names, arguments, ``infer_shape``,
+``eval``, as MXNet's chapter uses it); the ops are ``ast_hybrid.sym``'s.
 """
 
 from __future__ import annotations
 
 from ast_hybrid.mxnet._missing import unsupported
+from ast_hybrid.gluon.symbolic import Symbol
 from ast_hybrid.sym import Variable, var
 
 __all__ = ["Symbol", "Group", "Variable", "var"]
@@ -15,12 +18,6 @@ __all__ = ["Symbol", "Group", "Variable", "var"]
 _NO_GRAPHS = "ast-hybrid builds no symbolic graphs: a hybridized block is one jax program " \
              "(HybridBlock.export writes it; SymbolBlock.imports reads MXNet's -symbol.json)"
 
-
-class Symbol:
-    """MXNet's symbolic tensor type.  Nothing is one here: the type exists for ``isinstance`` checks."""
-
-    def __init__(self, *args, **kwargs):
-        raise unsupported("mxnet.symbol", "Symbol", _NO_GRAPHS)
 
 
 def Group(symbols):  # noqa: N802  (MXNet's name)

@@ -1,0 +1,187 @@
+"""A block called with ``sym.var`` placeholders gives a Symbol (``ast_hybrid/gluon/symbolic.py``).
+
+The oracle test runs one MXNet script twice, by MXNet 1.9.1 and under ``python -m ast_hybrid.run``, and
+compares what it prints: the hybridization chapter's ``net(sym.var('data'))`` and what can be asked of the
+Symbol (name, arguments, outputs, auxiliary states, infer_shape, infer_type, eval with the parameters given
+by name, composition, a hybridized net).  Before, ``net(sym.var('data'))`` was JAX's TypeError about
+an abstract array.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+SCRIPT = '''
+import numpy as np
+from mxnet import nd, sym
+from mxnet.gluon import nn
+import mxnet as mx
+
+net = nn.HybridSequential()
+net.add(nn.Dense(256, activation='relu'), nn.Dense(128, activation='relu'), nn.Dense(2))
+net.initialize()
+x = sym.var('data')
+y = net(x)
+print(repr(y), y.name, isinstance(y, mx.sym.Symbol))
+print(y.list_arguments()); print(y.list_outputs()); print(y.list_inputs()); print(y.list_auxiliary_states())
+print(y.infer_shape(data=(3, 512)))
+print(y.infer_type(data='float32'))
+bn = nn.HybridSequential(); bn.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Activation('relu')); bn.initialize()
+z = bn(sym.var('data'))
+print(repr(z), z.list_arguments(), z.list_auxiliary_states(), z.list_outputs())
+print(z.infer_shape(data=(1, 3, 8, 8)))
+net(nd.ones((1, 512)))
+given = {k: nd.array(np.sin(np.arange(np.prod(p.shape)) * (i + 1)).reshape(p.shape) / 10)
+         for i, (k, p) in enumerate(sorted(net.collect_params().items()))}
+out = y.eval(ctx=mx.cpu(), data=nd.array(np.cos(np.arange(512)).reshape(1, 512)), **given)
+print(type(out).__name__, len(out), out[0].shape, 'VALUES', ' '.join('%.6f' % v for v in out[0].asnumpy().ravel()))
+print(len(y), y[0])
+head = nn.Dense(3, prefix='head_'); head.initialize()
+w = head(net(sym.var('data')))
+print(repr(w), w.list_arguments())
+print(w.infer_shape(data=(2, 512)))
+net.hybridize()
+print(repr(net(sym.var('data'))))
+'''
+
+
+def _run(cmd, cwd, env=None):
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [line for line in done.stdout.splitlines() if line.strip()]
+
+
+def _both(text, folder):
+    """The printed lines of ``text`` run by MXNet 1.9.1 and under ``python -m ast_hybrid.run``."""
+    from ast_hybrid.testing.oracle import venv_python
+
+    script = folder / "script.py"
+    script.write_text(text)
+    theirs = _run([str(venv_python()), str(script)], folder,
+                  dict(os.environ, PYTHONPATH="", MXNET_ENGINE_TYPE="NaiveEngine", OMP_NUM_THREADS="1"))
+    ours = _run([sys.executable, "-m", "ast_hybrid.run", str(script)], folder)
+    return ours, [line for line in theirs if "engine" not in line.lower() and "MKLDNN" not in line]
+
+
+def _split(lines):
+    values = [line for line in lines if "VALUES" in line]
+    assert len(values) == 1
+    rest = [line for line in lines if "VALUES" not in line]
+    head, numbers = values[0].split("VALUES")
+    return rest + [head], np.array([float(v) for v in numbers.split()])
+
+
+@pytest.mark.oracle
+def test_symbol_from_placeholders_matches_mxnet(oracle, tmp_path):
+    ours, theirs = _both(SCRIPT, tmp_path)
+    (ours_text, ours_values), (their_text, their_values) = _split(ours), _split(theirs)
+    assert ours_text == their_text
+    np.testing.assert_allclose(ours_values, their_values, rtol=1e-5, atol=1e-6)
+
+
+def _net():
+    from ast_hybrid.gluon import nn
+
+    net = nn.HybridSequential(prefix="s_")
+    with net.name_scope():
+        net.add(nn.Dense(4, activation="relu"), nn.Dense(2))
+    net.initialize()
+    return net
+
+
+def test_symbol_needs_shapes_for_what_only_shapes_tell():
+    from ast_hybrid import sym
+
+    y = _net()(sym.var("data"))
+    with pytest.raises(ValueError, match="shape"):
+        y.infer_type()
+    y.infer_shape(data=(5, 3))
+    assert y.infer_type()[1] == [np.float32]          # the shapes infer_shape was given are kept
+    assert [s.shape for s in y.eval(data=np.ones((5, 3), np.float32))] == [(5, 2)]
+
+
+def test_what_needs_a_graph_says_so():
+    from ast_hybrid import nd, sym
+    from ast_hybrid.mxnet._missing import NotSupported
+
+    net = _net()
+    y = net(sym.var("data"))
+    for use in (lambda: y.tojson(), lambda: y + 1, lambda: y.bind(None, {})):
+        with pytest.raises(NotSupported, match="no symbolic graphs"):
+            use()
+    with pytest.raises(TypeError, match="mixed with NDArray"):
+        net(sym.var("data"), nd.ones((1, 3)))
+    with pytest.raises(ValueError, match="not a placeholder"):
+        y.infer_shape(date=(1, 3))
+
+
+def test_several_outputs_are_counted_once_shapes_are_known():
+    from ast_hybrid import sym
+    from ast_hybrid.gluon import nn
+
+    class Two(nn.HybridBlock):
+        def hybrid_forward(self, F, a, b):
+            return a + b, a * b
+
+    out = Two(prefix="two_")(sym.var("a"), sym.var("b"))
+    with pytest.raises(ValueError, match="infer_shape"):
+        len(out)
+    assert out.infer_shape(a=(2,), b=(2,))[1] == [(2,), (2,)]
+    assert len(out) == 2 and out.list_outputs() == ["two_fwd0_output", "two_fwd1_output"]
+    second = out[1]
+    got = second.eval(a=np.array([1.0, 2.0], np.float32), b=np.array([3.0, 4.0], np.float32))
+    assert got[0].asnumpy().tolist() == [3.0, 8.0]
+
+
+CHAPTER = '''
+from mxnet import nd, sym
+from mxnet.gluon import nn
+import time
+
+def get_net():
+    net = nn.HybridSequential()  # Here we use the class HybridSequential.
+    net.add(nn.Dense(256, activation='relu'),
+            nn.Dense(128, activation='relu'),
+            nn.Dense(2))
+    net.initialize()
+    return net
+
+x = nd.random.normal(shape=(1, 512))
+net = get_net()
+net(x)
+net.hybridize()
+net(x)
+
+def benchmark(net, x):
+    start = time.time()
+    for i in range(1000):
+        _ = net(x)
+    nd.waitall()  # To facilitate timing, we wait for all computations to be completed
+    return time.time() - start
+
+net = get_net()
+print('before hybridizing: %.4f sec' % (benchmark(net, x)))
+net.hybridize()
+print('after hybridizing: %.4f sec' % (benchmark(net, x)))
+
+net.export('my_mlp')
+
+x = sym.var('data')
+print(net(x))
+'''
+
+
+@pytest.mark.oracle
+def test_the_chapters_code_runs_unmodified(oracle, tmp_path):
+    """MXNet's hybridization chapter, as written (``import mxnet``, ``net(sym.var('data'))``)."""
+    ours, theirs = _both(CHAPTER, tmp_path)
+    assert [line for line in ours if "Symbol" in line] == [line for line in theirs if "Symbol" in line] \
+        == ["<Symbol dense5_fwd>"]
+    times = {line.split(":")[0]: float(line.split()[-2]) for line in ours if "hybridizing" in line}
+    assert times["after hybridizing"] < times["before hybridizing"]
+    assert (tmp_path / "my_mlp-0000.params").exists() and (tmp_path / "my_mlp-symbol.json").exists()
