@@ -16,7 +16,7 @@ Gluon front (``ast_hybrid.gluon``), the ops, numpy and jax.  Never the linter, t
 
 from ast_hybrid import autograd, nd
 from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, initializer, operator, symbol, util
-from ast_hybrid.mxnet import io, kvstore, lr_scheduler, metric, optimizer, profiler, registry
+from ast_hybrid.mxnet import io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
 from ast_hybrid.mxnet.base import MXNetError  # noqa: F401
 from ast_hybrid.mxnet.context import Context, cpu, cpu_pinned, current_context, gpu  # noqa: F401
