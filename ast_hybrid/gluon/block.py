@@ -163,6 +163,13 @@ class Block:
     def initialize(self, init=None, ctx=None, verbose=False, force_reinit=False):
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
+    def apply(self, fn):
+        """MXNet's ``Block.apply``: ``fn`` on every child (recursively, children first), then on this block."""
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
     def hybridize(self, active=True, **kwargs):
         for child in self._children.values():
             child.hybridize(active, **kwargs)
@@ -477,7 +484,10 @@ class _Compiled:
             return out, writes, running, pullback
 
         self.predict_raw = lambda leaves, *xs: predict(leaves, *xs)[0]
-        self.predict = jax.jit(predict)
+        # predict mode, not recording: read from disk in a second process (gluon/program_cache.py)
+        from ast_hybrid.gluon import program_cache
+
+        self.predict = program_cache.predict_program(block, self.params, jax.jit(predict))
         self.predict_keyed = jax.jit(predict_keyed)
         self.train = jax.jit(train, static_argnames=("needs",))
         self.recorded = jax.jit(recorded, static_argnames=("needs", "training"))
