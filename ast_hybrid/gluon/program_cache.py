@@ -1,0 +1,489 @@
+"""A hybridized block's compiled predict program, kept on disk: a second process skips conversion, tracing,
+lowering and compiling.
+
+JAX's persistent compilation cache (``compile_cache.py``) saves XLA's compile in a second process, but the
+block is still converted, traced on tracers and lowered to StableHLO to find the cache entry.  Here the
+program itself is kept: the first call of a hybridized block in predict mode (not recording, not training)
+compiles it (``jax.jit(...).lower(...).compile()``: what ``jax.jit`` would do) and writes the executable
+(``jax.experimental.serialize_executable``) with its input/output tree to
+``compile_cache.cache_dir()/programs``, under a key of everything the trace depends on:
+
+- ast-hybrid's version and a hash of its source files (``ast_hybrid/``, ``passes/``), the versions of Python,
+  jax, jaxlib and numpy, the backend (platform, its version, device kind and count), the machine (architecture
+  and CPU flags), ``XLA_FLAGS``, the ``AST_HYBRID_*`` environment variables (e.g. the convolution lowering) and
+  jax's configuration (``jax_enable_x64``, matmul precision, ...; not its cache or logging settings);
+- every block of the tree, in order: its class (qualified name, and for a class outside ast-hybrid/jax/numpy/
+  the standard library, the content of its module's file and of its bases' files, the code of its methods and
+  what they read as globals: plain values, other modules' files, functions followed the same way), every
+  attribute that is not a child block or a parameter (only plain values: None/bool/int/float/str/bytes,
+  tuples/lists/dicts/sets of them, numpy dtypes and scalars, jax/numpy types), its parameters' names;
+- every parameter's name, shape, dtype and grad_req and its array's shape/dtype; the inputs' shapes, dtypes
+  and weak types; the mode (predict, not recording).
+
+Anything else makes the block uncacheable and it is traced as before, never guessed: an attribute that is
+not a plain value (an array, an object, a block not registered as a child), a global that is an object, a
+source file missing or changed since this process started (the code running may not be the file's), an input
+that is not an array (a list, a Python scalar, a tracer), parameters on several devices, a program with host
+callbacks or effects (``print``, ``asnumpy`` in a custom op), ``jax_disable_jit``.  A recorded or training
+call never comes here (``block._Compiled``'s other programs).  An entry that cannot be read (truncated,
+another format, a checksum that does not match, an executable XLA refuses) is ignored, the block traced and
+the entry written again.  On a hit, Python side effects of ``hybrid_forward`` that run while tracing (once
+per input signature without this cache) do not run at all.
+
+Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cache.configure(enabled=False)``:
+for programs built from then on); moved with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an executable
+that is loaded and run: like JAX's own cache, the folder must be trusted.  Entries are never pruned; delete
+the folder to reclaim the space.  ``STATS`` counts hits, misses, writes and uncacheable programs in this
+process; ``LAST`` says why the last program was not cached.
+
+May import: jax, numpy, ast_hybrid.gluon (compile_cache, data_parallel, block and parameter lazily), the
+standard library.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dis
+import hashlib
+import json
+import logging
+import os
+import pickle
+import platform
+import sys
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+
+from ast_hybrid.gluon import compile_cache, data_parallel
+
+FORMAT = 1
+MAGIC = b"ast-hybrid program\n"
+STATS = {"hits": 0, "misses": 0, "writes": 0, "uncacheable": 0, "unreadable": 0}
+LAST: dict = {"reason": None}
+_LOG = logging.getLogger(__name__)
+_HERE = Path(os.path.abspath(__file__))
+_PACKAGES = (str(_HERE.parents[1]), str(_HERE.parents[2] / "passes"))      # ast_hybrid/ and passes/
+_VERSIONED = {"ast_hybrid", "passes", "jax", "jaxlib", "numpy", "ml_dtypes", "builtins"}
+# Block's own bookkeeping: children and parameters are keyed structurally, the rest does not reach the trace
+_INTERNAL = {"_children", "_reg_params", "_params", "_scope", "_compiled", "_ah_converted"}
+_SKIPPED_CONFIG = ("cache", "log", "explain", "pprint", "traceback", "dump")
+_ENV_SKIPPED = {compile_cache.ENV_SWITCH, compile_cache.ENV_DIR}
+_MEMO: dict = {}
+
+
+class Uncacheable(Exception):
+    """The program depends on something the key cannot hold: traced as before."""
+
+
+def directory() -> Path:
+    return compile_cache.cache_dir() / "programs"
+
+
+def predict_program(block, params, jitted):
+    """What ``_Compiled.predict`` calls: ``jitted`` itself when the cache is off, else a :class:`Cached`."""
+    return Cached(block, params, jitted) if compile_cache.enabled() else jitted
+
+
+class Cached:
+    """``predict(leaves, *xs)`` of one block: per input signature, the program read from disk, or compiled
+    (and written) at its first call; the jitted function for inputs that are not plain arrays."""
+
+    def __init__(self, block, params, jitted):
+        self.block, self.params, self.jitted = block, params, jitted
+        self.table: dict = {}
+
+    def __call__(self, leaves, *xs):
+        sig = []
+        for x in xs:
+            t = type(x)
+            if t is _ARRAY[0]:
+                sig.append((x.shape, x.dtype, x.weak_type))
+            elif t is np.ndarray:
+                sig.append((x.shape, x.dtype, False))
+            else:       # a tracer (called inside jax.jit), a list, a Python number: jax.jit's own path
+                return self.jitted(leaves, *xs)
+        sig = tuple(sig)
+        fn = self.table.get(sig)
+        if fn is None:
+            fn = self.table[sig] = self._obtain(leaves, xs)
+        return fn(leaves, *xs)
+
+    def _obtain(self, leaves, xs):
+        try:
+            key, summary = program_key(self.block, self.params, leaves, xs)
+        except Uncacheable as exc:
+            STATS["uncacheable"] += 1
+            LAST["reason"] = str(exc)
+            _LOG.debug("program of %s not cached: %s", type(self.block).__name__, exc)
+            return self.jitted
+        path = directory() / f"{key}.program"
+        loaded = _read(path, key)
+        if loaded is not None:
+            STATS["hits"] += 1
+            return loaded
+        STATS["misses"] += 1
+        compiled = self.jitted.lower(leaves, *xs).compile()     # a rng.KeyNeeded propagates: nothing kept
+        _write(path, key, compiled, summary)
+        return compiled
+
+
+try:
+    from jax._src.array import ArrayImpl as _ArrayImpl
+    _ARRAY = (_ArrayImpl,)
+except ImportError:     # another jax layout: only numpy inputs are cached
+    _ARRAY = (None,)
+
+
+# -- the key ---------------------------------------------------------------------------------------------------
+
+def program_key(block, params, leaves, xs):
+    """``(hex key, short summary)`` of the predict program of ``block`` for these parameters and inputs;
+    raises :class:`Uncacheable`."""
+    import jax
+
+    from ast_hybrid import autograd
+
+    if jax.config.jax_disable_jit:
+        raise Uncacheable("jax_disable_jit is on")
+    if data_parallel.PLACEMENT.active:
+        raise Uncacheable("parameters on several devices")
+    device = jax.devices()[0]
+    for a in (*leaves, *xs):
+        if type(a) is _ARRAY[0] and a.sharding.device_set != {device}:
+            raise Uncacheable(f"an array on {sorted(map(str, a.sharding.device_set))}, not {device}")
+    if len(params) != len(leaves):
+        raise Uncacheable("parameters and leaves differ")
+    material = {
+        "format": FORMAT,
+        "environment": _environment(),
+        "variables": {k: v for k, v in sorted(os.environ.items())
+                      if (k.startswith("AST_HYBRID_") and k not in _ENV_SKIPPED) or k == "XLA_FLAGS"},
+        "config": {k: repr(v) for k, v in sorted(jax.config.values.items())
+                   if not any(s in k for s in _SKIPPED_CONFIG)},
+        "mode": [bool(autograd.STATE[0]), bool(autograd.STATE[1])],
+        "tree": _tree(block, "net", []),
+        "params": [[p.name, _plain(tuple(p.shape or ()), p.name), str(np.dtype(p.dtype)), p.grad_req, _aval(a)]
+                   for p, a in zip(params, leaves)],
+        "inputs": [_aval(x) for x in xs],
+    }
+    text = json.dumps(material, sort_keys=True, separators=(",", ":"))
+    summary = f"{type(block).__qualname__} on {', '.join(str(a) for a in material['inputs'])}"
+    return hashlib.sha256(text.encode()).hexdigest(), summary
+
+
+def _aval(x):
+    return [list(x.shape), str(np.dtype(x.dtype)), bool(getattr(x, "weak_type", False))]
+
+
+def _environment():
+    """What a process cannot change once it runs: versions, source, backend, machine."""
+    if "environment" not in _MEMO:
+        import jax
+        import jaxlib
+
+        from ast_hybrid import __version__
+
+        device = jax.devices()[0]
+        _MEMO["environment"] = {
+            "ast_hybrid": __version__, "source": _package_hash(), "python": sys.version,
+            "jax": jax.__version__, "jaxlib": jaxlib.__version__, "numpy": np.__version__,
+            "backend": jax.default_backend(), "platform_version": device.client.platform_version,
+            "device_kind": device.device_kind, "devices": jax.device_count(),
+            "machine": platform.machine(), "cpu": _cpu_flags()}
+    return _MEMO["environment"]
+
+
+def _package_hash():
+    """sha256 of every .py file of ast_hybrid/ and passes/ (relative path and content); the modules already
+    imported must not have changed since the process started (``_file_bytes``)."""
+    imported = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
+    h = hashlib.sha256()
+    for root in _PACKAGES:
+        files = [os.path.join(d, f) for d, _, names in os.walk(root) for f in names if f.endswith(".py")]
+        for f in sorted(files):
+            h.update(os.path.relpath(f, root).encode() + b"\0")
+            h.update(_file_bytes(f) if f in imported else Path(f).read_bytes())
+    return h.hexdigest()
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def _started():
+    """When this process started (Linux: from /proc), else when this module was imported."""
+    if "started" not in _MEMO:
+        try:
+            with open("/proc/self/stat") as fh:
+                ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+            with open("/proc/stat") as fh:
+                boot = next(int(line.split()[1]) for line in fh if line.startswith("btime"))
+            _MEMO["started"] = boot + ticks / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError, StopIteration):
+            _MEMO["started"] = _IMPORTED
+    return _MEMO["started"]
+
+
+_IMPORTED = time.time()
+
+
+def _file_bytes(path):
+    """A source file's content; :class:`Uncacheable` if it changed since the process started (up to 2 s
+    before it, the clocks' resolution), so the code running may not be what it says."""
+    st = os.stat(path)
+    if st.st_mtime > _started() - 2:
+        raise Uncacheable(f"{path} changed after this process started")
+    return Path(path).read_bytes()
+
+
+def _module_hash(mod):
+    memo = _MEMO.setdefault("files", {})
+    name = getattr(mod, "__name__", "?")
+    path = getattr(mod, "__file__", None)
+    if not path or not os.path.isfile(path):
+        raise Uncacheable(f"module {name} has no source file")
+    if path not in memo:
+        memo[path] = hashlib.sha256(_file_bytes(path)).hexdigest()
+    return memo[path]
+
+
+def _versioned(modname):
+    """Whether a module's code is covered by the environment's versions and source hash."""
+    if not modname:
+        return False
+    root = modname.split(".")[0]
+    if root in _VERSIONED or root in sys.stdlib_module_names:
+        return True
+    path = getattr(sys.modules.get(modname), "__file__", None) or ""
+    return any(path.startswith(p + os.sep) for p in _PACKAGES)
+
+
+def _tree(block, path, out):
+    from ast_hybrid.gluon.block import Block
+    from ast_hybrid.gluon.parameter import Parameter
+
+    attrs = []
+    for k, v in block.__dict__.items():
+        if k in _INTERNAL:
+            continue
+        if isinstance(v, Block):
+            names = [n for n, c in block._children.items() if c is v]
+            if not names:
+                raise Uncacheable(f"{path}.{k} is a block that is not one of its children")
+            attrs.append([k, "block", names[0]])
+        elif isinstance(v, Parameter):
+            attrs.append([k, "param", v.name])
+        else:
+            attrs.append([k, _plain(v, f"{path}.{k}")])
+    out.append([path, _class(type(block)), attrs, [[k, p.name] for k, p in block._reg_params.items()],
+                list(block._children)])
+    for name, child in block._children.items():
+        _tree(child, f"{path}.{name}", out)
+    return out
+
+
+def _plain(v, where):
+    """A JSON-able, exact description of a plain value; :class:`Uncacheable` for anything else."""
+    t = type(v)
+    if v is None or t is bool or t is int or t is str:
+        return [t.__name__, v]
+    if t is float or t is complex:
+        return [t.__name__, repr(v)]
+    if t is bytes:
+        return ["bytes", v.hex()]
+    if t is tuple or t is list:
+        return [t.__name__, [_plain(i, where) for i in v]]
+    if t is dict:
+        return ["dict", [[_plain(k, where), _plain(i, where)] for k, i in v.items()]]
+    if t is set or t is frozenset:
+        items = [_plain(i, where) for i in v]
+        return [t.__name__, sorted(items, key=json.dumps)]
+    if isinstance(v, np.dtype):
+        return ["dtype", str(v)]
+    if isinstance(v, np.generic):
+        return ["scalar", str(v.dtype), repr(v.item())]
+    if isinstance(v, type) and _versioned(v.__module__):
+        return ["type", v.__module__, v.__qualname__]
+    raise Uncacheable(f"{where} is a {t.__module__}.{t.__qualname__}, not a plain value")
+
+
+def _class(cls):
+    """A block class: its name, and for each class of its MRO outside the versioned packages its module's
+    file and its namespace (methods followed to the globals they read)."""
+    memo = _MEMO.setdefault("classes", {})
+    if cls not in memo:
+        memo[cls] = _type_value(cls, set())
+    return memo[cls]
+
+
+def _type_value(cls, seen):
+    if _versioned(cls.__module__):
+        return ["type", cls.__module__, cls.__qualname__]
+    parts = []
+    for k in cls.__mro__:
+        if k is object:
+            continue
+        if _versioned(k.__module__):
+            parts.append(["type", k.__module__, k.__qualname__])
+            continue
+        where = f"{k.__module__}.{k.__qualname__}"
+        space = []
+        for name, v in vars(k).items():
+            if name in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"):
+                continue
+            if isinstance(v, (staticmethod, classmethod)):
+                v = v.__func__
+            if isinstance(v, property):
+                v = (v.fget, v.fset, v.fdel)
+            space.append([name, _value(v, f"{where}.{name}", seen)])
+        parts.append(["class", k.__module__, k.__qualname__, _module_hash(sys.modules.get(k.__module__)), space])
+    return ["class", parts]
+
+
+def _value(v, where, seen):
+    """What a function reads, a class attribute or a default argument: plain values as they are, modules,
+    functions and classes by their code; :class:`Uncacheable` for any other object."""
+    if type(v) is tuple:
+        return ["tuple", [_value(i, where, seen) for i in v]]
+    if isinstance(v, types.ModuleType):
+        if _versioned(v.__name__):
+            return ["module", v.__name__]
+        return ["module", v.__name__, _module_hash(v)]
+    if isinstance(v, type):
+        if id(v) in seen:
+            return ["type-ref", v.__module__, v.__qualname__]
+        seen.add(id(v))
+        return _type_value(v, seen)
+    if isinstance(v, types.FunctionType):
+        return _function(v, where, seen)
+    module = getattr(v, "__module__", None)
+    if callable(v) and isinstance(module, str) and _versioned(module):     # builtins, numpy ufuncs, jax's
+        return ["callable", module, getattr(v, "__qualname__", getattr(v, "__name__", repr(type(v))))]
+    return _plain(v, where)
+
+
+def _function(fn, where, seen):
+    if id(fn) in seen:
+        return ["function-ref", fn.__module__, fn.__qualname__]
+    seen.add(id(fn))
+    if _versioned(fn.__module__):
+        return ["function", fn.__module__, fn.__qualname__]
+    code = fn.__code__
+    mod = sys.modules.get(fn.__module__)
+    reads = []
+    for name in sorted(_global_names(code)):
+        if name in fn.__globals__:
+            reads.append([name, _value(fn.__globals__[name], f"{where}: global {name}", seen)])
+        elif hasattr(builtins, name):
+            reads.append([name, "builtin"])
+    cells = [_value(c.cell_contents, f"{where}: closure", seen) if _filled(c) else None
+             for c in fn.__closure__ or ()]
+    return ["function", fn.__module__, fn.__qualname__, _module_hash(mod) if mod is not None else None,
+            _code(code), _value(fn.__defaults__ or (), where, seen),
+            [[k, _value(v, where, seen)] for k, v in sorted((fn.__kwdefaults__ or {}).items())], cells, reads]
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _global_names(code):
+    names = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            names.add(ins.argval)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_names(c)
+    return names
+
+
+def _code(code):
+    """A code object's instructions, names and constants (not its file name or line numbers: the file's
+    content is in the key)."""
+    consts = [_code(c) if isinstance(c, types.CodeType) else _const(c) for c in code.co_consts]
+    return [code.co_code.hex(), list(code.co_names), list(code.co_varnames), list(code.co_freevars),
+            list(code.co_cellvars), code.co_argcount, code.co_kwonlyargcount, code.co_flags, consts]
+
+
+def _const(c):
+    if type(c) is frozenset:
+        return ["frozenset", sorted(repr(i) for i in c)]
+    if type(c) is tuple:
+        return ["tuple", [_const(i) for i in c]]
+    return [type(c).__name__, repr(c)]
+
+
+# -- entries ---------------------------------------------------------------------------------------------------
+
+def _read(path, key):
+    """The program in ``path``, or None (absent, or unreadable: counted, and written again after the trace)."""
+    try:
+        blob = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        STATS["unreadable"] += 1
+        return None
+    try:
+        from jax.experimental import serialize_executable
+
+        if not blob.startswith(MAGIC):
+            raise ValueError("not an entry of this cache")
+        head_end = blob.index(b"\n", len(MAGIC))
+        head = json.loads(blob[len(MAGIC):head_end])
+        payload = blob[head_end + 1:]
+        if head.get("format") != FORMAT or head.get("key") != key:
+            raise ValueError("another format or key")
+        if len(payload) != head["size"] or hashlib.sha256(payload).hexdigest() != head["sha256"]:
+            raise ValueError("its checksum does not match")
+        exe, in_tree, out_tree = pickle.loads(payload)
+        return serialize_executable.deserialize_and_load(exe, in_tree, out_tree)
+    except Exception as exc:       # whatever a damaged entry raises: the program is traced instead
+        STATS["unreadable"] += 1
+        LAST["reason"] = f"unreadable entry {path.name}: {type(exc).__name__}: {exc}"
+        _LOG.debug("%s", LAST["reason"])
+        return None
+
+
+def _write(path, key, compiled, summary):
+    """Write ``compiled`` under ``key`` (atomically); a program that cannot be serialized (host callbacks,
+    effects) or a folder that cannot be written leaves nothing."""
+    try:
+        from jax.experimental import serialize_executable
+
+        unloaded = compiled._executable._unloaded_executable
+        if unloaded.host_callbacks or unloaded.keepalive or unloaded.ordered_effects or \
+                unloaded.unordered_effects or getattr(unloaded, "mut", None):
+            raise Uncacheable("the program has host callbacks or effects")
+        exe, in_tree, out_tree = serialize_executable.serialize(compiled)
+        payload = pickle.dumps((exe, in_tree, out_tree), protocol=pickle.HIGHEST_PROTOCOL)
+        head = {"format": FORMAT, "key": key, "size": len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
+                "program": summary}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(MAGIC + json.dumps(head).encode() + b"\n" + payload)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        STATS["writes"] += 1
+    except Exception as exc:       # not serializable, or the disk: the program runs, it is just not kept
+        STATS["uncacheable"] += isinstance(exc, Uncacheable)
+        LAST["reason"] = f"not written: {type(exc).__name__}: {exc}"
+        _LOG.debug("%s", LAST["reason"])
