@@ -94,6 +94,19 @@ def init_of(name: str) -> str:
     return INIT
 
 
+def initialize(name: str, net, mx) -> None:
+    """``init_of(name)`` for every parameter, but a vector without an initializer of its own (a SymbolBlock's,
+    e.g. GluonCV's FPN and quantized networks: MXNet hands such a parameter the global initializer as its
+    ``__init__`` and Xavier refuses vectors) gets what Gluon's layers give theirs: zeros for biases, betas and
+    means, ones for gammas and variances."""
+    net.initialize(eval("mx.init." + init_of(name)), force_reinit=True)
+    for key, p in net.collect_params().items():
+        if p.init is None and key.endswith(("bias", "beta", "running_mean", "moving_mean")):
+            p.initialize(init=mx.init.Zero(), force_reinit=True)
+        elif p.init is None and key.endswith(("gamma", "running_var", "moving_var")):
+            p.initialize(init=mx.init.One(), force_reinit=True)
+
+
 def after_first_call(name: str, net) -> None:
     """Adjust parameters once shapes are known (MXNet's side only: ours loads what MXNet saved)."""
     if name.startswith("center_net"):     # heatmap logits small: scores, and so the top-k order, distinct

@@ -72,7 +72,7 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
                 if family != "nlp":
                     _models.serve_base_weights(pkgs["gluoncv"], mx, work, shape, served, create=True)
                 net = _models.build(name, family, mx, pkgs, kwargs)
-                net.initialize(eval("mx.init." + _models.init_of(name)), force_reinit=True)
+                _models.initialize(name, net, mx)
                 arrays = _models.inputs(name, shape)
                 _models.call(name, family, net, mx, arrays)
                 _models.after_first_call(name, net)
