@@ -15,7 +15,7 @@ Gluon front (``ast_hybrid.gluon``), the ops, numpy and jax.  Never the linter, t
 """
 
 from ast_hybrid import autograd, nd
-from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, initializer, operator, symbol, util
+from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, image, initializer, operator, symbol, util
 from ast_hybrid.mxnet import io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
 from ast_hybrid.mxnet.base import MXNetError  # noqa: F401
@@ -31,6 +31,7 @@ sym = symbol
 init = initializer
 rnd = random
 kv = kvstore
+img = image
 
 _missing.serve(__name__, {
     "nd": (nd, "mxnet.ndarray"), "ndarray": (nd, "mxnet.ndarray"), "autograd": (autograd, "mxnet.autograd"),

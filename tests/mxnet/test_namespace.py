@@ -44,8 +44,8 @@ def test_base_names_mxnet_code_imports(mx):
 
 
 @pytest.mark.parametrize("statement,api", [
-    ("import mxnet.image", "mxnet.image"),
-    ("from mxnet import image", "mxnet.image"),
+    ("import mxnet.callback", "mxnet.callback"),
+    ("from mxnet import callback", "mxnet.callback"),
     ("mx.gluon.data.vision.ImageRecordDataset('x')", "mxnet.gluon.data.vision.ImageRecordDataset"),
     ("mx.gluon.data.vision.transforms.RandomRotation((0, 9))", "mxnet.gluon.data.vision.transforms.RandomRotation"),
     ("mx.np.zeros", "mxnet.np"),
