@@ -102,6 +102,30 @@ class Checker:
     def kind(self, node):
         return self.u.kind(node)
 
+    def certain(self, node, kinds=None) -> bool:
+        """Whether ``node`` is surely a tensor.  A name that is a tensor on some paths and a
+        Python value on others (``MIXED``) is, unless the code reaches ``node`` through a
+        Python condition (``if self.enc is None:``, ``flag or ...``): such code tests the
+        number where the same kind of condition picked it, which the linter does not follow."""
+        k = self.kind(node) if kinds is None else kinds
+        if Tag.MIXED not in k:
+            return definitely_tensor(k)
+        return definitely_tensor(k - {Tag.MIXED}) and not self._python_condition_above(node)
+
+    def _python_condition_above(self, node) -> bool:
+        parents = self.u.parents
+        child, parent = node, parents.get(node)
+        while parent is not None and not isinstance(parent, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+            if isinstance(parent, (gast.If, gast.IfExp, gast.While)) and child is not parent.test:
+                if not tensorish(self.kind(parent.test)):
+                    return True
+            elif isinstance(parent, gast.BoolOp) and child is not parent.values[0]:
+                before = parent.values[:parent.values.index(child)]
+                if any(not tensorish(self.kind(v)) for v in before):
+                    return True
+            child, parent = parent, parents.get(parent)
+        return False
+
     # -- walking -----------------------------------------------------------
     def run(self) -> list[Finding]:
         body = self.u.fn.body
@@ -215,7 +239,7 @@ class Checker:
             self._truth_done.add(test)
             self.check_truth(test.operand)
             return
-        if definitely_tensor(self.kind(test)):   # a list's truth is its length: not a tensor's
+        if self.certain(test):   # a list's truth is its length: not a tensor's
             self.add("HY010", test, "truth", what=_describe(test, self.src))
 
     def visit_While(self, node):
@@ -247,7 +271,7 @@ class Checker:
     def _check_iteration(self, it):
         if self.guard or self.u.style != "F":
             return
-        if definitely_tensor(self.kind(it)):
+        if self.certain(it):
             self.add("HY011", it, "iteration", what=_describe(it, self.src))
         elif (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and self.u.is_global(it.func)
               and it.func.id in _ITERATING):
@@ -266,8 +290,7 @@ class Checker:
         parent = self.u.parents.get(node)
         if isinstance(parent, gast.Subscript) and not isinstance(parent.ctx, gast.Load):
             return  # `x[0][1] = v`: HY002 already says it
-        vk = self.kind(node.value)
-        if not definitely_tensor(vk):
+        if not self.certain(node.value):
             return
         if self._is_int(node.slice):
             self.add("HY011", node, "index", what=_describe(node, self.src))
@@ -283,7 +306,7 @@ class Checker:
         for tgt in node.targets:
             self._check_target(tgt)
             if isinstance(tgt, (gast.Tuple, gast.List)) and not self.guard and self.u.style == "F":
-                if definitely_tensor(self.kind(node.value)) and not isinstance(node.value, (gast.Tuple, gast.List)):
+                if self.certain(node.value) and not isinstance(node.value, (gast.Tuple, gast.List)):
                     self.add("HY011", node.value, "unpacking")
 
     def visit_AnnAssign(self, node):
@@ -314,7 +337,7 @@ class Checker:
             while isinstance(base, gast.Subscript):
                 base = base.value
             bk = self.kind(base)
-            if definitely_tensor(bk) or (Tag.HOST_ARRAY in bk and self._stores_tensor(tgt)):
+            if self.certain(base, bk) or (Tag.HOST_ARRAY in bk and self._stores_tensor(tgt)):
                 self.add("HY002", tgt, what=_describe(base, self.src))
 
     def _stores_tensor(self, tgt) -> bool:
@@ -486,7 +509,7 @@ class Checker:
     def check_len(self, call) -> bool:
         """HY008: ``len()`` of a tensor (target mxnet)."""
         if (call.is_global_name and call.name == "len" and call.args and self._shape_rules()
-                and definitely_tensor(self.kind(call.args[0]))):
+                and self.certain(call.args[0])):
             self.add("HY008", call.node, "len")
             return True
         return False
@@ -511,7 +534,8 @@ class Checker:
         if not self._shape_rules():
             return
         vk = self.kind(node.value)
-        if definitely_tensor(vk) or (Tag.TENSOR_OR_TUPLE in vk and node.attr != "T"):
+        # a number has no .shape: a name that is a tensor or a number is the tensor here
+        if definitely_tensor(vk - {Tag.MIXED}) or (Tag.TENSOR_OR_TUPLE in vk and node.attr != "T"):
             if node.attr == "T":
                 self.add("HY008", node, "transpose")
             else:

@@ -17,7 +17,7 @@ from ast_hybrid.common.diagnostics import Diagnostic
 from ast_hybrid.common.rules import message
 from . import MAX_ROUNDS
 from .checks import Checker
-from .evidence import declared_host, element_evidence, param_evidence, refine
+from .evidence import declared_host, element_evidence, param_evidence, refine, used_as_number
 from .kinds import EMPTY, Tag, Unit
 from .module import ModuleFacts
 
@@ -59,7 +59,7 @@ class _Session:
         self.pinned: dict = {}       # key -> entry tags (never widened by call sites)
         self.errors: list[Diagnostic] = []
         self.spare: dict = {}        # key -> Unit read only for its parameters' evidence
-        self.evidence: dict = {}     # (unit, name) -> (tensor, sequence); (unit, name, "host") -> bool
+        self.evidence: dict = {}     # (unit, name) -> (tensor, sequence); (unit, name, "host"/"number") -> bool
 
     def unit(self, key, *, checked: bool = True):
         """The unit of ``key``; ``checked=False``: read for evidence, not linted (unless it is)."""
@@ -101,14 +101,23 @@ class _Session:
             return tags
         if self._host(unit, name):     # documented `n : int`: what callers pass is not a tensor
             return tags - {Tag.TENSOR, Tag.TENSOR_OR_TUPLE}
-        return refine(tags, self._evidence(unit, name), optional=name in unit.optional)
+        evidence = self._evidence(unit, name)
+        if not evidence[0] and self._number(unit, name):   # `range(n)`, only `float(n)`: a number
+            return tags - {Tag.TENSOR, Tag.TENSOR_OR_TUPLE}
+        return refine(tags, evidence, optional=name in unit.optional)
 
     def _host(self, unit, name) -> bool:
-        key = (unit, name, "host")
+        return self._param_fact(unit, name, "host", declared_host)
+
+    def _number(self, unit, name) -> bool:
+        return self._param_fact(unit, name, "number", used_as_number)
+
+    def _param_fact(self, unit, name, what, test) -> bool:
+        key = (unit, name, what)
         found = self.evidence.get(key)
         if found is None:
             param = next((p for p in unit.params if p.id == name), None)
-            found = self.evidence[key] = param is not None and declared_host(unit, param)
+            found = self.evidence[key] = param is not None and test(unit, param)
         return found
 
     @staticmethod

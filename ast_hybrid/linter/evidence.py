@@ -14,7 +14,8 @@ and answers with two flags:
   (``x.append``), ``*x`` in a call, ``zip(x)``/``list(x)``/``tuple(x)``, ``x + [y]``,
   ``isinstance(x, (list, tuple))``; an item taken with a plain index, or
   unpacked, and then used as a tensor (``F.concat(y, xs[0])``, ``a, b = xs``
-  then ``a.astype(...)``): a forward that is hybridized does not index its
+  then ``a.astype(...)``; ``a, b, _ = xs[i]`` then ``a`` used as a tensor: a list of
+  tuples): a forward that is hybridized does not index its
   tensors with ints (a Symbol's ``[i]`` picks an output), so what it indexes
   and uses whole is a list.
 
@@ -37,7 +38,7 @@ import gast
 
 from .kinds import LIST_METHODS, MULTI_OUTPUT, Tag, is_op
 
-__all__ = ["param_evidence", "element_evidence", "refine", "declared_host"]
+__all__ = ["param_evidence", "element_evidence", "refine", "declared_host", "used_as_number"]
 
 _SEQUENCE_BUILTINS = frozenset({"zip", "list", "tuple", "map"})
 _SEQUENCE_WORDS = re.compile(r"\b(list|tuple|sequence|iterable|nested|dict)\b|\[", re.I)
@@ -95,6 +96,23 @@ def param_evidence(unit, name: str, helper_evidence) -> tuple[bool, bool]:
         if tensor and sequence:
             break
     return tensor, sequence
+
+
+_NUMBER_USES = frozenset({"range", "int", "float"})
+
+
+def used_as_number(unit, param) -> bool:
+    """Whether the function uses the parameter as only a Python number is used: as the bound of
+    ``range(n)``, or nowhere but converted by ``int``/``float`` (a tensor would be computed
+    with somewhere).  What else the uses say (:func:`param_evidence`) may still say tensor."""
+    uses = unit.users.get(param, ())
+    calls = []
+    for use in uses:
+        call = unit.parents.get(use)
+        if (type(call) is gast.Call and use in call.args and type(call.func) is gast.Name
+                and call.func.id in _NUMBER_USES and unit.is_global(call.func)):
+            calls.append(call.func.id)
+    return "range" in calls or (bool(uses) and len(calls) == len(uses))
 
 
 def declared(unit, param) -> tuple[bool, bool]:
@@ -236,6 +254,11 @@ def _used_as_tensor(unit, node, depth=0) -> bool:
         return _used_as_tensor(unit, parent, depth)
     if t is gast.Assign and depth == 0 and len(parent.targets) == 1 and type(parent.targets[0]) is gast.Name:
         return any(_used_as_tensor(unit, u, 1) for u in unit.users.get(parent.targets[0], ()))
+    if t is gast.Assign and depth == 0 and len(parent.targets) == 1 and type(parent.targets[0]) in (
+            gast.Tuple, gast.List):
+        # `a, b, _ = xs[i]` then `a` used as a tensor: the item is a tuple of tensors
+        names = [e for e in parent.targets[0].elts if type(e) is gast.Name]
+        return any(_used_as_tensor(unit, u, 1) for n in names for u in unit.users.get(n, ()))
     return False
 
 

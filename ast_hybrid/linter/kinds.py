@@ -37,6 +37,12 @@ Tags (:class:`Tag`):
   arithmetic among such arrays give: a concrete array even in a hybridized forward (its
   ``.shape``, ``.asnumpy()`` work; mixing it with a Symbol does not, which is HY007 where it
   is made).  With a tensor, it gives a tensor.  ``HOST_ARRAY_METHOD``: its bound method.
+- ``MIXED``: with ``TENSOR``, a name that is a tensor on some paths and a Python value on
+  others (``delta = F.reshape(...)`` under ``if self.encoding is not None``, else
+  ``delta = self.fixed_value``, a number the constructor stored): which one reaches a use
+  is decided by Python conditions the linter does not follow, and code tests it where it is
+  the number.  Rules that need certainty ignore it, as ``TENSOR_OR_TUPLE``; arithmetic and
+  comparisons keep it unless another operand is surely a tensor.
 
 Not tensors: literals, ``self`` attributes that are not called, ``x is None``
 and ``in`` tests, ``F`` itself, ``isinstance``/``len``/``autograd.is_training()``
@@ -91,6 +97,7 @@ class Tag(str, Enum):
     TENSORS = "tensors"
     HOST_ARRAY = "host-array"
     HOST_ARRAY_METHOD = "host-array-method"
+    MIXED = "tensor-or-python-value"
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,7 @@ EMPTY: frozenset = frozenset()
 _TENSOR = frozenset((Tag.TENSOR,))
 _TENSOR_OR_TUPLE = frozenset((Tag.TENSOR_OR_TUPLE,))
 _SEQUENCE_OF_TENSORS = frozenset((Tag.SEQUENCE_OF_TENSORS,))
+_ITEM_UNPACKED = frozenset((Tag.TENSOR_OR_TUPLE, Tag.TENSORS))
 _DICT_OF_TENSORS = frozenset((Tag.DICT_OF_TENSORS,))
 _INT = frozenset((Tag.INT,))
 _HOST_ARRAY = frozenset((Tag.HOST_ARRAY,))
@@ -157,7 +165,23 @@ def tensorish(kinds) -> bool:
 
 
 def definitely_tensor(kinds) -> bool:
-    return Tag.TENSOR in kinds and not (Tag.TENSOR_OR_TUPLE in kinds or Tag.SEQUENCE_OF_TENSORS in kinds or Tag.DICT_OF_TENSORS in kinds)
+    return Tag.TENSOR in kinds and not (Tag.TENSOR_OR_TUPLE in kinds or Tag.SEQUENCE_OF_TENSORS in kinds
+                                        or Tag.DICT_OF_TENSORS in kinds or Tag.MIXED in kinds)
+
+
+def _python_value(kinds) -> bool:
+    """What a definition gives that is surely no tensor nor container of them: a number, a
+    string, a host array, an attribute of ``self`` (a constructor's value) not used as a tensor."""
+    return not (holds_tensors(kinds) or is_op(kinds) or Tag.SELF in kinds or Tag.TENSOR_METHOD in kinds)
+
+
+def _mixed_result(result: frozenset, operands) -> frozenset:
+    """``result`` (arithmetic or a comparison of ``operands``) keeps ``MIXED`` when an operand is
+    mixed and none is surely a tensor."""
+    if (Tag.TENSOR in result and any(Tag.MIXED in k for k in operands)
+            and not any(definitely_tensor(k) for k in operands)):
+        return result | {Tag.MIXED}
+    return result
 
 
 def holds_tensors(kinds) -> bool:
@@ -331,8 +355,16 @@ class Unit:
         t = type(node)
         if t is gast.Name:
             out = set()
+            tensor_def = python_def = False
             for d in self.defs_of(node):
-                out |= self.def_kind(d)
+                k = self.def_kind(d)
+                out |= k
+                if tensorish(k):
+                    tensor_def = True
+                elif _python_value(k) and self._defines_value(d):
+                    python_def = True
+            if tensor_def and python_def:
+                out.add(Tag.MIXED)
             return frozenset(out)
         if t is gast.Constant:
             v = node.value
@@ -341,7 +373,7 @@ class Unit:
             lk, rk = self.kind(node.left), self.kind(node.right)
             both = lk | rk
             if tensorish(both):
-                return _TENSOR
+                return _mixed_result(_TENSOR, (lk, rk))
             if Tag.HOST_ARRAY in both:
                 return _HOST_ARRAY
             if Tag.SEQUENCE_OF_TENSORS in both and isinstance(node.op, (gast.Add, gast.Mult)):
@@ -354,7 +386,7 @@ class Unit:
             if isinstance(node.op, gast.Not):
                 return EMPTY
             if tensorish(k):
-                return _TENSOR
+                return _mixed_result(_TENSOR, (k,))
             if Tag.HOST_ARRAY in k:
                 return _HOST_ARRAY
             return _INT if Tag.INT in k else EMPTY
@@ -362,7 +394,7 @@ class Unit:
             kinds = [self.kind(node.left)] + [self.kind(c) for c in node.comparators]
             if any(isinstance(op, (gast.Is, gast.IsNot, gast.In, gast.NotIn)) for op in node.ops):
                 return EMPTY
-            return _TENSOR if any(tensorish(k) for k in kinds) else EMPTY
+            return _mixed_result(_TENSOR, kinds) if any(tensorish(k) for k in kinds) else EMPTY
         if t is gast.BoolOp:
             out = set()
             for v in node.values:
@@ -417,6 +449,9 @@ class Unit:
         vk = self.kind(node.value)
         out = set()
         index = _constant_int(node.slice)
+        if (Tag.SEQUENCE_OF_TENSORS in vk and not _structures(vk) and type(node.slice) is not gast.Slice
+                and self._unpacked(node)):
+            return _ITEM_UNPACKED      # `a, b = xs[i]`: the list holds tuples (a forward never unpacks a Symbol)
         if index is not None and (Tag.SEQUENCE_OF_TENSORS in vk or _structures(vk)):
             return _item(vk, index)
         if index is not None and Tag.TENSORS in vk:
@@ -436,6 +471,11 @@ class Unit:
         if isinstance(node.value, gast.Attribute) and node.value.attr == "shape":
             out.add(Tag.INT)
         return frozenset(out)
+
+    def _unpacked(self, node) -> bool:
+        parent = self.parents.get(node)
+        return (type(parent) is gast.Assign and parent.value is node
+                and type(parent.targets[0]) in (gast.Tuple, gast.List))
 
     # -- calls -------------------------------------------------------------
     def _call_kind(self, node) -> frozenset:
@@ -657,6 +697,27 @@ class Unit:
         return frozenset(out)
 
     # -- definitions -------------------------------------------------------
+    def _defines_value(self, d) -> bool:
+        """Whether the definition ``d`` binds a value of its own, an alternative to the tensor:
+        a plain ``name = value``, not ``None`` (a placeholder filled later, ``out = None``) and
+        not a start value the name's later definitions build on (``loss = 0.0`` then
+        ``loss = loss + t``, ``loss += t``)."""
+        parent = self.parents.get(d)
+        if type(parent) is not gast.Assign or parent.targets[0] is not d:
+            return False
+        value = parent.value
+        if type(value) is gast.Constant and value.value is None:
+            return False
+        for use in self.users.get(d, ()):
+            node = use
+            while node is not None and not isinstance(node, gast.stmt):
+                node = self.parents.get(node)
+            if type(node) is gast.AugAssign and type(node.target) is gast.Name and node.target.id == d.id:
+                return False
+            if type(node) is gast.Assign and any(type(t) is gast.Name and t.id == d.id for t in node.targets):
+                return False
+        return True
+
     def def_kind(self, d) -> frozenset:
         memo = self._def_memo
         if d in memo:

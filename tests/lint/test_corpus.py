@@ -111,6 +111,8 @@ def test_second_fresh_batch_precision_before_fixes_is_what_the_file_says():
     every = [r for r in _rows(HELD_OUT) if r["tree"] in fresh and r["before"] == "found"]
     every_true = sum(r["label"] == "true" for r in every)
     assert f"{len(every)} findings, {every_true} true ({100 * every_true / len(every):.1f}%)" in header
+    now = [r for r in _rows(HELD_OUT) if r["tree"] in batch and r["label"] == "true"]
+    assert f"{len(now)} findings in the batch, all {len(now)} true" in header
 
 
 @pytest.mark.corpus

@@ -41,3 +41,100 @@ def test_attribute_updated_on_every_call_is_hy012(target):
 def test_counter_the_forward_only_names_things_with_is_not_hy012(use):
     # mxnet/gluon/rnn/rnn_cell.py: `self._counter += 1`, read back only in op names ('t%d_' % self._counter)
     assert codes(model(f"self.c += 1\n{use}\nreturn F.relu(x, name=name)"), "mxnet") == []
+
+
+# -- the second fresh batch: autogluon 0.0.15, deeprenewal 0.3.3, xfer-ml 1.1.0 ------------------
+KERNEL = '''
+class Kernel(HybridBlock):
+    def __init__(self, encoding_delta=None, delta_fixed_value=0.5, **kwargs):
+        super().__init__(**kwargs)
+        self.encoding_delta = encoding_delta
+        self.delta_fixed_value = delta_fixed_value
+
+    def _get_params(self, F, X, **kwargs):
+        gamma = F.ones_like(X)
+        if self.encoding_delta is not None:
+            delta = F.reshape(kwargs["delta"], shape=(1, 1))
+        else:
+            delta = self.delta_fixed_value
+        return gamma, delta
+
+    def _terms(self, F, X, gamma, delta, ret_mean=False):
+        pref = F.reshape(gamma, shape=(1, 1))
+        if ret_mean or (self.encoding_delta is not None) or delta > 0.0:
+            pref = pref + 1
+        if self.encoding_delta is not None:
+            pref = F.broadcast_mul(delta, pref)
+        elif delta > 0.0:
+            pref = pref * delta
+        return X, pref
+
+    def hybrid_forward(self, F, X1, X2, **kwargs):
+        gamma, delta = self._get_params(F, X1, **kwargs)
+        a, pref = self._terms(F, X1, gamma, delta)
+        if self.encoding_delta is None:
+            if delta > 0.0:
+                a = a * delta
+        USE
+        return a + pref
+'''
+
+
+def _kernel(use="pass"):
+    return "from mxnet.gluon import HybridBlock\n" + KERNEL.replace("USE", use)
+
+
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_tensor_on_one_path_number_on_the_other_tested_under_python_conditions(target):
+    # autogluon/searcher/bayesopt/gpmxnet/kernel/exponential_decay.py: `delta` is F.reshape(...) when
+    # self.encoding_delta is set, else the constructor's float; every `delta > 0.0` sits where it is the float
+    assert codes(_kernel(), target) == []
+
+
+@pytest.mark.parametrize("use, found", [
+    ("if delta > 0.0:\n            a = a * 2", ["HY010"]),       # no Python condition above: either may reach it
+    ("n = delta.shape[0]", ["HY008"]),                             # a number has no .shape: the tensor path
+    ("for r in delta:\n            a = a + r", ["HY011"]),
+])
+def test_tensor_or_number_outside_python_conditions_is_still_reported(use, found):
+    assert codes(_kernel(use), "mxnet") == found
+
+
+def test_a_start_value_built_on_is_not_a_python_alternative():
+    # `loss = 0.0` then `loss = loss + t`: after the loop it is a tensor, whatever the condition above
+    body = "loss = 0.0\nfor i in range(3):\n    loss = loss + x\nif y is None:\n    if loss:\n        pass\nreturn loss"
+    assert codes(model(body), "mxnet") == ["HY010"]
+    body_none = "out = None\nif y is None:\n    out = F.relu(x)\n    if out:\n        pass\nreturn out"
+    assert codes(model(body_none), "mxnet") == ["HY010"]
+
+
+def test_item_of_a_list_unpacked_into_tensors_is_a_tuple():
+    # autogluon/task/text_prediction/modules/basic_prediction.py: `features` is a list of per-field tuples
+    body = """
+outs = []
+for i, (code, attrs) in enumerate(self.field_info):
+    tokens, valid, segments, _ = features[i]
+    emb = F.relu(tokens) + segments * valid
+    outs.append(emb[:, 0, :])
+return F.concat(*outs, dim=-1)
+"""
+    # no HY011 for the unpacking; its items are tensors still (emb[:, 0, :] slices one)
+    assert codes(model(body, params="features"), "mxnet") == ["HY009"]
+    # an item of a tensor (its first row) unpacked: still an iteration over a Symbol
+    assert codes(model("y = F.relu(x)\na, b = y[0]\nreturn a + b"), "mxnet") == ["HY011"]
+
+
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_parameters_used_as_python_numbers_are_not_tensors(target):
+    # xfer/prob/var_loss.py BNNLoss: `for _ in range(num_samples)`, `float(num_samples)`,
+    # `float(total_number_data)` (the training-set size)
+    body = """
+loss = 0.0
+w = x.sum() / float(total)
+for _ in range(n):
+    loss = loss + F.relu(x) * w
+return loss / float(n)
+"""
+    assert codes(model(body, params="x, n, total"), target) == []
+    # a parameter computed with as a tensor and converted too: the host copy is real
+    assert codes(model("z = t * 2\nreturn x / float(t)", params="x, t"), target) == ["HY004"]
