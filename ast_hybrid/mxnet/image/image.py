@@ -104,13 +104,9 @@ def imresize(src, w, h, interp=1, out=None):
 
 def scale_down(src_size, size):
     """``size`` (w, h) shrunk, keeping its aspect ratio, until it fits in ``src_size`` (w, h)."""
-    w, h = size
-    sw, sh = src_size
-    if sh < h:
-        w, h = float(w * sh) / h, sh
-    if sw < w:
-        w, h = sw, float(h * sw) / w
-    return int(w), int(h)
+    from ast_hybrid.gluon.data.vision.transforms import _scale_down
+
+    return _scale_down(src_size, size)
 
 
 # OpenCV's border types -> numpy.pad modes
@@ -345,38 +341,46 @@ class BrightnessJitterAug(Augmenter):
         return src
 
 
-class ContrastJitterAug(Augmenter):
-    """``src`` scaled by ``alpha`` about its mean grey level, in place."""
+class _GrayJitterAug(Augmenter):
+    """``src * alpha + (1 - alpha) * grey`` in place, ``alpha`` = ``1 + uniform(-amount, amount)``; the grey of
+    ``_gray(src * coef)`` (MXNet's luma weights)."""
 
-    def __init__(self, contrast):
-        super().__init__(contrast=contrast)
-        self.contrast = contrast
+    _kind = ""
+
+    def __init__(self, amount):
+        super().__init__(**{self._kind: amount})
+        setattr(self, self._kind, amount)
         self.coef = nd.array([_GRAY])
 
     def __call__(self, src):
-        alpha = 1.0 + random.uniform(-self.contrast, self.contrast)
-        gray = src * self.coef
-        gray = 3.0 * (1.0 - alpha) / gray.size * nd.sum(gray)
+        amount = getattr(self, self._kind)
+        alpha = 1.0 + random.uniform(-amount, amount)
+        gray = self._gray(src * self.coef, alpha)
         src *= alpha
         src += gray
         return src
 
 
-class SaturationJitterAug(Augmenter):
-    """``src`` scaled by ``alpha`` about each pixel's grey level, in place."""
+class ContrastJitterAug(_GrayJitterAug):
+    """Scaled by ``alpha`` about the image's mean grey level."""
 
-    def __init__(self, saturation):
-        super().__init__(saturation=saturation)
-        self.saturation = saturation
-        self.coef = nd.array([_GRAY])
+    _kind = "contrast"
 
-    def __call__(self, src):
-        alpha = 1.0 + random.uniform(-self.saturation, self.saturation)
-        gray = nd.sum(src * self.coef, axis=2, keepdims=True)
+    @staticmethod
+    def _gray(weighted, alpha):
+        return 3.0 * (1.0 - alpha) / weighted.size * nd.sum(weighted)
+
+
+class SaturationJitterAug(_GrayJitterAug):
+    """Scaled by ``alpha`` about each pixel's grey level."""
+
+    _kind = "saturation"
+
+    @staticmethod
+    def _gray(weighted, alpha):
+        gray = nd.sum(weighted, axis=2, keepdims=True)
         gray *= 1.0 - alpha
-        src *= alpha
-        src += gray
-        return src
+        return gray
 
 
 class HueJitterAug(Augmenter):
