@@ -107,3 +107,36 @@ def test_a_reader_pickles_and_reopens(mx, tmp_path):
     (tmp_path / "bad.rec").write_bytes(b"\0" * 12)
     with pytest.raises(ValueError, match="invalid RecordIO file"):
         recordio.MXRecordIO(str(tmp_path / "bad.rec"), "r").read()
+
+
+def _png(rgb):
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+@pytest.mark.oracle
+def test_image_record_dataset_reads_a_record_file_as_mxnet(both, tmp_path):
+    """Each side packs the same PNG images with number and array labels into a record file (the files are
+    byte-for-byte equal: test_files_mxnet_writes_...) and reads it with ImageRecordDataset (plain, grey, with a
+    transform): the same images and labels (grey within 1: OpenCV's and Pillow's luma rounding)."""
+    rng = np.random.RandomState(1)
+    images = [rng.randint(0, 256, (4 + i, 6, 3)).astype(np.uint8) for i in range(3)]
+    pngs = {f"p{i}": np.frombuffer(_png(im), np.uint8) for i, im in enumerate(images)}
+    rec, idx = str(tmp_path / "i.rec"), str(tmp_path / "i.idx")
+    both(f"import mxnet.recordio as r\nw = r.MXIndexedRecordIO({idx!r}, {rec!r}, 'w')\n"
+         "for i in range(3):\n"
+         "    label = float(i) if i != 1 else [1.5, 2.5, -1.0]\n"
+         "    w.write_idx(i, r.pack(r.IRHeader(0, label, i, 0), inp['p%d' % i].tobytes()))\n"
+         "w.close()\n"
+         f"ds = gluon.data.vision.ImageRecordDataset({rec!r})\n"
+         f"grey = gluon.data.vision.ImageRecordDataset({rec!r}, flag=0)\n"
+         f"tr = gluon.data.vision.ImageRecordDataset({rec!r}, transform=lambda x, y: (x.astype('float32') / 2, y))\n"
+         "meta['n'] = len(ds)\n"
+         "for i in range(3):\n"
+         "    out['im%d' % i], out['lab%d' % i] = ds[i][0], np.asarray(ds[i][1], np.float32)\n"
+         "    out['grey%d' % i], out['half%d' % i] = grey[i][0], tr[i][0]\n", rtol=0, atol=1, **pngs)

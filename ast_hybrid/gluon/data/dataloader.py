@@ -8,11 +8,19 @@ and forking a process that holds jax is not safe).
 
 from __future__ import annotations
 
+import io
+import multiprocessing.pool
+import pickle
+from multiprocessing.reduction import ForkingPickler
+
 import numpy as np
 
 from ast_hybrid.gluon.data import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
+# MXNet's internals that GluonCV/GluonNLP import and subclass (their own loaders, with a worker pool they make):
+# ForkingPickler (pickles NDArrays by value here), _as_in_context, _worker_fn, _thread_worker_fn,
+# _worker_initializer and _MultiWorkerIter, which behave as MXNet 1.9.1's with any pool that has apply_async.
 
 
 def default_batchify_fn(data):
@@ -30,6 +38,94 @@ def default_batchify_fn(data):
 
 
 default_mp_batchify_fn = default_batchify_fn
+
+
+def _as_in_context(data, ctx):
+    """``data`` (an NDArray, or nested lists/tuples of them) moved to ``ctx``; anything else as it is."""
+    from ast_hybrid.ndarray import NDArray
+
+    if isinstance(data, NDArray):
+        return data.as_in_context(ctx)
+    if isinstance(data, (list, tuple)):
+        return [_as_in_context(d, ctx) for d in data]
+    return data
+
+
+_worker_dataset = None
+
+
+def _worker_initializer(dataset, active_shape=False, active_array=False):
+    """A worker process's initializer: the dataset its ``_worker_fn`` reads."""
+    global _worker_dataset
+    _worker_dataset = dataset
+
+
+def _worker_fn(samples, batchify_fn, dataset=None):
+    """In a worker process: the batch of ``samples`` from the initializer's dataset, pickled."""
+    batch = batchify_fn([_worker_dataset[i] for i in samples])
+    buf = io.BytesIO()
+    ForkingPickler(buf, pickle.HIGHEST_PROTOCOL).dump(batch)
+    return buf.getvalue()
+
+
+def _thread_worker_fn(samples, batchify_fn, dataset):
+    """In a worker thread: the batch of ``samples`` from ``dataset``."""
+    return batchify_fn([dataset[i] for i in samples])
+
+
+class _MultiWorkerIter:
+    """MXNet's iterator over batches made by ``worker_pool.apply_async(worker_fn, (indices, batchify_fn,
+    dataset))``, ``prefetch`` ahead, returned in order (unpickled when ``dataset`` is None: a process pool)."""
+
+    def __init__(self, worker_pool, batchify_fn, batch_sampler, pin_memory=False, pin_device_id=0,
+                 worker_fn=_worker_fn, prefetch=0, dataset=None, data_loader=None, timeout=120):
+        self._worker_pool, self._batchify_fn, self._batch_sampler = worker_pool, batchify_fn, batch_sampler
+        self._data_buffer = {}
+        self._rcvd_idx = self._sent_idx = 0
+        self._iter = iter(self._batch_sampler)
+        self._worker_fn = worker_fn
+        self._pin_memory, self._pin_device_id = pin_memory, pin_device_id
+        self._dataset, self._data_loader, self._timeout = dataset, data_loader, timeout
+        for _ in range(prefetch):
+            self._push_next()
+
+    def __len__(self):
+        return len(self._batch_sampler)
+
+    def _push_next(self):
+        indices = next(self._iter, None)
+        if indices is None:
+            return
+        self._data_buffer[self._sent_idx] = self._worker_pool.apply_async(
+            self._worker_fn, (indices, self._batchify_fn, self._dataset))
+        self._sent_idx += 1
+
+    def __next__(self):
+        self._push_next()
+        if self._rcvd_idx == self._sent_idx:
+            assert not self._data_buffer, "Data buffer should be empty at this moment"
+            raise StopIteration
+        pending = self._data_buffer.pop(self._rcvd_idx)
+        try:
+            batch = pending.get(self._timeout)
+        except Exception:
+            if not isinstance(self._worker_pool, multiprocessing.pool.ThreadPool):
+                self._worker_pool.terminate()
+            raise
+        if self._dataset is None:
+            batch = pickle.loads(batch)
+        if self._pin_memory:
+            from ast_hybrid.ndarray import Context
+
+            batch = _as_in_context(batch, Context("cpu_pinned", self._pin_device_id))
+        self._rcvd_idx += 1
+        return batch
+
+    def next(self):
+        return self.__next__()
+
+    def __iter__(self):
+        return self
 
 
 class DataLoader:
