@@ -91,6 +91,8 @@ def init_of(name: str) -> str:
         return "Xavier()"
     if name.startswith("center_net"):
         return "Xavier(rnd_type='gaussian', factor_type='in', magnitude=1)"
+    if name.startswith("yolo3_darknet53"):      # He-scaled: YOLO's exp() of box sizes overflows to inf here
+        return "Xavier(rnd_type='gaussian', factor_type='in', magnitude=0.5)"
     return INIT
 
 

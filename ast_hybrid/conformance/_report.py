@@ -106,7 +106,10 @@ def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = Fa
                     elif row["status"] == "match" and not ref["kept"]:
                         row["cause"] = "note: MXNet's reference keeps no detection (only the -1 rows compared)"
                 moved = ref.get("sensitivity") or 0.0
-                if row["status"] == "fail" and row["built"] and moved > 1e-4 and row["error"] <= 100 * moved:
+                if row["status"] == "fail" and ref.get("finite") is False:
+                    row.update(status="mxnet", cause="MXNet itself: its output is not finite (overflow at this "
+                               "initialisation), so it decides nothing; ours: " + row["cause"])
+                elif row["status"] == "fail" and row["built"] and moved > 1e-4 and row["error"] <= 100 * moved:
                     row.update(status="ill-conditioned", cause=f"{row['cause']}; MXNet's own output moves "
                                f"{moved:.1e} of its scale for a 1e-6 relative change of the input")
     row["seconds"] = round(time.perf_counter() - start, 1)

@@ -87,6 +87,7 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
             if shape is not None:              # conditioning: how far MXNet's own output moves for a 1e-6 change
                 moved = _models.flatten(_models.call(name, family, net, mx, {"x": arrays["x"] * (1 + 1e-6)}))
                 result["sensitivity"] = _error(moved, outs)
+            result["finite"] = all(bool(np.isfinite(o).all()) for o in outs if o.dtype.kind == "f")
             if family == "detection":          # a meaningful reference: detections kept, their scores distinct
                 result["kept"], result["distinct"] = _models.detections(outs)
             net.save_parameters(os.path.join(work, "net.params"))
