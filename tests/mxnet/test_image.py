@@ -51,7 +51,8 @@ def test_random_crops_draw_as_mxnet(both):
 
 @pytest.mark.oracle
 def test_color_normalize_works_in_place_as_mxnet(both):
-    both("x = nd.array(inp['f32'])\ny = mx.image.color_normalize(x, nd.array([10., 20., 30.]), nd.array([2., 4., 8.]))\n"
+    both("x = nd.array(inp['f32'])\n"
+         "y = mx.image.color_normalize(x, nd.array([10., 20., 30.]), nd.array([2., 4., 8.]))\n"
          "meta['same'] = y is x\nout['x'] = x\n", **INPUTS)
 
 
@@ -84,7 +85,8 @@ def test_augmenters_draw_and_compute_as_mxnet(both):
          "    out['y%d' % i] = y\n"
          "seq = mx.image.SequentialAug([mx.image.ForceResizeAug((5, 3), interp=0), mx.image.CastAug('float16')])\n"
          "out['seq'] = seq(nd.array(inp['f32']))\nmeta['dumps'] = [a.dumps() for a in augs[:3]]\n"
-         "meta['interp'] = [mx.image.image._get_interp_method(9, s) for s in [(4, 4, 8, 8), (8, 8, 4, 4), (4, 8, 8, 4)]]\n",
+         "meta['interp'] = [mx.image.image._get_interp_method(9, s)\n"
+         "                  for s in [(4, 4, 8, 8), (8, 8, 4, 4), (4, 8, 8, 4)]]\n",
          rtol=1e-5, atol=1e-4, **INPUTS)
 
 
@@ -109,7 +111,7 @@ def test_what_is_not_implemented_names_the_mxnet_api_at_the_callers_line(mx, sta
 def test_every_mxnet_image_name_is_here(mx, oracle):
     want = oracle.run("import mxnet.image as i, mxnet.image.image as ii, mxnet.image.detection as d\n"
                       "meta['n'] = sorted(n for n in dir(i) if not n.startswith('_') and n[0].isupper() or\n"
-                      "    callable(getattr(i, n)) and getattr(getattr(i, n), '__module__', '').startswith('mxnet.image'))\n")
+                      "    callable(getattr(i, n)) and\n"
+                      "    getattr(getattr(i, n), '__module__', '').startswith('mxnet.image'))\n")
     missing = [n for n in want["meta"]["n"] if not hasattr(mx.image, n)]
     assert not missing
-

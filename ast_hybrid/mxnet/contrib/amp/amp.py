@@ -3,7 +3,8 @@ package's doc); the module state MXNet code reads (``_amp_initialized``...) as b
 
 from ast_hybrid.mxnet._missing import module_getattr, unsupported
 
-__all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model", "convert_symbol",
+# the functions are made by _not_supported below
+__all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model", "convert_symbol",  # noqa: F822
            "convert_hybrid_block", "list_lp16_ops", "list_fp32_ops",
            "list_lp16_fp32_ops", "list_conditional_fp32_ops", "list_widest_type_cast", "list_loss_output_functions",
            "list_lp16_use_fp32_params"]
