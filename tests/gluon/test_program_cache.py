@@ -1,0 +1,248 @@
+"""The on-disk cache of hybridized programs (``ast_hybrid/gluon/program_cache.py``).
+
+Each case runs a tiny hybridized network (convolution, BatchNorm, activation, a helper function of another
+module, dense) in fresh Python processes sharing a cache folder of the test's own, and reads back the
+module's counters, the output's bytes and how many times ``hybrid_forward`` ran (a Python counter: it runs
+while tracing, so a program read from disk leaves it at 0)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ast_hybrid.gluon import program_cache
+
+MODEL = '''
+import helpers
+from ast_hybrid.gluon import nn, HybridBlock
+
+TRACES = [0]
+
+
+class Net(HybridBlock):
+    def __init__(self, act="relu", units=5, extra=None, **kw):
+        super().__init__(**kw)
+        self.act_type = act
+        if extra is not None:
+            self.extra = extra
+        with self.name_scope():
+            self.conv = nn.Conv2D(4, 3, in_channels=3)
+            self.bn = nn.BatchNorm(in_channels=4)
+            self.dense = nn.Dense(units, in_units=4)
+
+    def hybrid_forward(self, F, x):
+        TRACES[0] += 1
+        y = F.Activation(self.bn(self.conv(x)), act_type=self.act_type)
+        return self.dense(helpers.scale(F.mean(y, axis=(2, 3))))
+'''
+
+HELPERS = '''
+def scale(x):
+    return x * 2.0
+'''
+
+SCRIPT = r"""
+import json, os, sys
+import numpy as np
+cfg = json.loads(sys.argv[1])
+from ast_hybrid import autograd, nd
+from ast_hybrid.gluon import compile_cache, program_cache
+if cfg.get("python_off"):
+    compile_cache.configure(enabled=False)
+# ast-hybrid's own source is part of the key; other work may edit the tree while this test runs, so its hash
+# is pinned here (test_the_source_hash_follows_every_file tests it on its own)
+program_cache._package_hash = lambda: "pinned"
+import model
+extra = {"array": np.ones(3), "object": object(), "plain": {"k": (1, 2.5, "s", None)}}.get(cfg.get("extra"))
+net = model.Net(act=cfg.get("act", "relu"), units=cfg.get("units", 5), extra=extra)
+net.initialize()
+rng = np.random.default_rng(0)
+for name, p in net.collect_params().items():
+    v = rng.standard_normal(p.shape).astype("float32") * 0.5
+    p.set_data(np.abs(v) + 0.5 if name.endswith("running_var") else v)
+dtype = cfg.get("dtype", "float32")
+if dtype != "float32":
+    net.cast(dtype)
+net.hybridize()
+x = rng.standard_normal(cfg.get("shape", [2, 3, 8, 8])).astype(dtype)
+mode = cfg.get("mode", "predict")
+grads = None
+if mode == "predict":
+    y = net(x)
+    y = net(x)      # the second call: the same program, from the block's table
+elif mode == "train":
+    with autograd.train_mode():
+        y = net(x)
+else:
+    xa = nd.array(x)
+    xa.attach_grad()
+    with autograd.record():
+        y = net(xa)
+        loss = (y * y).sum()
+    loss.backward()
+    grads = [xa.grad.asnumpy().tobytes().hex()] + [p.grad().asnumpy().tobytes().hex()
+                                                   for p in net.collect_params().values() if p.grad_req != "null"]
+folder = program_cache.directory()
+y = y.asnumpy()
+print(json.dumps({"y": y.tobytes().hex(), "shape": list(y.shape), "dtype": str(y.dtype), "grads": grads,
+                  "stats": program_cache.STATS, "reason": program_cache.LAST["reason"], "traces": model.TRACES[0],
+                  "entries": sorted(os.listdir(folder)) if folder.exists() else []}))
+"""
+
+
+def _write(folder: Path, name: str, text: str):
+    """A source file dated an hour back (a file changed after the process started is not trusted)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text)
+    old = time.time() - 3600
+    os.utime(path, (old, old))
+
+
+def _code(folder: Path, model=MODEL, helpers=HELPERS):
+    _write(folder, "model.py", model)
+    _write(folder, "helpers.py", helpers)
+    return folder
+
+
+def _run(code: Path, cache: Path, switch="1", **cfg):
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "AST_HYBRID_COMPILE_CACHE_DIR": str(cache),
+           "AST_HYBRID_COMPILE_CACHE": switch}
+    out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(cfg)], env=env, capture_output=True, text=True,
+                         cwd=code, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _stats(got):
+    s = got["stats"]
+    return s["hits"], s["misses"], s["writes"]
+
+
+@pytest.fixture(scope="module")
+def populated(tmp_path_factory):
+    """The network's code, a cache its first process filled, and that process's result."""
+    root = tmp_path_factory.mktemp("program_cache")
+    code, cache = _code(root / "code"), root / "cache"
+    first = _run(code, cache)
+    assert _stats(first) == (0, 1, 1) and first["traces"] == 1 and len(first["entries"]) == 1
+    return code, cache, first
+
+
+def _copy(cache: Path, to: Path):
+    shutil.copytree(cache, to)
+    return to
+
+
+def test_a_second_process_reads_the_program_and_computes_the_same_bits(populated, tmp_path):
+    code, cache, first = populated
+    second = _run(code, _copy(cache, tmp_path / "cache"))
+    assert _stats(second) == (1, 0, 0)
+    assert second["traces"] == 0            # hybrid_forward never ran: no conversion, no trace
+    assert second["y"] == first["y"] and second["entries"] == first["entries"]
+    plain = _run(code, tmp_path / "unused", switch="0")      # jax.jit's own program, no cache at all
+    assert plain["y"] == first["y"] and plain["traces"] == 1 and _stats(plain) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("change", ["attribute", "source", "helper", "parameter shape", "input shape", "dtype"])
+def test_what_the_trace_depends_on_changes_the_key(populated, tmp_path, change):
+    code, cache, base = populated
+    cfg = {}
+    if change == "attribute":
+        cfg["act"] = "tanh"
+    elif change == "source":
+        code = _code(tmp_path / "code", model=MODEL.replace("axis=(2, 3))", "axis=(2, 3)) + 1"))
+    elif change == "helper":        # a function of another module that hybrid_forward calls
+        code = _code(tmp_path / "code", helpers=HELPERS.replace("2.0", "3.0"))
+    elif change == "parameter shape":
+        cfg["units"] = 6
+    elif change == "input shape":
+        cfg["shape"] = [1, 3, 9, 9]
+    else:
+        cfg["dtype"] = "float16"
+    got = _run(code, _copy(cache, tmp_path / "cache"), **cfg)
+    assert _stats(got) == (0, 1, 1) and got["traces"] == 1, got["reason"]
+    assert got["y"] != base["y"] and len(got["entries"]) == 2
+
+
+@pytest.mark.parametrize("extra", ["array", "object"])
+def test_an_attribute_that_is_not_a_plain_value_turns_it_off_for_the_block(populated, tmp_path, extra):
+    code, cache, _ = populated
+    got = _run(code, tmp_path / "cache", extra=extra)
+    assert got["stats"]["uncacheable"] == 1 and _stats(got) == (0, 0, 0) and got["entries"] == []
+    assert "net.extra is a" in got["reason"]
+    assert got["y"] == _run(code, tmp_path / "unused", switch="0", extra=extra)["y"]
+    if extra == "array":        # nested plain values are keyed, and cached
+        assert _stats(_run(code, tmp_path / "cache", extra="plain")) == (0, 1, 1)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "foreign"])
+def test_a_damaged_entry_is_traced_again_and_rewritten(populated, tmp_path, damage):
+    code, cache, first = populated
+    cache = _copy(cache, tmp_path / "cache")
+    entry = cache / "programs" / first["entries"][0]
+    blob = entry.read_bytes()
+    if damage == "truncated":
+        entry.write_bytes(blob[: len(blob) // 2])
+    elif damage == "flipped":      # one byte of the executable
+        entry.write_bytes(blob[:-100] + bytes([blob[-100] ^ 0xFF]) + blob[-99:])
+    else:
+        entry.write_bytes(b"something else entirely")
+    got = _run(code, cache)
+    assert got["stats"]["unreadable"] == 1 and _stats(got) == (0, 1, 1) and got["traces"] == 1
+    assert got["y"] == first["y"] and entry.read_bytes().startswith(program_cache.MAGIC)
+    if damage == "truncated":       # the rewritten entry is read back
+        assert _stats(_run(code, cache)) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("how", ["environment", "python"])
+def test_the_compile_cache_switch_turns_it_off(populated, tmp_path, how):
+    code, cache, first = populated
+    cache = _copy(cache, tmp_path / "cache")
+    got = _run(code, cache, switch="0") if how == "environment" else _run(code, cache, python_off=True)
+    assert _stats(got) == (0, 0, 0) and got["traces"] == 1 and got["entries"] == first["entries"]
+    got = _run(code, tmp_path / "empty", switch="0")
+    assert got["entries"] == [] and not (tmp_path / "empty").exists()
+
+
+@pytest.mark.parametrize("mode", ["train", "record"])
+def test_training_and_recording_are_never_served_from_it(populated, tmp_path, mode):
+    code, cache, first = populated
+    got = _run(code, _copy(cache, tmp_path / "cache"), mode=mode)
+    assert _stats(got) == (0, 0, 0) and got["traces"] >= 1
+    plain = _run(code, tmp_path / "unused", switch="0", mode=mode)
+    assert got["y"] == plain["y"] and got["grads"] == plain["grads"]
+    assert got["y"] != first["y"]          # BatchNorm's batch statistics: not the predict program's output
+
+
+def test_plain_values_are_described_exactly():
+    d = program_cache._plain
+    assert d(True, "a") != d(1, "a") and d(1.0, "a") != d(1, "a") and d((1,), "a") != d([1], "a")
+    assert d(0.1, "a") != d(0.3 - 0.2, "a")       # 0.09999999999999998: repr is exact
+    assert d(np.dtype("float16"), "a") != d(np.dtype("float32"), "a")
+    assert d({"a": 1, "b": 2}, "a") != d({"b": 2, "a": 1}, "a")       # the order a forward iterates in
+    for bad in (np.ones(2), object(), lambda: 0, Path(".")):
+        with pytest.raises(program_cache.Uncacheable):
+            d(bad, "a")
+
+
+def test_the_source_hash_follows_every_file(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    _write(pkg / "sub", "a.py", "x = 1\n")
+    _write(pkg, "b.py", "y = 2\n")
+    monkeypatch.setattr(program_cache, "_PACKAGES", (str(pkg),))
+    before = program_cache._package_hash()
+    _write(pkg / "sub", "a.py", "x = 2\n")
+    assert program_cache._package_hash() != before
+    _write(pkg / "sub", "a.py", "x = 1\n")
+    assert program_cache._package_hash() == before
+    _write(pkg, "c.py", "")             # a new module counts too
+    assert program_cache._package_hash() != before
