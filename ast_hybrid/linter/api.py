@@ -22,6 +22,7 @@ checker gives a HY999 internal-error diagnostic, never a traceback.
 
 from __future__ import annotations
 
+import gc
 import os
 
 from .config import ConfigError, Settings, discover, find_pyproject, load_settings
@@ -107,9 +108,20 @@ def lint_file(path: str, settings: Settings) -> list[Diagnostic]:
 
 
 def lint_files(files, settings: Settings) -> list[Diagnostic]:
+    """Check ``files`` in order.  Python's cyclic collector is paused while each file is checked
+    and run once on what that file made (``gc.collect(0)``): a file's trees are a few hundred
+    thousand small objects that die together, and left to itself the collector walked them
+    (and every live object) many times per file, close to half of lint's time on the Gluon trees."""
     out: list[Diagnostic] = []
-    for f in files:
-        out.extend(lint_file(f, settings))
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for f in files:
+            out.extend(lint_file(f, settings))
+            gc.collect(0)
+    finally:
+        if was_enabled:
+            gc.enable()
     return out
 
 

@@ -73,6 +73,7 @@ from enum import Enum
 
 import gast
 
+from ast_hybrid.common.gastconv import to_gast
 from ast_hybrid.common.walkers import QuietChains, children, parameters
 from .module import ClassFacts, ModuleFacts, dotted_name
 from .op_outputs import OUTPUTS
@@ -267,7 +268,7 @@ class Unit:
         self.facts = facts
         self.cls = cls
         self.style = style  # "F" (hybrid_forward and helpers given F) or "forward"
-        self.fn = gast.ast_to_gast(fn_ast)
+        self.fn = to_gast(fn_ast)     # gast's own tree, built in one walk (common.gastconv)
         self.name = fn_ast.name
         chains = QuietChains()
         chains.visit(gast.Module(body=[self.fn], type_ignores=[]))
