@@ -4,8 +4,8 @@ Implemented as MXNet's (``tests/mxnet/test_image.py`` compares them with MXNet 1
 
 - ``imdecode``/``imread``: decoded with Pillow where MXNet uses OpenCV (``pip install 'ast-hybrid[image]'``);
   PNG and BMP give MXNet's pixels, JPEG may differ by the decoders' rounding;
-- ``imresize(src, w, h, interp)``: ``interp=0`` (nearest) and ``1`` (bilinear) as OpenCV computes them, uint8
-  bit for bit; ``2`` (bicubic), ``3`` (area), ``4`` (Lanczos) raise ``NotSupported`` naming
+- ``imresize(src, w, h, interp)``: ``interp=0`` (nearest), ``1`` (bilinear) and ``2`` (bicubic) as OpenCV 3.4
+  computes them, uint8 bit for bit; ``3`` (area) and ``4`` (Lanczos) raise ``NotSupported`` naming
   ``mxnet.image.imresize`` (``9``/``10``, MXNet's automatic and random choices, resolve to one of them first);
 - ``scale_down``, ``resize_short``, ``fixed_crop``, ``random_crop``, ``center_crop``, ``random_size_crop``
   (Python's ``random``, as MXNet), ``color_normalize`` (in place, as MXNet), ``copyMakeBorder`` (OpenCV's
@@ -28,6 +28,7 @@ from ast_hybrid import nd
 from ast_hybrid.mxnet._missing import module_getattr, unsupported
 from ast_hybrid.mxnet.base import numeric_types
 from ast_hybrid.ndarray import NDArray
+from ast_hybrid.ops._core import op
 
 __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "resize_short", "fixed_crop",
            "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate", "random_rotate",
@@ -36,7 +37,7 @@ __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "re
            "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug",
            "HorizontalFlipAug", "CastAug", "CreateAugmenter", "ImageIter"]
 
-_INTERP_NAMES = {2: "bicubic", 3: "area", 4: "Lanczos"}
+_INTERP_NAMES = {3: "area", 4: "Lanczos"}
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -82,11 +83,57 @@ def _nearest_index(src, dst):
     return np.minimum(np.floor(np.arange(dst) * (np.float64(src) / dst)).astype(np.int64), src - 1)
 
 
+_CUBIC_A = np.float32(-0.75)
+
+
+def _cubic_taps(src, dst):
+    """OpenCV's INTER_CUBIC taps for ``dst`` outputs from ``src`` inputs: the 4 source indices (clamped to the
+    edge) and their float32 weights (Keys' kernel, a = -0.75) for each output pixel."""
+    f = ((np.arange(dst) + 0.5) * (np.float64(src) / dst) - 0.5).astype(np.float32)
+    start = np.floor(f).astype(np.int64)
+    x = (f - start).astype(np.float32)
+    a, one = _CUBIC_A, np.float32(1)
+    c0 = ((a * (x + 1) - 5 * a) * (x + 1) + 8 * a) * (x + 1) - 4 * a
+    c1 = ((a + 2) * x - (a + 3)) * x * x + 1
+    c2 = ((a + 2) * (one - x) - (a + 3)) * (one - x) * (one - x) + 1
+    weights = np.stack([c0, c1, c2, one - c0 - c1 - c2], -1).astype(np.float32)
+    return np.clip(start[:, None] + np.arange(-1, 3), 0, src - 1), weights
+
+
+@op
+def _resize_cubic(data, width, height):
+    """(H, W, C) bicubic as OpenCV 3.4 (MXNet 1.9.1's): float images in float32, columns then rows, each a
+    sum of 4 taps in order; uint8 in 11-bit fixed point across, the rows pass in float32 rounded to nearest
+    (OpenCV's SIMD path), saturated."""
+    import jax.numpy as jnp
+
+    xi, xw = _cubic_taps(data.shape[1], width)
+    yi, yw = _cubic_taps(data.shape[0], height)
+    if data.dtype == jnp.uint8:
+        d = data.astype(jnp.int32)
+        ax = np.round(xw * 2048).astype(np.int32)
+        rows = sum(d[:, xi[:, k], :] * ax[None, :, k, None] for k in range(4)).astype(jnp.float32)
+        beta = np.round(yw * 2048).astype(np.float32) * np.float32(1.0 / (2048 * 2048))
+    else:
+        d = data.astype(jnp.float32)
+        rows = sum(d[:, xi[:, k], :] * xw[None, :, k, None] for k in range(4))
+        beta = yw
+    out = rows[yi[:, 0]] * beta[:, 0, None, None]
+    for k in range(1, 4):
+        out = out + rows[yi[:, k]] * beta[:, k, None, None]
+    if data.dtype == jnp.uint8:
+        return jnp.clip(jnp.rint(out), 0, 255).astype(jnp.uint8)
+    return out.astype(data.dtype)
+
+
 def imresize(src, w, h, interp=1, out=None):
-    """``src`` (H, W, C) resized to ``h`` x ``w`` (``interp`` 0: nearest, 1: bilinear; see the module doc)."""
+    """``src`` (H, W, C) resized to ``h`` x ``w`` (``interp`` 0: nearest, 1: bilinear, 2: bicubic; see the
+    module doc)."""
     from ast_hybrid.gluon.data.vision._image import resize_hwc
 
     interp = int(interp)
+    if interp == 2:
+        return _out(_resize_cubic(src, width=int(w), height=int(h)), out)
     if interp == 0:
         rows, cols = _nearest_index(src.shape[0], int(h)), _nearest_index(src.shape[1], int(w))
         result = nd.take(nd.take(src, nd.array(rows, dtype="int64"), axis=0), nd.array(cols, dtype="int64"),
@@ -95,8 +142,8 @@ def imresize(src, w, h, interp=1, out=None):
         result = resize_hwc(src, width=int(w), height=int(h))
     elif interp in _INTERP_NAMES:
         raise unsupported("mxnet.image", f"imresize(interp={interp})",
-                          f"{_INTERP_NAMES[interp]} resizing is not implemented in ast-hybrid; interp=1 (bilinear) "
-                          "and 0 (nearest) are")
+                          f"{_INTERP_NAMES[interp]} resizing is not implemented in ast-hybrid; interp=0 (nearest), "
+                          "1 (bilinear) and 2 (bicubic) are")
     else:
         raise ValueError(f"mxnet.image.imresize: unknown interp {interp} (OpenCV's 0-4)")
     return _out(result, out)
