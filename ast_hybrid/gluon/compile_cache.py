@@ -31,7 +31,7 @@ from pathlib import Path
 ENV_SWITCH = "AST_HYBRID_COMPILE_CACHE"
 ENV_DIR = "AST_HYBRID_COMPILE_CACHE_DIR"
 MIN_COMPILE_SECS = 0.1
-_OFF = {"0", "off", "false", "no"}
+OFF = {"0", "off", "false", "no"}      # what turns a switch off
 
 _settings: dict = {"enabled": None, "directory": None}   # None: from the environment
 _applied: str | None = None    # the directory this module gave JAX, once it has
@@ -53,7 +53,7 @@ def enabled() -> bool:
     """Whether hybridized blocks turn the cache on: ``configure(enabled=...)``, else the environment."""
     if _settings["enabled"] is not None:
         return _settings["enabled"]
-    return os.environ.get(ENV_SWITCH, "").strip().lower() not in _OFF
+    return os.environ.get(ENV_SWITCH, "").strip().lower() not in OFF
 
 
 def cache_dir() -> Path:

@@ -31,7 +31,8 @@ the entry written again.  On a hit, Python side effects of ``hybrid_forward`` th
 per input signature without this cache) do not run at all.
 
 Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cache.configure(enabled=False)``:
-for programs built from then on); moved with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an executable
+for programs built from then on), or alone with ``AST_HYBRID_PROGRAM_CACHE=0`` (JAX's cache stays on); moved
+with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an executable
 that is loaded and run: like JAX's own cache, the folder must be trusted.  Entries are never pruned; delete
 the folder to reclaim the space.  ``STATS`` counts hits, misses, writes and uncacheable programs in this
 process; ``LAST`` says why the last program was not cached.
@@ -59,6 +60,7 @@ import numpy as np
 
 from ast_hybrid.gluon import compile_cache, data_parallel
 
+ENV_SWITCH = "AST_HYBRID_PROGRAM_CACHE"
 FORMAT = 1
 MAGIC = b"ast-hybrid program\n"
 STATS = {"hits": 0, "misses": 0, "writes": 0, "uncacheable": 0, "unreadable": 0}
@@ -70,7 +72,7 @@ _VERSIONED = {"ast_hybrid", "passes", "jax", "jaxlib", "numpy", "ml_dtypes", "bu
 # Block's own bookkeeping: children and parameters are keyed structurally, the rest does not reach the trace
 _INTERNAL = {"_children", "_reg_params", "_params", "_scope", "_compiled", "_ah_converted"}
 _SKIPPED_CONFIG = ("cache", "log", "explain", "pprint", "traceback", "dump")
-_ENV_SKIPPED = {compile_cache.ENV_SWITCH, compile_cache.ENV_DIR}
+_ENV_SKIPPED = {compile_cache.ENV_SWITCH, compile_cache.ENV_DIR, ENV_SWITCH}
 _MEMO: dict = {}
 
 
@@ -82,9 +84,14 @@ def directory() -> Path:
     return compile_cache.cache_dir() / "programs"
 
 
+def enabled() -> bool:
+    """The compile cache's setting (``compile_cache.enabled()``), unless ``AST_HYBRID_PROGRAM_CACHE`` is off."""
+    return compile_cache.enabled() and os.environ.get(ENV_SWITCH, "").strip().lower() not in compile_cache.OFF
+
+
 def predict_program(block, params, jitted):
     """What ``_Compiled.predict`` calls: ``jitted`` itself when the cache is off, else a :class:`Cached`."""
-    return Cached(block, params, jitted) if compile_cache.enabled() else jitted
+    return Cached(block, params, jitted) if enabled() else jitted
 
 
 class Cached:
@@ -112,6 +119,8 @@ class Cached:
         return fn(leaves, *xs)
 
     def _obtain(self, leaves, xs):
+        if not enabled():       # turned off since the block was built
+            return self.jitted
         try:
             key, summary = program_key(self.block, self.params, leaves, xs)
         except Uncacheable as exc:

@@ -49,8 +49,9 @@ print(json.dumps({"requests": count("compile_requests_use_cache"), "hits": count
 
 
 def _run(tmp_path, *args, **env):
-    """Run SCRIPT in a new process with ``env`` over a copy of this one's environment (``None``: unset)."""
-    full = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    """Run SCRIPT in a new process with ``env`` over a copy of this one's environment (``None``: unset).
+    Without the program cache (``gluon/program_cache.py``), which would skip JAX's cache in a second process."""
+    full = {**os.environ, "JAX_PLATFORMS": "cpu", "AST_HYBRID_PROGRAM_CACHE": "0"}
     for k, v in env.items():
         if v is None:
             full.pop(k, None)
