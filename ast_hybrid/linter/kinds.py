@@ -965,13 +965,15 @@ def _constant_int(node):
     return None
 
 
+_NESTED = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef})
+
+
 def _own_nodes(fndef):
     """Nodes of ``fndef``'s body, not descending into nested functions/lambdas/classes."""
     todo = list(fndef.body)
     while todo:
         node = todo.pop()
         yield node
-        for child in gast.iter_child_nodes(node):
-            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
-                                      gast.ClassDef)):
+        for child in children(node):      # contexts and operators hold no statement
+            if child.__class__ not in _NESTED:
                 todo.append(child)
