@@ -4,9 +4,10 @@ Implemented as MXNet's (``tests/mxnet/test_image.py`` compares them with MXNet 1
 
 - ``imdecode``/``imread``: decoded with Pillow where MXNet uses OpenCV (``pip install 'ast-hybrid[image]'``);
   PNG and BMP give MXNet's pixels, JPEG may differ by the decoders' rounding;
-- ``imresize(src, w, h, interp)``: ``interp=0`` (nearest), ``1`` (bilinear) and ``2`` (bicubic) as OpenCV 3.4
-  computes them, uint8 bit for bit; ``3`` (area) and ``4`` (Lanczos) raise ``NotSupported`` naming
-  ``mxnet.image.imresize`` (``9``/``10``, MXNet's automatic and random choices, resolve to one of them first);
+- ``imresize(src, w, h, interp)``: ``interp=0`` (nearest), ``1`` (bilinear), ``2`` (bicubic) and ``3`` (area)
+  to shrink as OpenCV 3.4 computes them, uint8 bit for bit; ``3`` to enlarge (OpenCV's area-weighted bilinear)
+  and ``4`` (Lanczos) raise ``NotSupported`` naming ``mxnet.image.imresize`` (``9``/``10``, MXNet's automatic
+  and random choices, resolve to one of 0-4 first);
 - ``scale_down``, ``resize_short``, ``fixed_crop``, ``random_crop``, ``center_crop``, ``random_size_crop``
   (Python's ``random``, as MXNet), ``color_normalize`` (in place, as MXNet), ``copyMakeBorder`` (OpenCV's
   border types 0-4), ``_get_interp_method``;
@@ -18,6 +19,7 @@ Implemented as MXNet's (``tests/mxnet/test_image.py`` compares them with MXNet 1
 from __future__ import annotations
 
 import json
+import math
 import random
 import warnings
 from numbers import Number
@@ -37,7 +39,7 @@ __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "re
            "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug",
            "HorizontalFlipAug", "CastAug", "CreateAugmenter", "ImageIter"]
 
-_INTERP_NAMES = {3: "area", 4: "Lanczos"}
+_INTERP_NAMES = {3: "area (enlarging)", 4: "Lanczos"}
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -126,6 +128,51 @@ def _resize_cubic(data, width, height):
     return out.astype(data.dtype)
 
 
+def _area_weights(src, dst):
+    """OpenCV's INTER_AREA weights (``dst`` x ``src``, float32) for shrinking ``src`` pixels to ``dst``: each
+    output averages the input cells it covers, partly covered cells by the covered fraction."""
+    scale = src / dst
+    weights = np.zeros((dst, src), np.float32)
+    for d in range(dst):
+        lo, hi = d * scale, (d + 1) * scale
+        cell = min(scale, src - lo)
+        first, last = math.ceil(lo), min(math.floor(hi), src - 1)
+        first = min(first, last)
+        if first - lo > 1e-3:
+            weights[d, first - 1] = (first - lo) / cell
+        weights[d, first:last] = 1.0 / cell
+        if hi - last > 1e-3:
+            weights[d, last] = min(hi - last, 1.0, cell) / cell
+    return weights
+
+
+@op
+def _resize_area(data, width, height):
+    """(H, W, C) shrunk by INTER_AREA as OpenCV 3.4: integer factors average each block (uint8 2x2 blocks
+    rounded half up, other blocks ``sum * (1/area)`` rounded to nearest, as OpenCV's fast paths); other
+    factors weigh the covered cells (float32, columns then rows)."""
+    import jax.numpy as jnp
+
+    h, w = data.shape[0], data.shape[1]
+    fy, fx = h // height, w // width
+    if fy * height == h and fx * width == w:
+        blocks = data.reshape(height, fy, width, fx, data.shape[2])
+        if data.dtype == jnp.uint8:
+            total = blocks.astype(jnp.int32).sum((1, 3))
+            if fy == fx == 2:
+                return ((total + 2) >> 2).astype(jnp.uint8)
+            return jnp.clip(jnp.rint(total.astype(jnp.float32) * np.float32(1 / (fy * fx))), 0, 255).astype(jnp.uint8)
+        total = blocks[:, 0, :, 0]
+        for k in range(1, fy * fx):
+            total = total + blocks[:, k // fx, :, k % fx]
+        return (total * np.float32(1 / (fy * fx))).astype(data.dtype)
+    rows = jnp.einsum("xs,hsc->hxc", _area_weights(w, width), data.astype(jnp.float32))
+    out = jnp.einsum("ys,sxc->yxc", _area_weights(h, height), rows)
+    if data.dtype == jnp.uint8:
+        return jnp.clip(jnp.rint(out), 0, 255).astype(jnp.uint8)
+    return out.astype(data.dtype)
+
+
 def imresize(src, w, h, interp=1, out=None):
     """``src`` (H, W, C) resized to ``h`` x ``w`` (``interp`` 0: nearest, 1: bilinear, 2: bicubic; see the
     module doc)."""
@@ -134,6 +181,8 @@ def imresize(src, w, h, interp=1, out=None):
     interp = int(interp)
     if interp == 2:
         return _out(_resize_cubic(src, width=int(w), height=int(h)), out)
+    if interp == 3 and int(w) <= src.shape[1] and int(h) <= src.shape[0]:
+        return _out(_resize_area(src, width=int(w), height=int(h)), out)
     if interp == 0:
         rows, cols = _nearest_index(src.shape[0], int(h)), _nearest_index(src.shape[1], int(w))
         result = nd.take(nd.take(src, nd.array(rows, dtype="int64"), axis=0), nd.array(cols, dtype="int64"),
@@ -143,7 +192,7 @@ def imresize(src, w, h, interp=1, out=None):
     elif interp in _INTERP_NAMES:
         raise unsupported("mxnet.image", f"imresize(interp={interp})",
                           f"{_INTERP_NAMES[interp]} resizing is not implemented in ast-hybrid; interp=0 (nearest), "
-                          "1 (bilinear) and 2 (bicubic) are")
+                          "1 (bilinear), 2 (bicubic) and 3 (area) to shrink are")
     else:
         raise ValueError(f"mxnet.image.imresize: unknown interp {interp} (OpenCV's 0-4)")
     return _out(result, out)
