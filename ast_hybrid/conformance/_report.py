@@ -134,7 +134,8 @@ def table(rows: list[dict], not_run: list[str]) -> str:
     for r in rows:
         shape = "x".join(map(str, r["shape"][1:])) if r.get("shape") else ""
         cause = r["cause"].replace("|", "\\|") if r["status"] != "match" or r["cause"].startswith("note:") else ""
-        lines.append(f"| {r['model']} | {r['family']} | {shape} | {yn[r['built']]} | {yn[r['plain']]} | "
+        model = r["model"] + (" (s)" if r.get("stand_ins") else "")
+        lines.append(f"| {model} | {r['family']} | {shape} | {yn[r['built']]} | {yn[r['plain']]} | "
                      f"{yn[r['hybrid']]} | {_cell(r['error'], '%.1e')} | {_cell(r['ratio'], '%.2f')} | {cause} |")
     if not_run:
         lines.append("")
@@ -152,8 +153,9 @@ def summary(count: dict, stand_ins: bool | int) -> str:
     if stand_ins is True:
         return text + " STAND-INS given to missing import-time names (--stand-ins)."
     if stand_ins:
-        return text + (f" STAND-INS given to missing import-time names (--stand-ins) in {stand_ins} of the rows "
-                       "(each row's stand_ins field in the JSON lists them).")
+        return text + (f" STAND-INS: {stand_ins} rows, marked (s), ran while GluonCV/GluonNLP still needed "
+                       "stand-ins for names missing at import time (--stand-ins; each row's stand_ins field in the "
+                       "JSON lists them); the other rows ran without.")
     return text
 
 

@@ -2,9 +2,7 @@
 cheap models (a CIFAR ResNet, mobilenet0.25 at 32x32, GluonNLP's small LSTM language model), a damaged case
 named by its first cause, and the table/JSON format.
 
-``stand_ins=True``: while the compatibility package still lacks names GluonCV/GluonNLP import (see
-tests/realcode/gluon_packages.py), the report's development opt-in gives them empty stand-ins; once they exist
-it gives none and the rows are the same.
+The packages import whole through the compatibility package (no stand-ins since 653144f).
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from ast_hybrid.conformance import _models, _report, _sides, main, run_model, ta
                                          ("mobilenet0.25", "classification"),
                                          ("standard_lstm_lm_200", "nlp")])
 def test_cheap_models_match_mxnet(name, family):
-    row = run_model(name, family, timeout=300, stand_ins=True)
+    row = run_model(name, family, timeout=300)
     assert row["status"] == "match", row["cause"]
     assert row["built"] and row["plain"] and row["hybrid"] and row["error"] < 1e-4 and row["ratio"] > 0
     if family != "nlp":
@@ -37,7 +35,7 @@ def test_damaged_cases_have_a_named_first_cause():
             arrays = {k: f[k] + 1e-2 * np.abs(f[k]).max() for k in f.files}
         np.savez(work / "outputs.npz", **arrays)
 
-    row = run_model("cifar_resnet20_v1", "classification", timeout=300, stand_ins=True, between=shift_outputs)
+    row = run_model("cifar_resnet20_v1", "classification", timeout=300, between=shift_outputs)
     assert row["status"] == "fail" and row["built"] and not row["plain"] and not row["hybrid"]
     assert row["cause"].startswith("plain output differs: 1.0") and 9e-3 < row["error"] < 1.1e-2
 
@@ -84,8 +82,9 @@ def test_table_totals_and_json(tmp_path, capsys):
                  error=2.5e-7, ratio=1.5, cause="", shape=[1, 3, 32, 32]),
             dict(model="b", family="nlp", status="fail", built=True, plain=False, hybrid=False, error=0.5,
                  ratio=None, cause="plain output differs | x", shape=None)]
-    text = table(rows, ["c", "d"])
+    text = table(rows + [dict(rows[0], model="s", stand_ins=["requests"])], ["c", "d"])
     assert "| a | classification | 3x32x32 | y | y | y | 2.5e-07 | 1.50 |  |" in text
+    assert "| s (s) | classification |" in text             # a row run with stand-ins is marked
     assert "| b | nlp |  | y | n | n | 5.0e-01 |  | plain output differs \\| x |" in text
     assert text.endswith("Not run (2): c, d")
     count = totals(rows + [dict(rows[1], model="e", status="ill-conditioned")], 5)
