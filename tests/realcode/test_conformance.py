@@ -39,7 +39,7 @@ def test_damaged_cases_have_a_named_first_cause():
     assert row["status"] == "fail" and row["built"] and not row["plain"] and not row["hybrid"]
     assert row["cause"].startswith("plain output differs: 1.0") and 9e-3 < row["error"] < 1.1e-2
 
-    row = run_model("cifar_resnet20_v1", "classification", timeout=300, stand_ins=True,
+    row = run_model("cifar_resnet20_v1", "classification", timeout=300,
                     between=lambda work: (work / "net.params").write_bytes(b"not a parameter file"))
     assert row["status"] == "fail" and not row["built"]
     assert "[at ast_hybrid/" in row["cause"] and "load" in row["cause"], row["cause"]
