@@ -90,9 +90,10 @@ class Checker:
         self.src = src
         self.target = target
         self.findings: list[Finding] = []
+        self._visitors: dict = {}  # node class -> the class's visit_* function or None (filled as met)
         self._truth_done: set = set()
         self.guard = 0  # > 0 inside an nd guard
-        self._visitors: dict = {}  # node class -> bound visit_* method or None (filled as met)
+
 
     def add(self, code, node, variant="default", fix=None, **values):
         """Report ``code`` at ``node``, worded by the catalogue's ``variant`` of it."""
@@ -144,9 +145,9 @@ class Checker:
     def visit(self, node):
         cls = node.__class__
         meth = self._visitors.get(cls, _MISSING)
-        if meth is _MISSING:
-            meth = self._visitors[cls] = getattr(self, "visit_" + cls.__name__, None)
-        if meth is not None and meth(node) is False:
+        if meth is _MISSING:      # the class's function, not a bound method: no cycle through self
+            meth = self._visitors[cls] = getattr(type(self), "visit_" + cls.__name__, None)
+        if meth is not None and meth(self, node) is False:
             return
         for child in children(node):
             self.visit(child)

@@ -233,6 +233,16 @@ class _Session:
         for node in u.calls:
             u.kind(node)
 
+    def close(self):
+        """Unlink the units from the session (each holds its bound methods): without the cycle
+        their trees are freed as soon as the call ends, not by the cyclic collector."""
+        for u in (*self.units.values(), *self.spare.values()):
+            if u is not None:
+                u.unit_lookup = u.param_refine = u.element_refine = None
+        self.units.clear()
+        self.spare.clear()
+        self.evidence.clear()
+
     def _internal(self, fn, exc):
         text, help = message("HY999", "function", name=getattr(fn, "name", "?"),
                              error=f"{type(exc).__name__}: {exc}")
@@ -240,4 +250,8 @@ class _Session:
 
 
 def analyse(src, tree, target) -> list[Diagnostic]:
-    return _Session(src, tree, target).run()
+    session = _Session(src, tree, target)
+    try:
+        return session.run()
+    finally:
+        session.close()

@@ -297,6 +297,11 @@ class Unit:
             self.users[node] = us
             for u in us:
                 self.reaching.setdefault(u, []).append(node)
+        # beniget's defs use each other in cycles and its visitor keeps a bound method of itself:
+        # unlinked, the chains (and the tree they point into) are freed by reference counting
+        for d in chains.chains.values():
+            d._users = None
+        chains.__dict__.clear()
         self.params = parameters(self.fn.args, keyword_only=False, starred=False)
         args = self.fn.args
         defaults = list(zip(reversed(self.params), reversed(args.defaults)))
