@@ -16,7 +16,7 @@ Gluon front (``ast_hybrid.gluon``), the ops, numpy and jax.  Never the linter, t
 
 from ast_hybrid import autograd, nd
 from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, image, initializer, operator, symbol, util
-from ast_hybrid.mxnet import io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
+from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
 from ast_hybrid.mxnet.base import MXNetError  # noqa: F401
 from ast_hybrid.mxnet.context import Context, cpu, cpu_pinned, current_context, gpu  # noqa: F401
@@ -36,8 +36,10 @@ img = image
 _missing.serve(__name__, {
     "nd": (nd, "mxnet.ndarray"), "ndarray": (nd, "mxnet.ndarray"), "autograd": (autograd, "mxnet.autograd"),
     "random": (random, "mxnet.random")})
+# mx.nd.image: MXNet's image operators (GluonCV's transforms call them), put on ast_hybrid.nd here
+nd.image = _nd_image
 _missing.serve(f"{__name__}.ndarray", {
     "contrib": (nd.contrib, "mxnet.ndarray.contrib"), "linalg": (nd.linalg, "mxnet.ndarray.linalg"),
-    "sparse": (nd.sparse, "mxnet.ndarray.sparse")})
+    "sparse": (nd.sparse, "mxnet.ndarray.sparse"), "image": (_nd_image, "mxnet.ndarray.image")})
 
 __getattr__ = _missing.module_getattr("mxnet", __name__)
