@@ -282,8 +282,27 @@ class Trainer:
         import jax.numpy as jnp
 
         with open(fname, "rb") as f:
-            saved = pickle.load(f)
+            try:
+                saved = _StatesUnpickler(f).load()
+            except _WrittenByMXNet as exc:
+                raise ValueError(
+                    f"{fname} holds optimizer states written by MXNet's Trainer.save_states (it pickles MXNet's "
+                    f"{exc} objects), which ast-hybrid does not read: resume from the parameters alone "
+                    "(load_parameters reads MXNet's .params) and let the optimizer's states start afresh") from None
         by_name = {p.name: p for p in self._params}
         self._t = saved["t"]
         self._states = {by_name[k]: tuple(jnp.asarray(s) for s in v) for k, v in saved["states"].items()
                         if k in by_name}
+
+
+class _WrittenByMXNet(Exception):
+    pass
+
+
+class _StatesUnpickler(__import__("pickle").Unpickler):
+    """Our ``save_states`` pickles; a file MXNet wrote (its NDArrays and optimizer objects) is told apart."""
+
+    def find_class(self, module, name):
+        if module == "mxnet" or module.startswith("mxnet."):
+            raise _WrittenByMXNet(f"{module}.{name}")
+        return super().find_class(module, name)

@@ -31,33 +31,48 @@ def _taps(src, dst, clamp_weights=True):
     return s, np.minimum(s + 1, src - 1), f
 
 
+def host_or_traced(data):
+    """The array module to compute ``data`` with: numpy for a concrete array, jax.numpy inside a trace.
+
+    Data augmentation crops and resizes every image to a size of its own; computed with jax.numpy, each new
+    shape compiles its XLA programs again (a random crop per image: a compile per image, 20x MXNet's time
+    in GluonCV's ImageNet script).  Concrete arrays are computed on the host, where a new shape costs
+    nothing, with the same integer and float32 arithmetic: uint8 results are the same bits, float32 ones
+    within a rounding (XLA may fuse a multiply and an add)."""
+    import jax
+    import jax.numpy as jnp
+
+    return (jnp, data) if isinstance(data, jax.core.Tracer) else (np, np.asarray(data))
+
+
 @op
 def resize_hwc(data, width, height):
     """``data`` (H, W, C) or (N, H, W, C) to ``height`` x ``width`` (bilinear, OpenCV's rounding)."""
     import jax.numpy as jnp
 
+    xp, data = host_or_traced(data)
     h_axis = data.ndim - 3
     sh, sw = data.shape[h_axis], data.shape[h_axis + 1]
     x0, x1, fx = _taps(sw, width)
     y0, y1, fy = _taps(sh, height, clamp_weights=False)
     shape_x = (1,) * (data.ndim - 2) + (width, 1)
     shape_y = (1,) * (data.ndim - 3) + (height, 1, 1)
-    if data.dtype == jnp.uint8:
+    if data.dtype == np.uint8:
         ax = np.round((1 - fx) * _COEF_SCALE).astype(np.int32)
         ay = np.round((1 - fy) * _COEF_SCALE).astype(np.int32)
-        d = data.astype(jnp.int32)
-        rows = (jnp.take(d, x0, axis=h_axis + 1) * ax.reshape(shape_x)
-                + jnp.take(d, x1, axis=h_axis + 1) * (_COEF_SCALE - ax).reshape(shape_x))
-        s0, s1 = jnp.take(rows, y0, axis=h_axis), jnp.take(rows, y1, axis=h_axis)
+        d = data.astype(np.int32)
+        rows = (xp.take(d, x0, axis=h_axis + 1) * ax.reshape(shape_x)
+                + xp.take(d, x1, axis=h_axis + 1) * (_COEF_SCALE - ax).reshape(shape_x))
+        s0, s1 = xp.take(rows, y0, axis=h_axis), xp.take(rows, y1, axis=h_axis)
         b0, b1 = ay.reshape(shape_y), (_COEF_SCALE - ay).reshape(shape_y)
         vector = (((b0 * (s0 >> 4)) >> 16) + ((b1 * (s1 >> 4)) >> 16) + 2) >> 2
-        return jnp.clip(vector, 0, 255).astype(jnp.uint8)
-    d = data.astype(jnp.float32)
-    rows = (jnp.take(d, x0, axis=h_axis + 1) * (1 - fx).reshape(shape_x)
-            + jnp.take(d, x1, axis=h_axis + 1) * fx.reshape(shape_x))
-    out = (jnp.take(rows, y0, axis=h_axis) * (1 - fy).reshape(shape_y)
-           + jnp.take(rows, y1, axis=h_axis) * fy.reshape(shape_y))
-    return out.astype(data.dtype)
+        return jnp.asarray(xp.clip(vector, 0, 255).astype(np.uint8))
+    d = data.astype(np.float32)
+    rows = (xp.take(d, x0, axis=h_axis + 1) * (1 - fx).reshape(shape_x)
+            + xp.take(d, x1, axis=h_axis + 1) * fx.reshape(shape_x))
+    out = (xp.take(rows, y0, axis=h_axis) * (1 - fy).reshape(shape_y)
+           + xp.take(rows, y1, axis=h_axis) * fy.reshape(shape_y))
+    return jnp.asarray(out.astype(data.dtype))
 
 
 def resize_size(size, keep_ratio, src_h, src_w):

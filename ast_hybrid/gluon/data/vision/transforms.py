@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import random
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.gluon.data.vision import _color, _image
 from ast_hybrid.gluon.nn import HybridSequential, Sequential
+from ast_hybrid.ndarray import NDArray
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomResizedCrop",
            "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation",
@@ -113,6 +116,12 @@ def _scale_down(src_size, size):
 
 
 def _fixed_crop(src, x0, y0, w, h, size=None):
+    if isinstance(src, NDArray) and src._ag is None and not isinstance(src._arr, jax.core.Tracer):
+        # a concrete image: cut on the host (as jax ops, each crop's size compiles a program of its own)
+        out = np.ascontiguousarray(np.asarray(src._arr)[y0:y0 + h, x0:x0 + w])
+        if size is not None and (w, h) != size:
+            return _image.resize_hwc(out, width=size[0], height=size[1])
+        return NDArray(jnp.asarray(out))
     out = src[y0:y0 + h, x0:x0 + w]
     if size is not None and (w, h) != size:
         out = _image.resize_hwc(out, width=size[0], height=size[1])
