@@ -44,6 +44,7 @@ standard library.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dis
 import hashlib
 import json
@@ -115,28 +116,63 @@ class Cached:
         sig = tuple(sig)
         fn = self.table.get(sig)
         if fn is None:
-            fn = self.table[sig] = self._obtain(leaves, xs)
+            return self._first(sig, leaves, xs)
         return fn(leaves, *xs)
 
-    def _obtain(self, leaves, xs):
+    def _first(self, sig, leaves, xs):
+        """The first call of a signature: the program from disk, else compiled (and written)."""
         if not enabled():       # turned off since the block was built
-            return self.jitted
+            fn = self.table[sig] = self.jitted
+            return fn(leaves, *xs)
         try:
             key, summary = program_key(self.block, self.params, leaves, xs)
         except Uncacheable as exc:
             STATS["uncacheable"] += 1
             LAST["reason"] = str(exc)
             _LOG.debug("program of %s not cached: %s", type(self.block).__name__, exc)
-            return self.jitted
+            fn = self.table[sig] = self.jitted
+            return fn(leaves, *xs)
         path = directory() / f"{key}.program"
         loaded = _read(path, key)
         if loaded is not None:
-            STATS["hits"] += 1
-            return loaded
+            try:        # its first run waited for: XLA reports an executable it cannot run asynchronously
+                out = _ready(loaded(leaves, *xs))
+            except _RUNTIME_ERRORS as exc:     # an executable XLA loaded but cannot run: traced instead
+                _unreadable(path, exc)
+            else:
+                STATS["hits"] += 1
+                self.table[sig] = loaded
+                return out
         STATS["misses"] += 1
-        compiled = self.jitted.lower(leaves, *xs).compile()     # a rng.KeyNeeded propagates: nothing kept
-        _write(path, key, compiled, summary)
-        return compiled
+        lowered = self.jitted.lower(leaves, *xs)      # a rng.KeyNeeded propagates: nothing kept
+        fresh = _fresh_compiles()
+        with fresh:
+            compiled = lowered.compile()
+        if fresh is not _NO_CONTEXT:
+            _write(path, key, compiled, summary)
+        self.table[sig] = compiled
+        return compiled(leaves, *xs)
+
+
+_NO_CONTEXT = contextlib.nullcontext()
+
+
+def _ready(out):
+    import jax
+
+    return jax.block_until_ready(out)
+
+
+def _fresh_compiles():
+    """A context where XLA compiles afresh: an executable read from JAX's own cache serializes without its
+    code on XLA:CPU (the entry loads, then fails: 'Function transpose_copy_fusion not found'); JAX's cache is
+    not written either, this one is.  ``_NO_CONTEXT`` where this jax has no such setting: nothing written."""
+    try:
+        from jax._src import config
+
+        return config.enable_compilation_cache(False)
+    except (ImportError, AttributeError, TypeError):
+        return _NO_CONTEXT
 
 
 try:
@@ -144,6 +180,11 @@ try:
     _ARRAY = (_ArrayImpl,)
 except ImportError:     # another jax layout: only numpy inputs are cached
     _ARRAY = (None,)
+try:
+    from jax.errors import JaxRuntimeError
+    _RUNTIME_ERRORS = (JaxRuntimeError,)
+except ImportError:
+    _RUNTIME_ERRORS = (RuntimeError,)
 
 
 # -- the key ---------------------------------------------------------------------------------------------------
@@ -439,6 +480,12 @@ def _const(c):
 
 # -- entries ---------------------------------------------------------------------------------------------------
 
+def _unreadable(path, exc):
+    STATS["unreadable"] += 1
+    LAST["reason"] = f"unreadable entry {path.name}: {type(exc).__name__}: {exc}"
+    _LOG.debug("%s", LAST["reason"])
+
+
 def _read(path, key):
     """The program in ``path``, or None (absent, or unreadable: counted, and written again after the trace)."""
     try:
@@ -463,9 +510,7 @@ def _read(path, key):
         exe, in_tree, out_tree = pickle.loads(payload)
         return serialize_executable.deserialize_and_load(exe, in_tree, out_tree)
     except Exception as exc:       # whatever a damaged entry raises: the program is traced instead
-        STATS["unreadable"] += 1
-        LAST["reason"] = f"unreadable entry {path.name}: {type(exc).__name__}: {exc}"
-        _LOG.debug("%s", LAST["reason"])
+        _unreadable(path, exc)
         return None
 
 

@@ -60,6 +60,9 @@ if cfg.get("python_off"):
 # ast-hybrid's own source is part of the key; other work may edit the tree while this test runs, so its hash
 # is pinned here (test_the_source_hash_follows_every_file tests it on its own)
 program_cache._package_hash = lambda: "pinned"
+if cfg.get("lossy"):        # write whatever compile() gives, even an executable read from JAX's cache
+    import contextlib
+    program_cache._fresh_compiles = contextlib.nullcontext
 import model
 extra = {"array": np.ones(3), "object": object(), "plain": {"k": (1, 2.5, "s", None)}}.get(cfg.get("extra"))
 net = model.Net(act=cfg.get("act", "relu"), units=cfg.get("units", 5), extra=extra)
@@ -113,9 +116,9 @@ def _code(folder: Path, model=MODEL, helpers=HELPERS):
     return folder
 
 
-def _run(code: Path, cache: Path, switch="1", **cfg):
+def _run(code: Path, cache: Path, switch="1", env=(), **cfg):
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "AST_HYBRID_COMPILE_CACHE_DIR": str(cache),
-           "AST_HYBRID_COMPILE_CACHE": switch}
+           "AST_HYBRID_COMPILE_CACHE": switch, **dict(env)}
     out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(cfg)], env=env, capture_output=True, text=True,
                          cwd=code, timeout=300)
     assert out.returncode == 0, out.stderr
@@ -201,6 +204,21 @@ def test_a_damaged_entry_is_traced_again_and_rewritten(populated, tmp_path, dama
     assert got["y"] == first["y"] and entry.read_bytes().startswith(program_cache.MAGIC)
     if damage == "truncated":       # the rewritten entry is read back
         assert _stats(_run(code, cache)) == (1, 0, 0)
+
+
+def test_an_executable_read_from_jaxs_cache_is_not_what_gets_written(populated, tmp_path):
+    # XLA:CPU serializes an executable that JAX's persistent cache loaded without its code: such an entry
+    # loads, then fails at its first run ('Function ... not found'); the program is compiled afresh to be
+    # written, and an entry that cannot run is traced again and rewritten
+    code, _, first = populated
+    cache, every = tmp_path / "cache", {"JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0"}
+    _run(code, cache, env={**every, "AST_HYBRID_PROGRAM_CACHE": "0"})     # JAX's cache only
+    lossy = _run(code, cache, env=every, lossy=True)
+    assert _stats(lossy) == (0, 1, 1)
+    got = _run(code, cache, env=every)
+    assert got["stats"]["unreadable"] + got["stats"]["hits"] == 1 and got["y"] == first["y"]
+    again = _run(code, cache, env=every)
+    assert _stats(again) == (1, 0, 0) and again["y"] == first["y"] and again["traces"] == 0
 
 
 @pytest.mark.parametrize("how", ["environment", "python"])
