@@ -63,3 +63,15 @@ def both(oracle, mx):
         return ours, theirs
 
     return run
+
+
+@pytest.fixture(scope="module")
+def folder():
+    """The folder holding GluonCV 0.10.5 and GluonNLP 0.10.0 (``oracle.ensure_gluon_pkgs``: installed now if
+    missing); the test skips, loudly, if it cannot be had."""
+    from ast_hybrid.testing import oracle
+
+    try:
+        return oracle.ensure_gluon_pkgs()
+    except oracle.OracleUnavailable as exc:
+        pytest.skip(f"GLUON PACKAGES UNAVAILABLE, NOT run: {exc}")

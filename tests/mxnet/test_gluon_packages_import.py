@@ -25,16 +25,6 @@ def walk(name):
 """
 
 
-@pytest.fixture(scope="module")
-def folder():
-    from ast_hybrid.testing import oracle
-
-    try:
-        return oracle.ensure_gluon_pkgs()
-    except oracle.OracleUnavailable as exc:
-        pytest.skip(f"GLUON PACKAGES UNAVAILABLE, NOT run: {exc}")
-
-
 @pytest.mark.parametrize("package", ["gluoncv", "gluonnlp"])
 def test_every_submodule_imports_as_in_mxnet(oracle, folder, package):
     theirs = oracle.run(f"import sys\nsys.path.append({str(folder)!r})\n" + _WALK

@@ -128,29 +128,33 @@ def _resize_cubic(data, width, height):
     return out.astype(data.dtype)
 
 
-def _area_weights(src, dst):
-    """OpenCV's INTER_AREA weights (``dst`` x ``src``, float32) for shrinking ``src`` pixels to ``dst``: each
-    output averages the input cells it covers, partly covered cells by the covered fraction."""
+def _area_taps(src, dst):
+    """OpenCV's INTER_AREA taps for shrinking ``src`` pixels to ``dst``: per output, the source indices it
+    covers in increasing order and their float32 weights (a partly covered cell by the covered fraction),
+    padded with weight 0 to the same count."""
     scale = src / dst
-    weights = np.zeros((dst, src), np.float32)
+    taps = []
     for d in range(dst):
         lo, hi = d * scale, (d + 1) * scale
         cell = min(scale, src - lo)
         first, last = math.ceil(lo), min(math.floor(hi), src - 1)
         first = min(first, last)
-        if first - lo > 1e-3:
-            weights[d, first - 1] = (first - lo) / cell
-        weights[d, first:last] = 1.0 / cell
+        row = [(first - 1, (first - lo) / cell)] if first - lo > 1e-3 else []
+        row += [(i, 1.0 / cell) for i in range(first, last)]
         if hi - last > 1e-3:
-            weights[d, last] = min(hi - last, 1.0, cell) / cell
-    return weights
+            row.append((last, min(hi - last, 1.0, cell) / cell))
+        taps.append(row)
+    count = max(len(row) for row in taps)
+    index = np.array([[i for i, _ in row] + [0] * (count - len(row)) for row in taps], np.int32)
+    weight = np.array([[w for _, w in row] + [0.0] * (count - len(row)) for row in taps], np.float32)
+    return index, weight
 
 
 @op
 def _resize_area(data, width, height):
     """(H, W, C) shrunk by INTER_AREA as OpenCV 3.4: integer factors average each block (uint8 2x2 blocks
     rounded half up, other blocks ``sum * (1/area)`` rounded to nearest, as OpenCV's fast paths); other
-    factors weigh the covered cells (float32, columns then rows)."""
+    factors weigh the covered cells (float32, across then down, accumulated tap by tap as OpenCV does)."""
     import jax.numpy as jnp
 
     h, w = data.shape[0], data.shape[1]
@@ -166,8 +170,16 @@ def _resize_area(data, width, height):
         for k in range(1, fy * fx):
             total = total + blocks[:, k // fx, :, k % fx]
         return (total * np.float32(1 / (fy * fx))).astype(data.dtype)
-    rows = jnp.einsum("xs,hsc->hxc", _area_weights(w, width), data.astype(jnp.float32))
-    out = jnp.einsum("ys,sxc->yxc", _area_weights(h, height), rows)
+    # OpenCV's order: each row's sum across, then the rows' weighted sum, each accumulated tap by tap
+    d = data.astype(jnp.float32)
+    xi, xw = _area_taps(w, width)
+    rows = d[:, xi[:, 0], :] * xw[None, :, 0, None]
+    for k in range(1, xi.shape[1]):
+        rows = rows + d[:, xi[:, k], :] * xw[None, :, k, None]
+    yi, yw = _area_taps(h, height)
+    out = rows[yi[:, 0]] * yw[:, 0, None, None]
+    for k in range(1, yi.shape[1]):
+        out = out + rows[yi[:, k]] * yw[:, k, None, None]
     if data.dtype == jnp.uint8:
         return jnp.clip(jnp.rint(out), 0, 255).astype(jnp.uint8)
     return out.astype(data.dtype)
