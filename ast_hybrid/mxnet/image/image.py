@@ -4,10 +4,10 @@ Implemented as MXNet's (``tests/mxnet/test_image.py`` compares them with MXNet 1
 
 - ``imdecode``/``imread``: decoded with Pillow where MXNet uses OpenCV (``pip install 'ast-hybrid[image]'``);
   PNG and BMP give MXNet's pixels, JPEG may differ by the decoders' rounding;
-- ``imresize(src, w, h, interp)``: ``interp=0`` (nearest), ``1`` (bilinear), ``2`` (bicubic) and ``3`` (area)
-  to shrink as OpenCV 3.4 computes them, uint8 bit for bit; ``3`` to enlarge (OpenCV's area-weighted bilinear)
-  and ``4`` (Lanczos) raise ``NotSupported`` naming ``mxnet.image.imresize`` (``9``/``10``, MXNet's automatic
-  and random choices, resolve to one of 0-4 first);
+- ``imresize(src, w, h, interp)``: ``interp=0`` (nearest), ``1`` (bilinear), ``2`` (bicubic) and ``3`` (area,
+  shrinking or growing) as OpenCV 3.4 computes them, uint8 bit for bit; ``4`` (Lanczos) raises
+  ``NotSupported`` naming ``mxnet.image.imresize`` (``9``/``10``, MXNet's automatic and random choices,
+  resolve to one of 0-4 first);
 - ``scale_down``, ``resize_short``, ``fixed_crop``, ``random_crop``, ``center_crop``, ``random_size_crop``
   (Python's ``random``, as MXNet), ``color_normalize`` (in place, as MXNet), ``copyMakeBorder`` (OpenCV's
   border types 0-4), ``_get_interp_method``;
@@ -39,7 +39,7 @@ __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "re
            "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug",
            "HorizontalFlipAug", "CastAug", "CreateAugmenter", "ImageIter"]
 
-_INTERP_NAMES = {3: "area (enlarging)", 4: "Lanczos"}
+_INTERP_NAMES = {4: "Lanczos"}
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -102,30 +102,39 @@ def _cubic_taps(src, dst):
     return np.clip(start[:, None] + np.arange(-1, 3), 0, src - 1), weights
 
 
+def _host_or_traced(data):
+    from ast_hybrid.gluon.data.vision._image import host_or_traced
+
+    return host_or_traced(data)
+
+
+def _to_uint8(xp, values):
+    return xp.clip(xp.rint(values), 0, 255).astype(np.uint8)
+
+
 @op
 def _resize_cubic(data, width, height):
     """(H, W, C) bicubic as OpenCV 3.4 (MXNet 1.9.1's): float images in float32, columns then rows, each a
     sum of 4 taps in order; uint8 in 11-bit fixed point across, the rows pass in float32 rounded to nearest
-    (OpenCV's SIMD path), saturated."""
+    (OpenCV's SIMD path), saturated.  A concrete image is computed on the host (numpy; no compile per size)."""
     import jax.numpy as jnp
 
+    xp, data = _host_or_traced(data)
     xi, xw = _cubic_taps(data.shape[1], width)
     yi, yw = _cubic_taps(data.shape[0], height)
-    if data.dtype == jnp.uint8:
-        d = data.astype(jnp.int32)
+    if data.dtype == np.uint8:
+        d = data.astype(np.int32)
         ax = np.round(xw * 2048).astype(np.int32)
-        rows = sum(d[:, xi[:, k], :] * ax[None, :, k, None] for k in range(4)).astype(jnp.float32)
+        rows = sum(d[:, xi[:, k], :] * ax[None, :, k, None] for k in range(4)).astype(np.float32)
         beta = np.round(yw * 2048).astype(np.float32) * np.float32(1.0 / (2048 * 2048))
     else:
-        d = data.astype(jnp.float32)
+        d = data.astype(np.float32)
         rows = sum(d[:, xi[:, k], :] * xw[None, :, k, None] for k in range(4))
         beta = yw
     out = rows[yi[:, 0]] * beta[:, 0, None, None]
     for k in range(1, 4):
         out = out + rows[yi[:, k]] * beta[:, k, None, None]
-    if data.dtype == jnp.uint8:
-        return jnp.clip(jnp.rint(out), 0, 255).astype(jnp.uint8)
-    return out.astype(data.dtype)
+    return jnp.asarray(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
 
 
 def _area_taps(src, dst):
@@ -150,28 +159,55 @@ def _area_taps(src, dst):
     return index, weight
 
 
+def _area_enlarge_taps(src, dst):
+    """OpenCV's INTER_AREA taps where a side grows: bilinear between source ``floor(d * scale)`` and the next,
+    weighted by the part of the output cell past the source cell's end; past the last pixel, that pixel."""
+    s = np.floor(np.arange(dst) * (np.float64(src) / dst)).astype(np.int64)
+    f = ((np.arange(dst) + 1) - (s + 1) * (np.float64(dst) / src)).astype(np.float32)
+    f = np.where(f <= 0, np.float32(0), f - np.floor(f)).astype(np.float32)
+    last = s >= src - 1
+    return np.minimum(s, src - 1), np.minimum(s + 1, src - 1), np.where(last, np.float32(0), f)
+
+
 @op
 def _resize_area(data, width, height):
-    """(H, W, C) shrunk by INTER_AREA as OpenCV 3.4: integer factors average each block (uint8 2x2 blocks
-    rounded half up, other blocks ``sum * (1/area)`` rounded to nearest, as OpenCV's fast paths); other
-    factors weigh the covered cells (float32, across then down, accumulated tap by tap as OpenCV does)."""
+    """(H, W, C) by INTER_AREA as OpenCV 3.4.  Shrinking both sides: integer factors average each block
+    (uint8 2x2 blocks rounded half up, other blocks ``sum * (1/area)`` rounded to nearest, as OpenCV's fast
+    paths); other factors weigh the covered cells (float32, across then down, accumulated tap by tap as
+    OpenCV does).  A side growing: OpenCV's area-weighted bilinear on both sides (uint8 in its 11-bit fixed
+    point).  A concrete image is computed on the host (numpy; no compile per size)."""
     import jax.numpy as jnp
 
+    xp, data = _host_or_traced(data)
     h, w = data.shape[0], data.shape[1]
+    if width > w or height > h:
+        x0, x1, fx = _area_enlarge_taps(w, width)
+        y0, y1, fy = _area_enlarge_taps(h, height)
+        if data.dtype != np.uint8:
+            d = data.astype(np.float32)
+            rows = d[:, x0] * (1 - fx)[None, :, None] + d[:, x1] * fx[None, :, None]
+            out = rows[y0] * (1 - fy)[:, None, None] + rows[y1] * fy[:, None, None]
+            return jnp.asarray(out.astype(data.dtype))
+        ax = np.round((1 - fx) * 2048).astype(np.int32)[None, :, None]
+        ay = np.round((1 - fy) * 2048).astype(np.int32)[:, None, None]
+        d = data.astype(np.int32)
+        rows = d[:, x0] * ax + d[:, x1] * (2048 - ax)
+        out = (((ay * (rows[y0] >> 4)) >> 16) + (((2048 - ay) * (rows[y1] >> 4)) >> 16) + 2) >> 2
+        return jnp.asarray(xp.clip(out, 0, 255).astype(np.uint8))
     fy, fx = h // height, w // width
     if fy * height == h and fx * width == w:
         blocks = data.reshape(height, fy, width, fx, data.shape[2])
-        if data.dtype == jnp.uint8:
-            total = blocks.astype(jnp.int32).sum((1, 3))
+        if data.dtype == np.uint8:
+            total = blocks.astype(np.int32).sum((1, 3))
             if fy == fx == 2:
-                return ((total + 2) >> 2).astype(jnp.uint8)
-            return jnp.clip(jnp.rint(total.astype(jnp.float32) * np.float32(1 / (fy * fx))), 0, 255).astype(jnp.uint8)
+                return jnp.asarray(((total + 2) >> 2).astype(np.uint8))
+            return jnp.asarray(_to_uint8(xp, total.astype(np.float32) * np.float32(1 / (fy * fx))))
         total = blocks[:, 0, :, 0]
         for k in range(1, fy * fx):
             total = total + blocks[:, k // fx, :, k % fx]
-        return (total * np.float32(1 / (fy * fx))).astype(data.dtype)
+        return jnp.asarray((total * np.float32(1 / (fy * fx))).astype(data.dtype))
     # OpenCV's order: each row's sum across, then the rows' weighted sum, each accumulated tap by tap
-    d = data.astype(jnp.float32)
+    d = data.astype(np.float32)
     xi, xw = _area_taps(w, width)
     rows = d[:, xi[:, 0], :] * xw[None, :, 0, None]
     for k in range(1, xi.shape[1]):
@@ -180,9 +216,7 @@ def _resize_area(data, width, height):
     out = rows[yi[:, 0]] * yw[:, 0, None, None]
     for k in range(1, yi.shape[1]):
         out = out + rows[yi[:, k]] * yw[:, k, None, None]
-    if data.dtype == jnp.uint8:
-        return jnp.clip(jnp.rint(out), 0, 255).astype(jnp.uint8)
-    return out.astype(data.dtype)
+    return jnp.asarray(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
 
 
 def imresize(src, w, h, interp=1, out=None):
@@ -193,7 +227,7 @@ def imresize(src, w, h, interp=1, out=None):
     interp = int(interp)
     if interp == 2:
         return _out(_resize_cubic(src, width=int(w), height=int(h)), out)
-    if interp == 3 and int(w) <= src.shape[1] and int(h) <= src.shape[0]:
+    if interp == 3:
         return _out(_resize_area(src, width=int(w), height=int(h)), out)
     if interp == 0:
         rows, cols = _nearest_index(src.shape[0], int(h)), _nearest_index(src.shape[1], int(w))
@@ -204,7 +238,7 @@ def imresize(src, w, h, interp=1, out=None):
     elif interp in _INTERP_NAMES:
         raise unsupported("mxnet.image", f"imresize(interp={interp})",
                           f"{_INTERP_NAMES[interp]} resizing is not implemented in ast-hybrid; interp=0 (nearest), "
-                          "1 (bilinear), 2 (bicubic) and 3 (area) to shrink are")
+                          "1 (bilinear), 2 (bicubic) and 3 (area) are")
     else:
         raise ValueError(f"mxnet.image.imresize: unknown interp {interp} (OpenCV's 0-4)")
     return _out(result, out)
