@@ -6,8 +6,8 @@ oracle's virtualenv when that exists, else from the wheel, downloaded once
 with ``pip download --no-deps mxnet==1.9.1`` into ``.cache/`` and unpacked.
 :func:`package_tree` does the same for the packages of :data:`PACKAGES`
 (GluonCV 0.10.5's wheel, GluonNLP 0.10.0's sdist, GluonTS 0.8.1's, gluoncv2 0.0.64's and sockeye 2.3.17's wheels,
-gluonfr 1.0.2's sdist, autogluon 0.0.15's wheel, deeprenewal 0.3.3's and xfer-ml 1.1.0's sdists): their Python
-sources,
+gluonfr 1.0.2's sdist, autogluon 0.0.15's wheel, deeprenewal 0.3.3's and xfer-ml 1.1.0's sdists, cnstd 0.1.1's
+wheel): their Python sources,
 downloaded once with ``pip download --no-deps`` and unpacked under ``.cache/``.
 :func:`f_op_sites` finds, statically, every ``F.<op>`` a tree of Gluon code
 uses (for the op-coverage test and ``bench/op_coverage.py``).
@@ -79,6 +79,7 @@ PACKAGES = {
     "autogluon": ("autogluon==0.0.15", "autogluon"),
     "deeprenewal": ("deeprenewal==0.3.3", "deeprenewal-0.3.3/deeprenewal"),
     "xfer": ("xfer-ml==1.1.0", "xfer-ml-1.1.0/xfer"),
+    "cnstd": ("cnstd==0.1.1", "cnstd"),
 }
 _SDISTS = ("gluonnlp", "gluonfr", "deeprenewal", "xfer")
 

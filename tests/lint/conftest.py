@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 def corpus_trees(gluon_tree):
     """The labelled trees of real Gluon code (read, never imported): name -> path.
 
-    GluonCV, GluonNLP, GluonTS, gluoncv2, sockeye, gluonfr, autogluon, deeprenewal and xfer are
-    downloaded once (``pip download --no-deps``) into ``.cache/``.
+    GluonCV, GluonNLP, GluonTS, gluoncv2, sockeye, gluonfr, autogluon, deeprenewal, xfer and cnstd
+    are downloaded once (``pip download --no-deps``) into ``.cache/``.
     """
     from ast_hybrid.testing.corpus import CorpusUnavailable, package_tree
 
@@ -20,8 +20,9 @@ def corpus_trees(gluon_tree):
                 "gluonnlp": package_tree("gluonnlp"), "gluonts": package_tree("gluonts"),
                 "gluoncv2": package_tree("gluoncv2"), "sockeye": package_tree("sockeye"),
                 "gluonfr": package_tree("gluonfr"), "autogluon": package_tree("autogluon"),
-                "deeprenewal": package_tree("deeprenewal"), "xfer": package_tree("xfer")}
+                "deeprenewal": package_tree("deeprenewal"), "xfer": package_tree("xfer"),
+                "cnstd": package_tree("cnstd")}
     except CorpusUnavailable as exc:
-        pytest.skip("GLUONCV/GLUONNLP/GLUONTS/GLUONCV2/SOCKEYE/GLUONFR/AUTOGLUON/DEEPRENEWAL/XFER CORPUS "
+        pytest.skip("GLUONCV/GLUONNLP/GLUONTS/GLUONCV2/SOCKEYE/GLUONFR/AUTOGLUON/DEEPRENEWAL/XFER/CNSTD CORPUS "
                     "UNAVAILABLE, "
                     f"labelled real-code test NOT run: {exc}")

@@ -1,8 +1,8 @@
 """The linter on real Gluon code nobody here wrote: MXNet 1.9.1's ``mxnet/gluon``, GluonCV 0.10.5, GluonNLP 0.10.0,
 GluonTS 0.8.1 (the tree held out while the linter was tuned on the first three, labelled after) and gluoncv2 0.0.64
 (held out while all four were, labelled before the linter was changed for it), and the fresh
-trees sockeye 2.3.17 and gluonfr 1.0.2, then autogluon 0.0.15, deeprenewal 0.3.3 and xfer-ml 1.1.0 (issue 14's
-"Done when": labelled before any change for them).
+trees sockeye 2.3.17 and gluonfr 1.0.2, then autogluon 0.0.15, deeprenewal 0.3.3 and xfer-ml 1.1.0, then cnstd
+0.1.1 (issue 14's "Done when": labelled before any change for them).
 
 Every finding on these trees, before and after issue 14, was read and labelled
 true or false with a reason (``data/labels.tsv``; the held-out and fresh trees' in
@@ -113,6 +113,20 @@ def test_second_fresh_batch_precision_before_fixes_is_what_the_file_says():
     assert f"{len(every)} findings, {every_true} true ({100 * every_true / len(every):.1f}%)" in header
     now = [r for r in _rows(HELD_OUT) if r["tree"] in batch and r["label"] == "true"]
     assert f"{len(now)} findings in the batch, all {len(now)} true" in header
+
+
+def test_third_fresh_batch_precision_before_fixes_is_what_the_file_says():
+    """The third fresh batch (cnstd 0.1.1), linted after the second batch's fixes, and the
+    fresh-before figure of all four batches."""
+    found = [r for r in _rows(HELD_OUT) if r["tree"] == "cnstd" and r["before"] == "found"]
+    true = sum(r["label"] == "true" for r in found)
+    header = HELD_OUT.read_text()
+    assert f"{len(found)} findings, {true} true, {len(found) - true} false" in header
+    assert f"precision {100 * true / len(found):.1f}% before any change for it" in header
+    fresh = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
+    every = [r for r in _rows(HELD_OUT) if r["tree"] in fresh and r["before"] == "found"]
+    every_true = sum(r["label"] == "true" for r in every)
+    assert f"all four batches: {len(every)} findings, {every_true} true ({100 * every_true / len(every):.1f}%)" in header
 
 
 @pytest.mark.corpus
