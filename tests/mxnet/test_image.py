@@ -33,7 +33,9 @@ def _png(rgb):
     "mx.image.imresize(x, 13, 3, interp=3)", "mx.image.fixed_crop(x, 0, 0, 12, 8, (6, 4), interp=3)",
     "mx.image.fixed_crop(x, 0, 0, 12, 9, (4, 3), interp=9)", "mx.image.imresize(x, 6, 9, interp=3)",
     "mx.image.imresize(x, 6, 4, 0)", "mx.image.resize_short(x, 20, interp=3)", "mx.image.imresize(x, 7, 20, 3)",
-    "mx.image.imresize(x, 31, 23, interp=3)", "mx.image.imresize(x, 13, 3)",
+    "mx.image.imresize(x, 31, 23, interp=3)", "mx.image.imresize(x, 31, 23, interp=4)",
+    "mx.image.imresize(x, 5, 4, interp=4)", "mx.image.imresize(x, 7, 20, interp=4)",
+    "mx.image.imresize(x, 13, 9, interp=4)", "mx.image.imresize(x, 13, 3)",
     "mx.image.fixed_crop(x, 2, 1, 7, 5)", "mx.image.fixed_crop(x, 2, 1, 7, 5, (10, 8), interp=1)",
     "mx.image.center_crop(x, (6, 6), interp=1)[0]", "mx.image.center_crop(x, (30, 20), interp=0)[0]",
     "mx.image.resize_short(x, 4, interp=1)", "mx.image.resize_short(x, 18, interp=0)",
@@ -98,7 +100,7 @@ def test_augmenters_draw_and_compute_as_mxnet(both):
 
 
 @pytest.mark.parametrize("statement,api", [
-    ("mx.image.imresize(x, 4, 4, interp=4)", "mxnet.image.imresize(interp=4)"),
+    ("mx.image.random_rotate(x, (0, 30))", "mxnet.image.random_rotate"),
     ("mx.image.ImageIter(2, (3, 4, 4), path_imgrec='a.rec')", "mxnet.image.ImageIter"),
     ("mx.image.imrotate(x, 30)", "mxnet.image.imrotate"),
     ("mx.image.ImageDetIter(2, (3, 4, 4))", "mxnet.image.ImageDetIter"),

@@ -4,10 +4,9 @@ Implemented as MXNet's (``tests/mxnet/test_image.py`` compares them with MXNet 1
 
 - ``imdecode``/``imread``: decoded with Pillow where MXNet uses OpenCV (``pip install 'ast-hybrid[image]'``);
   PNG and BMP give MXNet's pixels, JPEG may differ by the decoders' rounding;
-- ``imresize(src, w, h, interp)``: ``interp=0`` (nearest), ``1`` (bilinear), ``2`` (bicubic) and ``3`` (area,
-  shrinking or growing) as OpenCV 3.4 computes them, uint8 bit for bit; ``4`` (Lanczos) raises
-  ``NotSupported`` naming ``mxnet.image.imresize`` (``9``/``10``, MXNet's automatic and random choices,
-  resolve to one of 0-4 first);
+- ``imresize(src, w, h, interp)``: every OpenCV interpolation MXNet takes, ``0`` (nearest), ``1`` (bilinear),
+  ``2`` (bicubic), ``3`` (area, shrinking or growing) and ``4`` (Lanczos-4), as OpenCV 3.4 computes them, uint8
+  bit for bit (``9``/``10``, MXNet's automatic and random choices, resolve to one of them first);
 - ``scale_down``, ``resize_short``, ``fixed_crop``, ``random_crop``, ``center_crop``, ``random_size_crop``
   (Python's ``random``, as MXNet), ``color_normalize`` (in place, as MXNet), ``copyMakeBorder`` (OpenCV's
   border types 0-4), ``_get_interp_method``;
@@ -38,8 +37,6 @@ __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "re
            "CenterCropAug", "RandomOrderAug", "BrightnessJitterAug", "ContrastJitterAug", "SaturationJitterAug",
            "HueJitterAug", "ColorJitterAug", "LightingAug", "ColorNormalizeAug", "RandomGrayAug",
            "HorizontalFlipAug", "CastAug", "CreateAugmenter", "ImageIter"]
-
-_INTERP_NAMES = {4: "Lanczos"}
 
 
 def imread(filename, flag=1, to_rgb=True, out=None):
@@ -112,27 +109,62 @@ def _to_uint8(xp, values):
     return xp.clip(xp.rint(values), 0, 255).astype(np.uint8)
 
 
+_S45 = 0.70710678118654752440084436210485
+_LANCZOS_CS = ((1, 0), (-_S45, -_S45), (0, 1), (_S45, -_S45), (-1, 0), (_S45, _S45), (0, -1), (-_S45, _S45))
+
+
+def _lanczos_weights(x):
+    """OpenCV's 8 Lanczos-4 weights for a fractional offset ``x`` (computed in double, stored and
+    normalised in float32)."""
+    x = float(x)
+    if x < np.finfo(np.float32).eps:
+        return np.eye(8, dtype=np.float32)[3]
+    y0 = -(x + 3) * math.pi * 0.25
+    s0, c0 = math.sin(y0), math.cos(y0)
+    weights = np.array([(cs * s0 + cc * c0) / ((-(x + 3 - i) * math.pi * 0.25) ** 2)
+                        for i, (cs, cc) in enumerate(_LANCZOS_CS)], np.float32)
+    total = np.float32(0)
+    for v in weights:
+        total = np.float32(total + v)
+    return (weights * (np.float32(1) / total)).astype(np.float32)
+
+
+def _lanczos_taps(src, dst):
+    """OpenCV's INTER_LANCZOS4 taps: 8 source indices (clamped to the edge) and weights per output pixel."""
+    f = ((np.arange(dst) + 0.5) * (np.float64(src) / dst) - 0.5).astype(np.float32)
+    start = np.floor(f).astype(np.int64)
+    x = (f - start).astype(np.float32)
+    return np.clip(start[:, None] + np.arange(-3, 5), 0, src - 1), np.stack([_lanczos_weights(v) for v in x])
+
+
+_TAPS = {"cubic": _cubic_taps, "lanczos": _lanczos_taps}
+
+
 @op
-def _resize_cubic(data, width, height):
-    """(H, W, C) bicubic as OpenCV 3.4 (MXNet 1.9.1's): float images in float32, columns then rows, each a
-    sum of 4 taps in order; uint8 in 11-bit fixed point across, the rows pass in float32 rounded to nearest
-    (OpenCV's SIMD path), saturated.  A concrete image is computed on the host (numpy; no compile per size)."""
+def _resize_separable(data, width, height, kind):
+    """(H, W, C) bicubic (``kind='cubic'``) or Lanczos-4 as OpenCV 3.4 (MXNet 1.9.1's): float images in
+    float32, columns then rows, each a sum of the taps in order; uint8 in 11-bit fixed point across, the rows
+    pass in float32 rounded to nearest (OpenCV's SIMD path for cubic; the same bits as its integer pass for
+    Lanczos on the sizes measured), saturated.  A concrete image is computed on the host (numpy; no compile
+    per size)."""
     import jax.numpy as jnp
 
     xp, data = _host_or_traced(data)
-    xi, xw = _cubic_taps(data.shape[1], width)
-    yi, yw = _cubic_taps(data.shape[0], height)
+    xi, xw = _TAPS[kind](data.shape[1], width)
+    yi, yw = _TAPS[kind](data.shape[0], height)
     if data.dtype == np.uint8:
         d = data.astype(np.int32)
         ax = np.round(xw * 2048).astype(np.int32)
-        rows = sum(d[:, xi[:, k], :] * ax[None, :, k, None] for k in range(4)).astype(np.float32)
+        rows = sum(d[:, xi[:, k], :] * ax[None, :, k, None] for k in range(xi.shape[1])).astype(np.float32)
         beta = np.round(yw * 2048).astype(np.float32) * np.float32(1.0 / (2048 * 2048))
     else:
         d = data.astype(np.float32)
-        rows = sum(d[:, xi[:, k], :] * xw[None, :, k, None] for k in range(4))
+        rows = d[:, xi[:, 0], :] * xw[None, :, 0, None]
+        for k in range(1, xi.shape[1]):
+            rows = rows + d[:, xi[:, k], :] * xw[None, :, k, None]
         beta = yw
     out = rows[yi[:, 0]] * beta[:, 0, None, None]
-    for k in range(1, 4):
+    for k in range(1, yi.shape[1]):
         out = out + rows[yi[:, k]] * beta[:, k, None, None]
     return jnp.asarray(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
 
@@ -220,13 +252,14 @@ def _resize_area(data, width, height):
 
 
 def imresize(src, w, h, interp=1, out=None):
-    """``src`` (H, W, C) resized to ``h`` x ``w`` (``interp`` 0: nearest, 1: bilinear, 2: bicubic; see the
-    module doc)."""
+    """``src`` (H, W, C) resized to ``h`` x ``w`` (``interp`` 0: nearest, 1: bilinear, 2: bicubic, 3: area,
+    4: Lanczos-4; see the module doc)."""
     from ast_hybrid.gluon.data.vision._image import resize_hwc
 
     interp = int(interp)
-    if interp == 2:
-        return _out(_resize_cubic(src, width=int(w), height=int(h)), out)
+    if interp in (2, 4):
+        return _out(_resize_separable(src, width=int(w), height=int(h), kind="cubic" if interp == 2 else "lanczos"),
+                    out)
     if interp == 3:
         return _out(_resize_area(src, width=int(w), height=int(h)), out)
     if interp == 0:
@@ -235,10 +268,6 @@ def imresize(src, w, h, interp=1, out=None):
                          axis=1)
     elif interp == 1:
         result = resize_hwc(src, width=int(w), height=int(h))
-    elif interp in _INTERP_NAMES:
-        raise unsupported("mxnet.image", f"imresize(interp={interp})",
-                          f"{_INTERP_NAMES[interp]} resizing is not implemented in ast-hybrid; interp=0 (nearest), "
-                          "1 (bilinear), 2 (bicubic) and 3 (area) are")
     else:
         raise ValueError(f"mxnet.image.imresize: unknown interp {interp} (OpenCV's 0-4)")
     return _out(result, out)
