@@ -542,6 +542,14 @@ class Unit:
                 return frozenset((Tag.OP,))
             if name in _BUILTIN_SAME and node.args:
                 return _TENSOR if tensorish(self.kind(node.args[0])) else EMPTY
+            if name in ("min", "max") and len(node.args) >= 2:
+                # `min(a, b)` returns one of its arguments: of tensors, a tensor; of a tensor and a
+                # number, either (MIXED)
+                kinds = [self.kind(a) for a in node.args]
+                if any(tensorish(k) for k in kinds):
+                    if all(definitely_tensor(k) for k in kinds):
+                        return _TENSOR
+                    return frozenset((Tag.TENSOR, Tag.MIXED))
             if name in _BUILTIN_SEQ and node.args:
                 return _elements(self.kind(node.args[0])) and _SEQUENCE_OF_TENSORS
         return EMPTY

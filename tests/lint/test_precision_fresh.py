@@ -138,3 +138,16 @@ return loss / float(n)
     assert codes(model(body, params="x, n, total"), target) == []
     # a parameter computed with as a tensor and converted too: the host copy is real
     assert codes(model("z = t * 2\nreturn x / float(t)", params="x, t"), target) == ["HY004"]
+
+
+# -- the third fresh batch: cnstd 0.1.1 (linted after the second batch's fixes) ----------------------
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_min_of_tensors_is_a_tensor(target):
+    # cnstd/model/loss.py DiceLoss_with_OHEM: `neg_num = min(pos_num * 3, neg_num)` then `if neg_num == 0:`
+    body = "pos = F.sum(x)\nneg = F.sum(y)\nneg = min(pos * 3, neg)\nif neg == 0:\n    return x\nreturn y"
+    assert codes(model(body), target) == ["HY010"]
+    # of numbers, a number (gluonfr's `max(5.0, 1500.0 / (1 + 0.1 * it))`); of a tensor and a
+    # number, either one: not surely a tensor under a Python condition
+    assert codes(model("k = max(5.0, 1500.0 / 3)\nif k > 1:\n    return x\nreturn y"), target) == []
+    assert codes(model("k = max(x.sum(), 1.0)\nif y is None:\n    if k > 1:\n        return x\nreturn y"),
+                 target) == []
