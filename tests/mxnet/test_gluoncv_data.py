@@ -67,3 +67,15 @@ def test_record_file_detection_and_random_transform_loader(gcv, tmp_path):
         "    batchify_fn=bf.Tuple(bf.Stack(), bf.Pad(pad_val=-1)))\n"
         "for i, (a, b) in enumerate(loader):\n    out['a%d' % i], out['b%d' % i] = a, b\n",
         rtol=1e-5, atol=1e-5, png=np.frombuffer(buf.getvalue(), np.uint8))
+
+
+@pytest.mark.parametrize("transform", ["presets.ssd.SSDDefaultTrainTransform(48, 40)",
+                                       "presets.yolo.YOLO3DefaultTrainTransform(40, 48)"])
+def test_gluoncv_train_transforms_draw_and_compute_as_mxnet(gcv, transform):
+    """The SSD and YOLOv3 training augmentation (colour distortion, random expand, constrained crop, resizing with
+    a random one of the 5 interpolations, flip, normalisation) over 8 draws from the same seeds: the same images
+    and boxes (every draw is numpy's or Python's, seeded alike on both sides)."""
+    gcv(f"import random\nrandom.seed(5)\nnp.random.seed(5)\nt = {transform}\n"
+        "for i in range(8):\n"
+        "    img, box = t(nd.array(inp['img'], dtype='uint8'), inp['bbox'])\n"
+        "    out['img%d' % i], out['box%d' % i] = img, box\n", rtol=1e-4, atol=1e-4, **INPUTS)
