@@ -9,6 +9,19 @@ build (trace, lowering, XLA compile, first run), then the median of 3 later call
 runs the same cases with another copy of the package first on ``sys.path`` (e.g. ``git archive HEAD`` of an
 older commit unpacked there), interleaved with this one, so a before/after comparison comes from one run
 on this noisy machine.  Prints one JSON line per case and a Markdown table.
+
+    python -m bench.first_call --second-process [--models resnet50_v1:224 resnet18_v1:64] [--runs 3]
+
+The first call in a second process, parameters loaded (``gluon/program_cache.py``, target <= 3x a steady
+call): per model, a process on an empty cache folder initialises the network, saves its parameters and runs
+it hybridized (filling JAX's compile cache and the program cache), and a second one loads them and does the
+same (the program keyed by loaded parameters); then, ``--runs`` times, interleaved, a new process per model
+and setting loads the parameters, hybridizes and times its first call and the median of 5 later calls: with
+the program cache, and with ``AST_HYBRID_PROGRAM_CACHE=0`` (JAX's compile cache only: tracing and lowering
+again).  Each row has the load average when it ran and, with the cache, where the first call went (the key,
+reading and loading the executable, the rest: the call itself and dispatch).  ``--package PATH`` runs the
+children on another copy of the package (e.g. a ``git archive`` of this tree: the program cache keys
+ast-hybrid's source, which other work on this checkout may change between two processes).
 """
 
 from __future__ import annotations
@@ -25,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("resnet18_v1", "resnet50_v1", "mobilenet1.0")
+SECOND = ("resnet50_v1:224", "resnet18_v1:64")     # --second-process: issue 15's case, and a small one
 
 
 def _use_package(root):
@@ -89,6 +103,98 @@ def run_case(name, side, hybridize, path=None):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _second_child(name, side, params, phase):
+    """``fill``: initialise, save the parameters, run hybridized; ``load``: load them, run hybridized; print
+    the first call, the median of 5 later calls, the program cache's counters and where its time went."""
+    if os.environ.get("AH_FIRST_CALL_PACKAGE"):
+        _use_package(os.environ["AH_FIRST_CALL_PACKAGE"])
+    import numpy as np
+
+    from ast_hybrid import nd
+    from ast_hybrid.gluon import program_cache as pc
+    from bench.zoo import vision
+
+    spent = {"key": 0.0, "read": 0.0}
+
+    def timed(fn, what):
+        def run(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[what] += time.perf_counter() - t
+        return run
+
+    pc.program_key, pc._read = timed(pc.program_key, "key"), timed(pc._read, "read")
+    net = vision().get_model(name, classes=1000)
+    x = nd.array(np.random.default_rng(0).uniform(-1, 1, (1, 3, side, side)).astype("float32"))
+    t = time.perf_counter()
+    if phase == "fill":
+        net.initialize()
+    else:
+        net.load_parameters(params)
+    loading = time.perf_counter() - t
+    net.hybridize()
+    t = time.perf_counter()
+    net(x).wait_to_read()
+    first = time.perf_counter() - t
+    if phase == "fill":
+        net.save_parameters(params)
+    steady = []
+    for _ in range(5):
+        s = time.perf_counter()
+        net(x).wait_to_read()
+        steady.append(time.perf_counter() - s)
+    print(json.dumps({"first_s": first, "steady_s": sorted(steady)[2], "params_s": loading, **pc.STATS,
+                      "key_s": spent["key"], "read_s": spent["read"], "load": os.getloadavg()[0],
+                      "reason": pc.LAST["reason"]}))
+
+
+def second_process(models, runs, package=None):
+    """Rows of the second-process first call, with and without the program cache (``--second-process``)."""
+    cache = tempfile.mkdtemp(prefix="ast_hybrid_first_call_")
+    folder = tempfile.mkdtemp(prefix="ast_hybrid_first_call_params_")
+    env = {**os.environ, "AST_HYBRID_COMPILE_CACHE_DIR": cache, "AST_HYBRID_COMPILE_CACHE": "1"}
+    if package:
+        env["AH_FIRST_CALL_PACKAGE"] = str(package)
+
+    def child(name, side, phase, **extra):
+        out = subprocess.run([sys.executable, "-m", "bench.first_call", "--second-child", name, str(side),
+                              os.path.join(folder, f"{name}.params"), phase], cwd=ROOT, env={**env, **extra},
+                             capture_output=True, text=True)
+        if out.returncode:
+            return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    rows = []
+    try:
+        for name, side in models:
+            for phase in ("fill", "load"):
+                got = child(name, side, phase)
+                got.update(model=f"{name} {side}x{side}", setting=phase)
+                print(json.dumps(got), flush=True)
+        for i in range(runs):
+            for name, side in models:
+                for setting, extra in (("program cache", {}), ("JAX's cache only", {"AST_HYBRID_PROGRAM_CACHE": "0"})):
+                    got = child(name, side, "load", **extra)
+                    got.update(model=f"{name} {side}x{side}", setting=setting, run=i)
+                    print(json.dumps(got), flush=True)
+                    rows.append(got)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    print("\n| model b1 | setting | run | load avg | first call | steady | first / steady | hits | key | read+load |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['model']} | {r['setting']} | {r['run']} | | error: {r['error']} | | | | | |")
+            continue
+        print(f"| {r['model']} | {r['setting']} | {r['run']} | {r['load']:.1f} | {r['first_s'] * 1e3:.0f} ms | "
+              f"{r['steady_s'] * 1e3:.1f} ms | {r['first_s'] / r['steady_s']:.1f}x | {r['hits']} | "
+              f"{r['key_s'] * 1e3:.0f} ms | {r['read_s'] * 1e3:.0f} ms |")
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", nargs="*", default=list(MODELS))
@@ -96,9 +202,19 @@ def main(argv=None):
     ap.add_argument("--against", nargs="*", default=[], help="other copies of the package (their root folders)")
     ap.add_argument("--plain", action="store_true", help="without hybridize()")
     ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--second-process", action="store_true", help="the first call in a second process")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--package", help="--second-process: the children import this copy of the package")
+    ap.add_argument("--second-child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         return _child(args.child[0], int(args.child[1]), bool(int(args.child[2])))
+    if args.second_child:
+        return _second_child(args.second_child[0], int(args.second_child[1]), *args.second_child[2:])
+    if args.second_process:
+        models = [(m.split(":")[0], int(m.split(":")[1]) if ":" in m else args.side)
+                  for m in (args.models if args.models != list(MODELS) else SECOND)]
+        return second_process(models, args.runs, args.package)
     rows = []
     for name in args.models:
         for path in [*args.against, None]:       # interleaved: each model under every version in turn

@@ -10,8 +10,11 @@ threaded engine, OpenMP on every core) and times itself in its process, in round
 (``bench/harness.py``).  Milliseconds per call, medians.
 
 First calls: ours is timed on a cache this run made empty (trace + XLA compile); then, for one model, a
-second process runs it again on that cache (``gluon/compile_cache.py``: it reads the compiled program back
-instead of compiling) and the ratio of its first call to a steady-state call is reported (target <= 3x).
+second process runs it again on that cache and the ratio of its first call to a steady-state call is reported
+(target <= 3x): it reads the program this run wrote (``gluon/program_cache.py``: no conversion, trace,
+lowering or compile), or, where the program is not cached, JAX's compiled program (``gluon/compile_cache.py``).
+``python -m bench.first_call --second-process`` measures that case on its own, with and without the program
+cache, in interleaved runs.
 
 ONNX Runtime (``onnxruntime`` column): what a user leaving MXNet would otherwise pick for CPU inference.  In
 the oracle's process, MXNet 1.9.1 exports its hybridized network (``net.export``) and converts it with its own
@@ -211,7 +214,7 @@ def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
                     net(nd.array(_input(1, side)))
                     net.save_parameters(path)
                 net.hybridize()
-                params[name] = path
+                params[name] = path, net.prefix
             xn = nd.array(x)
             first[harness.OURS] = harness.once(net, xn) * 1e3
             contenders[harness.OURS] = harness.local(net, xn, warmup=1)
@@ -222,15 +225,16 @@ def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
             report.add("first call (trace + compile)", f"{name} b{b}, empty cache", "ms", first)
     name = SECOND_PROCESS[quick]
     if name in params:
-        second_process(report, name, models[name], params[name])
+        second_process(report, name, models[name], *params[name])
     else:
         report.cannot(f"second-process first call of {name}", "the model was not in this run (--models)")
 
 
-def second_process(report, name, side, params):
+def second_process(report, name, side, params, prefix):
     """``name`` at batch 1 in a new process on this run's compile cache: its first call against a
     steady-state call."""
-    out = subprocess.run([sys.executable, "-m", "bench.zoo", "--child", name, str(side), params], cwd=ROOT,
+    # the same prefix as here: parameter names are part of the program cache's key
+    out = subprocess.run([sys.executable, "-m", "bench.zoo", "--child", name, str(side), params, prefix], cwd=ROOT,
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     if out.returncode:
         report.cannot(f"second-process first call of {name}", out.stderr.strip().splitlines()[-1])
@@ -239,22 +243,24 @@ def second_process(report, name, side, params):
     row = report.add("first call, second process (compile cache)", f"{name} b1 {side}x{side}", "ms",
                      {"first call": got["first_s"] * 1e3, "steady call": got["steady_s"] * 1e3,
                       "of which trace+lower": got["trace_s"] * 1e3, "of which compile/load": got["compile_s"] * 1e3},
-                     note=f"first/steady {got['first_s'] / got['steady_s']:.1f}x (target <= 3x); "
-                          f"cache hits {got['hits']}, programs compiled and written {got['writes']}")
+                     note=f"first/steady {got['first_s'] / got['steady_s']:.1f}x (target <= 3x); programs read "
+                          f"from the program cache {got['programs']}; JAX's cache: hits {got['hits']}, programs "
+                          f"compiled and written {got['writes']}")
     row.ratios["first/steady"] = got["first_s"] / got["steady_s"]
 
 
-def _child(name, side, params):
+def _child(name, side, params, prefix):
     """In the second process: load, hybridize, time the first call (with JAX's own account of tracing,
-    lowering and compiling) and the median of 5 later calls."""
+    lowering and compiling, and the programs read from the program cache) and the median of 5 later calls."""
     from jax import monitoring
 
     events, secs = [], {}
     monitoring.register_event_listener(lambda e, **kw: events.append(e))
     monitoring.register_event_duration_secs_listener(lambda e, s, **kw: secs.__setitem__(e, secs.get(e, 0) + s))
     from ast_hybrid import nd
+    from ast_hybrid.gluon import program_cache
 
-    net = vision().get_model(name, classes=1000)
+    net = vision().get_model(name, classes=1000, prefix=prefix)
     net.load_parameters(params)
     net.hybridize()
     x = nd.array(_input(1, side))
@@ -267,7 +273,8 @@ def _child(name, side, params):
     count = lambda e: sum(n == "/jax/compilation_cache/" + e for n in events)      # noqa: E731
     print(json.dumps({"first_s": first, "steady_s": sorted(steady)[2], "trace_s": trace,
                       "compile_s": secs.get("/jax/core/compile/backend_compile_duration", 0.0),
-                      "hits": count("cache_hits"), "writes": count("cache_misses")}))
+                      "hits": count("cache_hits"), "writes": count("cache_misses"),
+                      "programs": program_cache.STATS["hits"]}))
 
 
 def main(argv=None):
@@ -277,10 +284,10 @@ def main(argv=None):
     ap.add_argument("--calls", type=int)
     ap.add_argument("--no-mxnet", action="store_true")
     ap.add_argument("--no-onnx", action="store_true", help="leave ONNX Runtime (on MXNet's export) out")
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        return _child(args.child[0], int(args.child[1]), args.child[2])
+        return _child(args.child[0], int(args.child[1]), *args.child[2:])
     fresh_compile_cache()
     report = harness.Report()
     models = {m: {**FULL, **QUICK}.get(m, 224) if args.quick else FULL.get(m, 224) for m in args.models or ()}
