@@ -151,3 +151,19 @@ def test_flips_of_odd_sizes_keep_the_middle(mx):
 def test_nd_image_random_operators_name_the_mxnet_api(mx):
     with pytest.raises(AttributeError, match=r"mxnet\.ndarray\.image\.random_hue is not available in ast-hybrid"):
         mx.nd.image.random_hue
+
+
+@pytest.mark.parametrize("interp", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("src", ["u8", "f32"])
+def test_resizing_a_traced_image_gives_the_concrete_result(mx, interp, src):
+    """A concrete image is resized on the host (numpy); inside a trace (a hybridized block) the same
+    arithmetic runs in jax: the same values (uint8 the same bits)."""
+    import jax
+
+    from ast_hybrid.ndarray import NDArray
+
+    x = mx.nd.array(INPUTS[src], dtype=INPUTS[src].dtype)
+    for w, h in ((20, 7), (5, 4), (9, 13)):
+        host = mx.image.imresize(x, w, h, interp=interp).asnumpy()
+        traced = jax.jit(lambda a: mx.image.imresize(NDArray(a), w, h, interp=interp)._arr)(x._arr)
+        np.testing.assert_allclose(np.asarray(traced), host, rtol=1e-6, atol=1e-3 if src == "f32" else 0)

@@ -251,6 +251,15 @@ def _resize_area(data, width, height):
     return jnp.asarray(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
 
 
+@op
+def _resize_nearest(data, width, height):
+    """(H, W, C) by OpenCV's INTER_NEAREST (on the host for a concrete image)."""
+    import jax.numpy as jnp
+
+    _, data = _host_or_traced(data)
+    return jnp.asarray(data[_nearest_index(data.shape[0], height)][:, _nearest_index(data.shape[1], width)])
+
+
 def imresize(src, w, h, interp=1, out=None):
     """``src`` (H, W, C) resized to ``h`` x ``w`` (``interp`` 0: nearest, 1: bilinear, 2: bicubic, 3: area,
     4: Lanczos-4; see the module doc)."""
@@ -263,9 +272,7 @@ def imresize(src, w, h, interp=1, out=None):
     if interp == 3:
         return _out(_resize_area(src, width=int(w), height=int(h)), out)
     if interp == 0:
-        rows, cols = _nearest_index(src.shape[0], int(h)), _nearest_index(src.shape[1], int(w))
-        result = nd.take(nd.take(src, nd.array(rows, dtype="int64"), axis=0), nd.array(cols, dtype="int64"),
-                         axis=1)
+        result = _resize_nearest(src, width=int(w), height=int(h))
     elif interp == 1:
         result = resize_hwc(src, width=int(w), height=int(h))
     else:
