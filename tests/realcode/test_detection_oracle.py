@@ -7,8 +7,8 @@ file and run the same input op by op and hybridized.  Ids, scores and boxes are 
 place (the inputs are chosen so that no two kept scores tie).  Measured (loaded 2-core machine): YOLOv3
 mobilenet1.0 at 128 and CenterNet resnet18 at 128 equal to the bit on ids/boxes, scores within 2.4e-7;
 SSD-300 VGG16: boxes within 7.3e-3 of a scale of 5077 (1.4e-6); Faster R-CNN resnet50 at 128: boxes within
-2.3e-5 of 128; AWD-LSTM 600 (44 words): 1.4e-9 of 1.4e-3.  How GluonCV/GluonNLP are imported, and the names
-still given stand-ins, is in ``gluon_packages``.
+2.3e-5 of 128; AWD-LSTM 600 (44 words): 1.4e-9 of 1.4e-3.  How GluonCV/GluonNLP are imported (whole, through the
+compatibility package, with no stand-in since 653144f) is in ``gluon_packages``.
 """
 
 from __future__ import annotations
