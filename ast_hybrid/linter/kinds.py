@@ -260,6 +260,16 @@ def module_family(full: str | None) -> str | None:
     return None
 
 
+class _Chains(QuietChains):
+    """beniget's chains without its own copy of Python's builtins (a ``Def`` and a set for each of
+    about 160 names, made for every function, a quarter of beniget's time here): a unit asks only
+    which of its own bindings reach a name, and a builtin's name is reached by none either way."""
+
+    def __init__(self):
+        super().__init__()
+        self._builtins = {}
+
+
 class Unit:
     """One function of the file, with its def-use chains and tensor kinds."""
 
@@ -270,7 +280,7 @@ class Unit:
         self.style = style  # "F" (hybrid_forward and helpers given F) or "forward"
         self.fn = to_gast(fn_ast)     # gast's own tree, built in one walk (common.gastconv)
         self.name = fn_ast.name
-        chains = QuietChains()
+        chains = _Chains()
         chains.visit(gast.Module(body=[self.fn], type_ignores=[]))
         self.parents: dict = {}
         self.calls: list = []
