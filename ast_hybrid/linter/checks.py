@@ -40,6 +40,8 @@ SHAPE_ATTRS = ("shape", "ndim", "size", "context", "ctx", "dtype", "T")
 
 
 _MISSING = object()
+#: builtin types ``isinstance`` tests a Python value against (never true of a tensor)
+_PYTHON_TYPES = frozenset({"list", "tuple", "dict", "set", "int", "float", "str", "bool"})
 
 _ARITH = ("write `a + b` (`-`, `*`, `/`, `%`) or `F.broadcast_add(a, b)` (`broadcast_sub`, `broadcast_mul`, "
           "`broadcast_div`, `broadcast_mod`)")
@@ -110,8 +112,41 @@ class Checker:
         number where the same kind of condition picked it, which the linter does not follow."""
         k = self.kind(node) if kinds is None else kinds
         if Tag.MIXED not in k:
-            return definitely_tensor(k)
+            return definitely_tensor(k) and not self._narrowed_to_python(node)
         return definitely_tensor(k - {Tag.MIXED}) and not self._python_condition_above(node)
+
+    def _is_python_type_test(self, test, name: str) -> bool:
+        """``isinstance(name, list)`` (``tuple``, ``dict``, ``int``... or a tuple of them): true only
+        for a Python value, never for a tensor."""
+        if not (isinstance(test, gast.Call) and isinstance(test.func, gast.Name) and test.func.id == "isinstance"
+                and self.u.is_global(test.func) and len(test.args) == 2):
+            return False
+        obj, types = test.args
+        if not (isinstance(obj, gast.Name) and obj.id == name):
+            return False
+        types = types.elts if isinstance(types, gast.Tuple) else [types]
+        return bool(types) and all(isinstance(t, gast.Name) and t.id in _PYTHON_TYPES and self.u.is_global(t)
+                                   for t in types)
+
+    def _narrowed_to_python(self, node) -> bool:
+        """Whether the name ``node`` is reached only where ``isinstance(name, list)`` (a Python type)
+        held: ``isinstance(v, list) and len(v) == 0``, or the body of ``if isinstance(v, list):``."""
+        if not isinstance(node, gast.Name):
+            return False
+        parents = self.u.parents
+        child, parent = node, parents.get(node)
+        while parent is not None and not isinstance(parent, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+            tests = []
+            if isinstance(parent, gast.BoolOp) and isinstance(parent.op, gast.And) and child is not parent.values[0]:
+                tests = parent.values[:parent.values.index(child)]
+            elif isinstance(parent, (gast.If, gast.IfExp)) and child is not parent.test and child is not parent.orelse \
+                    and not (isinstance(parent.orelse, list) and child in parent.orelse):
+                t = parent.test
+                tests = t.values if isinstance(t, gast.BoolOp) and isinstance(t.op, gast.And) else [t]
+            if any(self._is_python_type_test(t, node.id) for t in tests):
+                return True
+            child, parent = parent, parents.get(parent)
+        return False
 
     def _python_condition_above(self, node) -> bool:
         parents = self.u.parents

@@ -270,6 +270,17 @@ class _Chains(QuietChains):
         self._builtins = {}
 
 
+def _python_value_default(d) -> bool:
+    """Whether a parameter default says the parameter is a Python value: a bool, string or number
+    literal (``-1`` included), or a tuple/list of those."""
+    if isinstance(d, (gast.Tuple, gast.List)):
+        return bool(d.elts) and all(_python_value_default(e) for e in d.elts)
+    if isinstance(d, gast.UnaryOp) and isinstance(d.op, (gast.USub, gast.UAdd)):
+        d = d.operand
+        return type(d) is gast.Constant and type(d.value) in (int, float)
+    return type(d) is gast.Constant and type(d.value) in (bool, str, int, float)
+
+
 class Unit:
     """One function of the file, with its def-use chains and tensor kinds."""
 
@@ -318,8 +329,10 @@ class Unit:
         defaults += [(p, d) for p, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
         #: parameters whose default is None (``begin_state=None``)
         self.optional = {p.id for p, d in defaults if type(d) is gast.Constant and d.value is None}
-        #: parameters whose default is a bool or a string (``is_train=True``): Python values
-        self.flags = {p.id for p, d in defaults if type(d) is gast.Constant and type(d.value) in (bool, str)}
+        #: parameters whose default is a bool, a string, a number or a tuple of numbers (``is_train=True``,
+        #: ``step=0``, ``alpha=-1``, ``mixing_range=(-1, -1)``): Python values.  Hybridized, MXNet 1.9.1 rejects
+        #: a positional input that is not a tensor (ValueError), so the forward only ever sees them as such.
+        self.flags = {p.id for p, d in defaults if _python_value_default(d)}
         self.is_method = is_method and not any(
             dotted_name(d) == "staticmethod" for d in fn_ast.decorator_list)
         #: tags of each parameter of the unit itself (by position name)

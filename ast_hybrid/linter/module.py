@@ -14,7 +14,8 @@
   hybridized and not linted;
 - the entry points: every ``hybrid_forward`` (MXNet 1.x style, an ``F``
   argument) and the ``forward`` of hybridized classes (MXNet 2 style, no
-  ``F``);
+  ``F``) that have no ``hybrid_forward`` of their own or inherited in this file
+  (beside one, ``forward`` is MXNet 1.x's imperative wrapper, never traced);
 - which classes are MXNet ``autograd.Function``s (custom gradients, HY014).
 
 >>> import ast
@@ -235,7 +236,10 @@ class ModuleFacts:
             if hf is not None:
                 yield cls, hf, "F"
             fw = cls.methods.get("forward")
-            if fw is not None and hf is None and self.is_hybrid(cls):
+            # a `forward` beside an inherited `hybrid_forward` is MXNet 1.x's imperative wrapper around it
+            # (gluon-nlp's GNMTDecoder: it splits the steps, calls `super().forward` per step, and stacks with
+            # `mx.nd`): MXNet 1.x never hybridizes an overridden `forward`; only the hybrid_forward is traced
+            if fw is not None and hf is None and self.is_hybrid(cls) and not self.has_method(cls, "hybrid_forward"):
                 yield cls, fw, "forward"
 
 

@@ -9,7 +9,7 @@ the label's reason) came from them.  Each case is a small model shaped like the 
 
 import pytest
 
-from lint_helpers import codes, model
+from lint_helpers import check, codes, model
 
 
 @pytest.mark.parametrize("count", ["n", "3"])
@@ -151,3 +151,128 @@ def test_min_of_tensors_is_a_tensor(target):
     assert codes(model("k = max(5.0, 1500.0 / 3)\nif k > 1:\n    return x\nreturn y"), target) == []
     assert codes(model("k = max(x.sum(), 1.0)\nif y is None:\n    if k > 1:\n        return x\nreturn y"),
                  target) == []
+
+
+# -- the fourth fresh batch: GitHub trees (data/labels_github.tsv) ----------------------------------
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_parameters_with_number_or_tuple_defaults_are_python_values(target):
+    # gluon-cv scripts/gan/stylegan/model.py Generator: `hybrid_forward(self, F, style, noise, step=0,
+    # alpha=-1, mixing_range=(-1, -1))` tests `step > 0`, `0 <= alpha < 1`, `mixing_range == (-1, -1)`
+    # and `mixing_range[0] <= i <= mixing_range[1]`
+    body = """
+out = F.relu(x)
+for i in range(4):
+    if mixing_range == (-1, -1):
+        out = out + 1
+    elif mixing_range[0] <= i <= mixing_range[1]:
+        out = out * 2
+    if i > 0 and step > 0:
+        out = out - 1
+    if i == step:
+        if 0 <= alpha < 1:
+            out = (1 - alpha) * x + alpha * out
+        break
+return out
+"""
+    params = "x, step=0, alpha=-1, mixing_range=(-1, -1)"
+    assert codes(model(body, params=params), target) == []
+    # the same parameters without defaults are tensors: each test is reported
+    found = codes(model(body, params="x, step, alpha, mixing_range"), target)
+    assert found.count("HY010") == 5 and "HY011" in found
+    # a tensor parameter with a None default stays a tensor
+    assert codes(model("if y > 0:\n    return x\nreturn x", params="x, y=None"), target) == ["HY010"]
+
+
+def test_number_default_is_what_a_hybridized_block_can_see(oracle):
+    """The understanding behind the test above, asked of MXNet 1.9.1: hybridized, a HybridBlock rejects
+    a positional input that is not a tensor, so such a parameter only ever holds its default."""
+    code = """
+from mxnet.gluon import nn
+class B(nn.HybridBlock):
+    def hybrid_forward(self, F, x, step=0, mixing_range=(-1, -1)):
+        meta.setdefault("seen", []).append([type(step).__name__, type(mixing_range).__name__])
+        return x * 2 if step > 0 and mixing_range == (-1, -1) else x
+b = B()
+meta["plain"] = float(b(nd.ones((2,)), 1).sum().asscalar())
+b.hybridize()
+meta["default"] = float(b(nd.ones((2,))).sum().asscalar())
+b2 = B()
+b2.hybridize()
+try:
+    b2(nd.ones((2,)), 1)
+    meta["error"] = None
+except ValueError as exc:
+    meta["error"] = str(exc)
+"""
+    meta = oracle.run(code)["meta"]
+    assert meta["plain"] == 4.0 and meta["default"] == 2.0
+    assert meta["seen"] == [["int", "tuple"], ["int", "tuple"]]
+    assert "must be (nested) list of Symbol or NDArray" in meta["error"]
+
+
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_a_name_tested_to_be_a_python_list_is_not_a_tensor_there(target):
+    # gluon-nlp scripts/bert/model/qa.py BertForQA: valid_length is documented "NDArray or None", its
+    # __call__ passes `[]` for None, and hybrid_forward undoes it with
+    # `isinstance(valid_length, list) and len(valid_length) == 0`
+    doc = ('"""Scores.\n\nParameters\n----------\nvalid_length : NDArray or None, shape (batch_size,)\n'
+           '    Valid length of the sequence.\n"""\n')
+    params = "x, y, valid_length=None"
+    body = """
+if isinstance(valid_length, list) and len(valid_length) == 0:
+    valid_length = None
+out = self.bert(x, y, valid_length)
+return self.dense(out)
+"""
+    assert codes(model(doc + body, params=params), target) == []
+    if target == "mxnet":
+        # unguarded, its len() is reported; under `if isinstance(v, (list, tuple)):` not, but in the
+        # else it is, and so is another tensor's .shape under the test
+        body = "n = len(valid_length)\nreturn self.bert(x, y, valid_length) * n"
+        assert codes(model(doc + body, params=params), target) == ["HY008"]
+        body = ("if isinstance(valid_length, (list, tuple)):\n    n = len(valid_length) + x.shape[0]\n"
+                "else:\n    n = len(valid_length)\nreturn self.bert(x, y, valid_length) * n")
+        text = model(doc + body, params=params)
+        lines = text.splitlines()
+        found = [(d.code, lines[d.span.line - 1][d.span.col - 1:d.span.end_col - 1]) for d in check(text, target)]
+        assert found == [("HY008", "x.shape"), ("HY008", "len(valid_length)")]
+
+
+GNMT_LIKE = '''
+import mxnet as mx
+from mxnet.gluon import HybridBlock
+
+class _Base(HybridBlock):
+    def forward(self, step_input, states):
+        out, states = super().forward(step_input, states)
+        return out, states
+
+    def hybrid_forward(self, F, step_input, states):
+        return F.relu(step_input), states
+
+class Decoder(_Base):
+    def forward(self, inputs, states, valid_length=None):
+        length = inputs.shape[1]
+        steps = mx.nd.split(inputs, num_outputs=length, axis=1, squeeze_axis=True)
+        out = []
+        for i in range(length):
+            o, states = super().forward(steps[i], states)
+            out.append(o)
+        out = mx.nd.stack(*out, axis=1)
+        if valid_length is not None:
+            out = mx.nd.SequenceMask(out, sequence_length=valid_length, use_sequence_length=True, axis=1)
+        return out, states
+'''
+
+
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_forward_beside_an_inherited_hybrid_forward_is_not_hybridized(target):
+    # gluon-nlp scripts/machine_translation/gnmt.py GNMTDecoder: MXNet 1.x runs an overridden forward
+    # imperatively (only hybrid_forward is traced), so its mx.nd ops get NDArrays
+    assert codes(GNMT_LIKE, target) == []
+    # the inherited hybrid_forward is still linted
+    assert codes(GNMT_LIKE.replace("return F.relu(step_input), states",
+                                   "return F.relu(step_input) + step_input.shape[0], states"), "mxnet") == ["HY008"]
+    # a HybridBlock with only a forward (MXNet 2 style) still is
+    mx2 = GNMT_LIKE.replace("class Decoder(_Base):", "class Decoder(HybridBlock):")
+    assert codes(mx2, target) == ["HY007"] * 3
