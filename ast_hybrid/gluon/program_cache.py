@@ -27,14 +27,20 @@ that is not an array (a list, a Python scalar, a tracer), parameters on several 
 callbacks or effects (``print``, ``asnumpy`` in a custom op), ``jax_disable_jit``.  A recorded or training
 call never comes here (``block._Compiled``'s other programs).  An entry that cannot be read (truncated,
 another format, a checksum that does not match, an executable XLA refuses) is ignored, the block traced and
-the entry written again.  On a hit, Python side effects of ``hybrid_forward`` that run while tracing (once
-per input signature without this cache) do not run at all.
+the entry written again, as is a loaded program whose first run fails.  The program written is compiled with
+JAX's cache off for that compile (XLA:CPU serializes an executable JAX's cache loaded without its code), so
+JAX's cache does not hold it.
+
+Not in the key, so not to be relied on in a cached block: what ``hybrid_forward`` reads from outside Python's
+objects while it is traced (an environment variable other than ``AST_HYBRID_*``/``XLA_FLAGS``, a file, the
+clock, a random number generator's state) is baked into the program, as under ``jax.jit``, and a second
+process gets the first one's.  On a hit, Python side effects of ``hybrid_forward`` that run while tracing
+(once per input signature without this cache) do not run at all.
 
 Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cache.configure(enabled=False)``:
 for programs built from then on), or alone with ``AST_HYBRID_PROGRAM_CACHE=0`` (JAX's cache stays on); moved
-with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an executable
-that is loaded and run: like JAX's own cache, the folder must be trusted.  Entries are never pruned; delete
-the folder to reclaim the space.  ``STATS`` counts hits, misses, writes and uncacheable programs in this
+with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an executable that is loaded and run: like JAX's own
+cache, the folder must be trusted.  Entries are never pruned; delete the folder to reclaim the space.  ``STATS`` counts hits, misses, writes and uncacheable programs in this
 process; ``LAST`` says why the last program was not cached.
 
 May import: jax, numpy, ast_hybrid.gluon (compile_cache, data_parallel, block and parameter lazily), the
