@@ -197,8 +197,8 @@ def _use_evidence(unit, use, helper_evidence) -> tuple[bool, bool]:
         return True, False
     if t is gast.Subscript and parent.value is use:
         index = parent.slice
-        if type(index) is gast.Tuple:
-            return True, False
+        if type(index) is gast.Tuple or _is_list(unit, index):
+            return True, False      # `x[:, 0]`; `x[idx]` with idx a Python list (a list's index must be an int)
         if type(index) is not gast.Slice and type(parent.ctx) is gast.Load and _used_as_tensor(unit, parent):
             return False, True      # `xs[i]` then used as a tensor
         return _NO_EVIDENCE
@@ -226,6 +226,27 @@ def _use_evidence(unit, use, helper_evidence) -> tuple[bool, bool]:
             return False, True
         return True, False
     return _NO_EVIDENCE
+
+
+
+def _is_list(unit, node) -> bool:
+    """Whether ``node`` is a Python list: a display or comprehension, or a name every binding of
+    which makes or extends one (``idx = []`` ... ``idx += [...]``)."""
+    if type(node) in (gast.List, gast.ListComp):
+        return True
+    if type(node) is not gast.Name:
+        return False
+    defs = unit.reaching.get(node)
+    if not defs:
+        return False
+    for d in defs:
+        bind = unit.parents.get(d)
+        if type(bind) is gast.Assign and len(bind.targets) == 1 and bind.targets[0] is d:
+            if type(bind.value) not in (gast.List, gast.ListComp):
+                return False
+        elif not (type(bind) is gast.AugAssign and bind.target is d):
+            return False
+    return True
 
 
 _NOT_TENSOR_USES = frozenset({"len", "isinstance", "print", "str", "repr", "id", "type", "hasattr",

@@ -281,6 +281,38 @@ def _python_value_default(d) -> bool:
     return type(d) is gast.Constant and type(d.value) in (bool, str, int, float)
 
 
+
+_SEQUENCE_TYPES = frozenset({"list", "tuple"})
+
+
+def _sequence_test(test, name):
+    """True when ``test`` holds exactly when ``name`` is a list or tuple (``isinstance(x, (list, tuple))``,
+    ``type(x) in (list, tuple)``), False when exactly when it is not (``not isinstance(...)``,
+    ``type(x) not in (...)``), else None."""
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+        inner = _sequence_test(test.operand, name)
+        return None if inner is None else not inner
+
+    def types_ok(t):    # both list and tuple: `not isinstance(x, list)` leaves a tuple possible
+        elts = t.elts if isinstance(t, (gast.Tuple, gast.List, gast.Set)) else [t]
+        return {e.id for e in elts if isinstance(e, gast.Name)} == _SEQUENCE_TYPES and len(elts) == 2
+
+    if (isinstance(test, gast.Call) and isinstance(test.func, gast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], gast.Name) and test.args[0].id == name
+            and types_ok(test.args[1])):
+        return True
+    if (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.left, gast.Call)
+            and isinstance(test.left.func, gast.Name) and test.left.func.id == "type" and len(test.left.args) == 1
+            and isinstance(test.left.args[0], gast.Name) and test.left.args[0].id == name
+            and types_ok(test.comparators[0])):
+        op = test.ops[0]
+        if isinstance(op, (gast.In, gast.Is, gast.Eq)):
+            return True
+        if isinstance(op, (gast.NotIn, gast.IsNot, gast.NotEq)):
+            return False
+    return None
+
+
 class Unit:
     """One function of the file, with its def-use chains and tensor kinds."""
 
@@ -394,6 +426,9 @@ class Unit:
                     python_def = True
             if tensor_def and python_def:
                 out.add(Tag.MIXED)
+            if Tag.SEQUENCE_OF_TENSORS in out or Tag.TENSOR_OR_TUPLE in out:
+                if self._not_a_sequence_here(node):
+                    return _TENSOR      # `if type(x) not in (list, tuple): x = [x]`: here x is one tensor
             return frozenset(out)
         if t is gast.Constant:
             v = node.value
@@ -763,6 +798,19 @@ class Unit:
         res = self._def_kind(d)
         memo[d] = res
         return res
+
+    def _not_a_sequence_here(self, node) -> bool:
+        """Whether the name ``node`` is reached only where a test said it is not a list or tuple:
+        the body of ``if type(x) not in (list, tuple):`` / ``if not isinstance(x, (list, tuple)):``, or
+        the ``else`` of ``if isinstance(x, (list, tuple)):`` / ``if type(x) in (list, tuple):``."""
+        child, parent = node, self.parents.get(node)
+        while parent is not None and not isinstance(parent, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+            if isinstance(parent, gast.If) and child is not parent.test:
+                says = _sequence_test(parent.test, node.id)
+                if says is not None and (child in parent.body) != says:
+                    return True
+            child, parent = parent, self.parents.get(parent)
+        return False
 
     def _def_kind(self, d) -> frozenset:
         if not isinstance(d, gast.Name):

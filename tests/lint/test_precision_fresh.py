@@ -153,7 +153,7 @@ def test_min_of_tensors_is_a_tensor(target):
                  target) == []
 
 
-# -- the fourth fresh batch: GitHub trees (data/labels_github.tsv) ----------------------------------
+# -- the fifth fresh batch: GitHub trees (data/labels_github.tsv) ----------------------------------
 @pytest.mark.parametrize("target", ["jax", "mxnet"])
 def test_parameters_with_number_or_tuple_defaults_are_python_values(target):
     # gluon-cv scripts/gan/stylegan/model.py Generator: `hybrid_forward(self, F, style, noise, step=0,
@@ -276,3 +276,37 @@ def test_forward_beside_an_inherited_hybrid_forward_is_not_hybridized(target):
     # a HybridBlock with only a forward (MXNet 2 style) still is
     mx2 = GNMT_LIKE.replace("class Decoder(_Base):", "class Decoder(HybridBlock):")
     assert codes(mx2, target) == ["HY007"] * 3
+
+
+@pytest.mark.parametrize("returned", [False, True])
+def test_a_tensor_indexed_with_a_python_list_is_a_tensor(returned):
+    # mxnet example/gluon/embedding_learning/model.py DistanceWeightedSampling: index lists built with
+    # append/+= in a loop, then `return a_indices, x[a_indices], x[p_indices], x[n_indices], x`; a
+    # Python list cannot be indexed with a list, so x is the tensor input (a Symbol once hybridized)
+    body = """
+a = []
+n = []
+for i in range(4):
+    n += np.random.choice(4, 2).tolist()
+    a.append(i)
+""" + ("return a, x[a], x[n], x" if returned else "return x[a] + x[n]")
+    assert codes(model(body, params="x"), "mxnet") == ["HY009", "HY009"]
+    # an int index of a parameter used as a tensor still says it is a list of tensors (layers[0])
+    assert codes(model("return F.relu(x[0]) + x[1]", params="x"), "mxnet") == []
+
+
+@pytest.mark.parametrize("test", ["type(x) not in (list, tuple)", "not isinstance(x, (list, tuple))"])
+def test_a_name_wrapped_in_a_list_when_not_a_list_or_tuple(test):
+    # gluon-cv scripts/gan/stylegan/model.py StyledGenerator: `if type(x) not in (list, tuple): x = [x]`,
+    # then `x[0].shape[0]` and `ctx=x[0].context`: either way x[0] is a tensor
+    body = f"""
+if {test}:
+    x = [x]
+styles = [self.style(i) for i in x]
+batch = x[0].shape[0]
+return F.concat(*styles, dim=0) * batch
+"""
+    assert codes(model(body, params="x"), "mxnet") == ["HY008"]
+    # `not isinstance(x, list)` leaves a tuple possible: x[0] may be a tuple's item, not reported
+    body = body.replace(test, "not isinstance(x, list)")
+    assert codes(model(body, params="x"), "mxnet") == []
