@@ -14,7 +14,7 @@ import numpy as np
 # family -> input shapes tried in order by MXNet's side (the first it runs is the one compared)
 SIZES = {
     "classification": [(1, 3, 32, 32), (1, 3, 64, 64), (1, 3, 128, 128), (1, 3, 224, 224), (1, 3, 299, 299)],
-    "segmentation": [(1, 3, 64, 64), (1, 3, 128, 128), (1, 3, 256, 256), (1, 3, 480, 480)],
+    "segmentation": [(1, 3, 64, 64), (1, 3, 128, 128), (1, 3, 256, 256), (1, 3, 480, 480)],   # crop_size = side
     "pose": [(1, 3, 64, 48), (1, 3, 128, 96), (1, 3, 256, 192)],
     "detection": [(1, 3, 128, 128), (1, 3, 256, 256), (1, 3, 512, 512)],
     "action": [(1, 3, 32, 32), (1, 3, 64, 64), (1, 3, 112, 112), (1, 3, 224, 224)],
@@ -81,6 +81,18 @@ def inputs(name: str, shape) -> dict:
         return {"x": rng.integers(5, 40, (1, 4)).astype("float32"), "y": rng.integers(5, 40, (1, 4)).astype("float32"),
                 "vl": np.array([4], "float32"), "tvl": np.array([3], "float32")}
     return {"x": rng.integers(0, 40, (5, 2)).astype("float32")}
+
+
+def keyword_sets(name: str, family: str, shape) -> list:
+    """Constructor keywords tried in order at one input shape (the first MXNet builds and runs is kept): no
+    pretrained base; segmentation nets also told their crop size (their hybridized upsampling is sized by it,
+    480 by default: GluonCV's training scripts pass it), then without it."""
+    if family == "nlp":
+        return [{}]
+    sets = [{"pretrained_base": False}, {}]
+    if family == "segmentation" and shape is not None:
+        sets.insert(0, {"pretrained_base": False, "crop_size": shape[-1]})
+    return sets
 
 
 def init_of(name: str) -> str:

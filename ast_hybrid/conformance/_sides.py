@@ -65,7 +65,7 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
         pkgs["gluoncv"] = gluoncv
     result, cause, served = {"side": "mxnet"}, None, []
     for shape in _models.sizes(name, family):
-        for kwargs in ({"pretrained_base": False}, {}) if family != "nlp" else ({},):
+        for kwargs in _models.keyword_sets(name, family, shape):
             mx.random.seed(0)
             served.clear()
             try:
