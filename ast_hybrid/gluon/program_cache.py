@@ -34,8 +34,10 @@ JAX's cache does not hold it.
 Not in the key, so not to be relied on in a cached block: what ``hybrid_forward`` reads from outside Python's
 objects while it is traced (an environment variable other than ``AST_HYBRID_*``/``XLA_FLAGS``, a file, the
 clock, a random number generator's state) is baked into the program, as under ``jax.jit``, and a second
-process gets the first one's.  On a hit, Python side effects of ``hybrid_forward`` that run while tracing
-(once per input signature without this cache) do not run at all.
+process gets the first one's.  A forward whose trace changes what the key reads (sets an attribute of a
+block, ``self.calls += 1``, rebinds a global it reads) is not written: the key is taken again after the trace
+and must be the same.  Other Python side effects that run while tracing (once per input signature without
+this cache: a ``print`` of a static value, appending to a list held elsewhere) do not run at all on a hit.
 
 Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cache.configure(enabled=False)``:
 for programs built from then on), or alone with ``AST_HYBRID_PROGRAM_CACHE=0`` (JAX's cache stays on); moved
@@ -154,13 +156,30 @@ class Cached:
         fresh = _fresh_compiles()
         with fresh:
             compiled = lowered.compile()
-        if fresh is not _NO_CONTEXT:
+        if fresh is not _NO_CONTEXT and _key_unchanged(key, self.block, self.params, leaves, xs):
             _write(path, key, compiled, summary)
         self.table[sig] = compiled
         return compiled(leaves, *xs)
 
 
 _NO_CONTEXT = contextlib.nullcontext()
+
+
+def _key_unchanged(key, block, params, leaves, xs):
+    """Whether tracing left what the key reads as it found it.  A forward that sets an attribute while it is
+    traced (``self.step += 1``, ``self._shape = x.shape``, a global it rebinds) does so once per signature
+    without this cache; a second process served from disk would never do it, and code reading the attribute
+    after the call would see another value.  Such a program is not written."""
+    why = "the forward changed what the key reads (an attribute, a global) while it was traced"
+    try:
+        same = program_key(block, params, leaves, xs)[0] == key
+    except Uncacheable as exc:
+        same, why = False, f"{why}: {exc}"
+    if not same:
+        STATS["uncacheable"] += 1
+        LAST["reason"] = why
+        _LOG.debug("program of %s not written: %s", type(block).__name__, why)
+    return same
 
 
 def _ready(out):

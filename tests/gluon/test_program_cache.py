@@ -264,3 +264,15 @@ def test_the_source_hash_follows_every_file(tmp_path, monkeypatch):
     assert program_cache._package_hash() == before
     _write(pkg, "c.py", "")             # a new module counts too
     assert program_cache._package_hash() != before
+
+
+@pytest.mark.parametrize("effect", ["self.calls = getattr(self, 'calls', 0) + 1",
+                                    "self.last_shape = tuple(x.shape)"])
+def test_a_forward_that_changes_an_attribute_while_traced_is_not_written(tmp_path, effect):
+    """Served from disk, such a forward would never set it in a second process: it is traced there too."""
+    code = _code(tmp_path / "code", model=MODEL.replace("TRACES[0] += 1", f"TRACES[0] += 1\n        {effect}"))
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        got = _run(code, cache)
+        assert _stats(got) == (0, 1, 0) and got["traces"] == 1 and got["entries"] == []
+        assert "changed what the key reads" in got["reason"]
