@@ -11,9 +11,10 @@ For each model (GluonCV's ``model_zoo.get_model_list()``, read in MXNet's proces
    ``_models.INIT`` (He-scaled Gaussian: outputs spread, scores do not tie), run once, randomise BatchNorm's
    running statistics, run the input, save parameters / inputs / outputs, time plain and hybridized.
    The input: the first shape of the family's row in ``_models.SIZES`` that MXNet runs (smallest first:
-   classification 32x32 up to 299, segmentation 64 up, pose 64x48 up, detection 128 up (SSD at its own size),
-   action 64 up (3D nets 8 frames of 64x64 up), GluonNLP: 5x2 word ids, BERT-like 1x8 tokens, ELMo 2x3x50
-   characters).  A model MXNet itself cannot build or run on CPU is reported as such ("mxnet" column).
+   classification 32x32 up to 299, segmentation 64 up (told its crop_size), pose 64x48 up, detection 128 up
+   (SSD at its own size; *_custom given classes; initialisers under which scores do not tie), action 32 up
+   (3D nets N,C,T,H,W from 4x32x32, SlowFast its slow+fast frames), GluonNLP: 5x2 word ids, BERT-like 1x8
+   tokens, ELMo 2x3x50 characters).  A model MXNet itself cannot build or run on CPU is reported as such ("mxnet" column).
 2. Our side (``_sides.our_side``, a child process per model: isolation and ``--timeout``): ``import mxnet`` is
    ``ast_hybrid.mxnet`` (``_import``), the unmodified package is imported, the same constructor built,
    MXNet's file loaded, run op by op and hybridized; every output array must be within 1e-4 of its scale
