@@ -309,13 +309,10 @@ def is_symbolic(args) -> bool:
     return any(isinstance(a, (Variable, Symbol)) for a in args)
 
 
-def apply(block, args, kwargs=None):
+def apply(block, args):
     """``block(*args)`` where ``args`` are placeholders/Symbols: the :class:`Symbol` (MXNet's graph output)."""
     from ast_hybrid.sym import Variable
 
-    if kwargs:
-        raise TypeError(f"{type(block).__name__} called with placeholders and keyword arguments "
-                        f"{sorted(kwargs)}: give the inputs by position")
     plain = [type(a).__name__ for a in args if not isinstance(a, (Variable, Symbol))]
     if plain:
         raise TypeError(f"{type(block).__name__} was called with sym.var placeholders mixed with {plain[0]}: "

@@ -20,6 +20,7 @@ whole step in one program.
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import functools
@@ -268,8 +269,6 @@ class Trainer:
         return self._rates_cache[1], self._rates_cache[2]
 
     def save_states(self, fname):
-        import pickle
-
         import numpy as np
 
         with open(fname, "wb") as f:
@@ -277,8 +276,6 @@ class Trainer:
                                                   for p, st in self._states.items()}}, f)
 
     def load_states(self, fname):
-        import pickle
-
         import jax.numpy as jnp
 
         with open(fname, "rb") as f:
@@ -299,7 +296,7 @@ class _WrittenByMXNet(Exception):
     pass
 
 
-class _StatesUnpickler(__import__("pickle").Unpickler):
+class _StatesUnpickler(pickle.Unpickler):
     """Our ``save_states`` pickles; a file MXNet wrote (its NDArrays and optimizer objects) is told apart."""
 
     def find_class(self, module, name):
