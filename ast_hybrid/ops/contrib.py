@@ -12,6 +12,8 @@
 - ``foreach``, ``while_loop``, ``cond``: Python loops on concrete arrays,
   ``lax.scan``/``lax.cond`` inside a hybridized program;
 - ``adamw_update`` and its ``mp_``/``multi_`` forms: MXNet's AdamW steps, in place (``ops/adamw.py``);
+- ``DeformableConvolution``, ``ModulatedDeformableConvolution``: deformable convolutions v1/v2
+  (``ops/deformable.py``);
 - ``SyncBatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3,
   momentum=0.9, fix_gamma=True, use_global_stats=False,
   output_mean_var=False, ndev=1, key)``: MXNet's cross-device BatchNorm, on
@@ -31,6 +33,7 @@ from ast_hybrid import autograd
 from ast_hybrid.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, choice, op, raw, wrap
 from ast_hybrid.ops.adamw import adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update
+from ast_hybrid.ops.deformable import DeformableConvolution, ModulatedDeformableConvolution
 from ast_hybrid.ops.indexing import boolean_mask, index_copy
 from ast_hybrid.ops.nn import CTCLoss
 from ast_hybrid.ops.normalization import BatchNorm
@@ -41,7 +44,7 @@ __all__ = ["ROIAlign", "ROIPooling", "bipartite_matching", "box_encode", "box_de
            "isinf", "isfinite", "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt", "adamw_update", "mp_adamw_update", "multi_adamw_update",
-           "multi_mp_adamw_update"]
+           "multi_mp_adamw_update", "DeformableConvolution", "ModulatedDeformableConvolution"]
 
 ctc_loss = CTCLoss
 

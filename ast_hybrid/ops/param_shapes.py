@@ -92,6 +92,8 @@ RULES = {
     "FullyConnected": _fully_connected,
     "Convolution": _conv(transposed=False),
     "Deconvolution": _conv(transposed=True),
+    "DeformableConvolution": _conv(transposed=False),
+    "ModulatedDeformableConvolution": _conv(transposed=False),
     "batch_norm_kernel": _per_channel(1, _BN),
     "LayerNorm": _per_channel(-1, ("gamma", "beta")),
     "InstanceNorm": _per_channel(1, ("gamma", "beta")),
