@@ -42,6 +42,9 @@ __all__ = ["param_evidence", "element_evidence", "refine", "declared_host", "use
 
 _SEQUENCE_BUILTINS = frozenset({"zip", "list", "tuple", "map"})
 _SEQUENCE_WORDS = re.compile(r"\b(list|tuple|sequence|iterable|nested|dict)\b|\[", re.I)
+#: a shape spelled out in the text (``tensor with shape [x, y, w, h]``, ``Shape [B, N]``): its brackets
+#: describe the dimensions, not a list
+_SHAPE_TEXT = re.compile(r"\bshape\s*(?:of|is|=|:)?\s*[\[(][^\])]*[\])]", re.I)
 _TENSOR_WORDS = re.compile(r"\b(nd\.)?(ndarray|symbol|tensor)\b", re.I)
 #: a documented Python scalar or numpy array (``glob_num_columns : int``; ``mask : numpy.ndarray``)
 _HOST_WORDS = re.compile(r"^\s*(int|float|bool|str|string|number|scalar|(np|numpy)\.(nd)?array|numpy array)\b", re.I)
@@ -134,7 +137,8 @@ def declared_host(unit, param) -> bool:
 
 
 def _declared_text(unit, param) -> str | None:
-    """The parameter's annotation, or its type as the docstrings document it, else None."""
+    """The parameter's annotation, or its type as the docstrings document it (less a shape it spells
+    out), else None."""
     if param.annotation is not None:
         return _annotation_text(param.annotation)
     pattern = re.compile(rf"^\s*(?:- )?\**{re.escape(param.id)}\**\s*:\s*(\S[^\n]*)$", re.M)
@@ -145,7 +149,7 @@ def _declared_text(unit, param) -> str | None:
     for doc in docs:
         m = pattern.search(doc or "")
         if m:
-            return m.group(1)
+            return _SHAPE_TEXT.sub("", m.group(1))
     return None
 
 
