@@ -1,0 +1,56 @@
+"""ast-hybrid's own model zoo (``ast_hybrid.gluon.model_zoo.vision``) against MXNet 1.9.1's.
+
+Per family, one or two sizes: MXNet builds ``vision.get_model(name, classes=10)``, initialises it (Xavier),
+gives every BatchNorm random statistics and affine parameters, saves its parameters and its output; our
+``get_model(name, classes=10)`` must have the same parameter names (after the network's prefix) and shapes,
+load MXNet's file, and give MXNet's output op by op and hybridized.  Inputs are the smallest the network
+takes (a fixed-window last pooling needs 224 x 224, Inception V3 299 x 299)."""
+
+import numpy as np
+import pytest
+
+from ast_hybrid import nd
+from ast_hybrid.gluon.model_zoo import vision
+
+pytestmark = pytest.mark.oracle
+
+# name -> input shape
+MODELS = {"resnet18_v2": (2, 3, 32, 32), "resnet50_v1": (1, 3, 32, 32), "resnet50_v2": (1, 3, 32, 32)}
+
+MX = """
+from mxnet.gluon.model_zoo import vision
+net = vision.get_model({name!r}, classes=10)
+net.initialize(mx.init.Xavier())
+x = nd.array(inp['x'])
+net(x)
+rs = np.random.RandomState(0)
+ranges = {{'running_mean': (-0.2, 0.2), 'running_var': (0.5, 1.5), 'gamma': (0.5, 1.5), 'beta': (-0.2, 0.2)}}
+for pname, p in net.collect_params().items():
+    for suffix, (lo, hi) in ranges.items():
+        if pname.endswith(suffix):
+            p.set_data(nd.array(rs.uniform(lo, hi, p.shape)))
+net.save_parameters({path!r})
+out['y'] = net(x).asnumpy()
+meta['params'] = [(k[len(net.prefix):], list(p.shape)) for k, p in net.collect_params().items()]
+"""
+
+
+def _params(net):
+    return [[k[len(net.prefix):], list(p.shape)] for k, p in net.collect_params().items()]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_model_matches_mxnet(oracle, tmp_path, name):
+    x = np.random.RandomState(1).uniform(-1, 1, MODELS[name]).astype("float32")
+    path = str(tmp_path / f"{name}.params")
+    want = oracle.run(MX.format(name=name, path=path), x=x)
+    net = vision.get_model(name, classes=10)
+    net.load_parameters(path)
+    assert _params(net) == want["meta"]["params"]
+    scale = float(np.abs(want["y"]).max())
+    for mode in ("op by op", "hybridized"):
+        if mode == "hybridized":
+            net.hybridize()
+        err = float(np.abs(net(nd.array(x)).asnumpy() - want["y"]).max()) / scale
+        print(f"{name} {mode}: max |ours - MXNet| / max |MXNet| = {err:.2e}")
+        assert err <= 1e-4, f"{name} {mode}"
