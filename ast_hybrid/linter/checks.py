@@ -326,6 +326,8 @@ class Checker:
         parent = self.u.parents.get(node)
         if isinstance(parent, gast.Subscript) and not isinstance(parent.ctx, gast.Load):
             return  # `x[0][1] = v`: HY002 already says it
+        if self.u.cls is not None and self.u.cls.numpy_mode and _basic_index(node.slice):
+            return  # MXNet's numpy symbols index like numpy arrays, hybridized too
         if not self.certain(node.value):
             return
         if self._is_int(node.slice):
@@ -615,6 +617,18 @@ class _Call:
         kind = checker.kind
         self.arg_tensor = any(tensorish(kind(a)) or Tag.SEQUENCE_OF_TENSORS in kind(a) for a in self.args) or any(
             tensorish(kind(k.value)) for k in node.keywords)
+
+
+def _basic_index(idx) -> bool:
+    """An index numpy calls basic: ints, slices, ``None`` and ``...``, or a tuple of them (written
+    out: a name may hold a list or a tensor)."""
+    if type(idx) is gast.Tuple:
+        return all(_basic_index(e) for e in idx.elts)
+    if type(idx) is gast.Slice:
+        return True
+    if type(idx) is gast.Constant:
+        return idx.value is None or idx.value is Ellipsis or type(idx.value) is int
+    return type(idx) is gast.UnaryOp and type(idx.op) is gast.USub and _basic_index(idx.operand)
 
 
 def _op_path(unit: Unit, node) -> str | None:

@@ -65,6 +65,10 @@ class ClassFacts:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.methods[stmt.name] = stmt
         self._stores: dict | None = None
+        #: decorated ``@use_np`` (``@mx.util.use_np``, ``@use_np_array``): its forward runs on MXNet's numpy
+        #: arrays and symbols, which take basic indexing (``x[:, 0]``, ``x[i]``) even hybridized
+        self.numpy_mode = any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None))
+                              in ("use_np", "use_np_array") for d in node.decorator_list)
 
     def stores(self) -> dict:
         """``{attr: [value, ...]}`` for every ``self.attr = value`` of ``__init__``; an attribute

@@ -342,3 +342,56 @@ def test_a_shape_in_brackets_does_not_make_a_documented_list(pred):
     text = LOSS_DOC.format(pred="list of NDArray, each of shape [x, 4]").replace(
         "pred[:, 2] * pred[:, 3]", "pred[0] * F.concat(*pred, dim=1)")
     assert codes(text, "mxnet") == ["HY009"] * 2
+
+
+NP_BLOCK = '''
+from mxnet.gluon import HybridBlock
+from mxnet.util import use_np
+{decorator}
+class Net(HybridBlock):
+    def hybrid_forward(self, F, features, x):
+        emb = self.backbone(features)
+        h = F.relu(x)
+        pooled = emb[:, 0, :] + h[0] + x[:, 1:]
+        return pooled * x.shape[0]
+'''
+
+
+@pytest.mark.parametrize("decorator", ["@use_np", "@mx.util.use_np", "@use_np_array"])
+def test_a_numpy_mode_block_indexes_like_numpy(decorator):
+    # autogluon 0.0.15 task/text_prediction/modules/basic_prediction.py: a @use_np block slices its
+    # backbone's output (`contextual_embedding[:, 0, :]`); MXNet's numpy symbols index like numpy
+    # arrays, hybridized too, but have no .shape.  Without the decorator the input's are reported
+    # (the child's output, perhaps a tuple, is not)
+    assert codes(NP_BLOCK.format(decorator=decorator), "mxnet") == ["HY008"]
+    assert codes(NP_BLOCK.format(decorator=""), "mxnet") == ["HY011", "HY009", "HY008"]
+
+
+def test_numpy_mode_indexing_runs_hybridized(oracle):
+    """The understanding behind the test above, asked of MXNet 1.9.1."""
+    code = """
+import mxnet as mx
+from mxnet.gluon import nn
+from mxnet.util import use_np
+def make(body):
+    @use_np
+    class B(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return body(x)
+    b = B()
+    b.hybridize()
+    return b
+mx.npx.set_np()
+x = mx.np.ones((2, 3, 4))
+meta["slice"] = list(make(lambda x: x[:, 0, :] + x[0, 1:2])(x).shape)
+meta["int"] = list(make(lambda x: x[1])(x).shape)
+try:
+    make(lambda x: x * x.shape[0])(x)
+    meta["shape"] = None
+except AttributeError as exc:
+    meta["shape"] = str(exc)
+mx.npx.reset_np()
+"""
+    meta = oracle.run(code)["meta"]
+    assert meta["slice"] == [2, 4] and meta["int"] == [3, 4]
+    assert "has no attribute 'shape'" in meta["shape"]
