@@ -15,7 +15,8 @@ from ast_hybrid.gluon.model_zoo import vision
 pytestmark = pytest.mark.oracle
 
 # name -> input shape
-MODELS = {"resnet18_v2": (2, 3, 32, 32), "resnet50_v1": (1, 3, 32, 32), "resnet50_v2": (1, 3, 32, 32)}
+MODELS = {"resnet18_v2": (2, 3, 32, 32), "resnet50_v1": (1, 3, 32, 32), "resnet50_v2": (1, 3, 32, 32),
+          "mobilenet0.25": (2, 3, 32, 32), "mobilenetv2_0.25": (2, 3, 32, 32)}
 
 MX = """
 from mxnet.gluon.model_zoo import vision
