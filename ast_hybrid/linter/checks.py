@@ -40,6 +40,9 @@ SHAPE_ATTRS = ("shape", "ndim", "size", "context", "ctx", "dtype", "T")
 
 
 _MISSING = object()
+#: tags of a value that may be something other than a tensor or a tuple of them
+_NOT_ONLY_TENSORS = frozenset({Tag.MIXED, Tag.HOST_ARRAY, Tag.DICT_OF_TENSORS, Tag.SEQUENCE_OF_TENSORS,
+                               Tag.SELF_ATTRIBUTE})
 #: builtin types ``isinstance`` tests a Python value against (never true of a tensor)
 _PYTHON_TYPES = frozenset({"list", "tuple", "dict", "set", "int", "float", "str", "bool"})
 
@@ -329,11 +332,45 @@ class Checker:
         if self.u.cls is not None and self.u.cls.numpy_mode and _basic_index(node.slice):
             return  # MXNet's numpy symbols index like numpy arrays, hybridized too
         if not self.certain(node.value):
+            if self.target == "mxnet" and type(node.slice) is gast.Tuple and self._tensor_by_its_index(node.value):
+                self.add("HY009", node, what=_describe(node, self.src))
             return
         if self._is_int(node.slice):
             self.add("HY011", node, "index", what=_describe(node, self.src))
         elif self.target == "mxnet":
             self.add("HY009", node, what=_describe(node, self.src))
+
+    def _tensor_by_its_index(self, value) -> bool:
+        """Whether ``value``, a tensor or perhaps a tuple of them (a child block's output, an op whose
+        number of outputs the call leaves open), is a tensor because it takes a tuple index
+        (``x[:, 0, :]``): a tuple or list cannot, so wherever the line runs it is a tensor.  Only
+        for values computed from tensors: a method's result (``self.weight.data()``, a helper we
+        do not follow) may be a numpy array."""
+        k = self.kind(value)
+        return (Tag.TENSOR_OR_TUPLE in k and not k & _NOT_ONLY_TENSORS and not self._narrowed_to_python(value)
+                and self._computed_from_tensors(value))
+
+    def _computed_from_tensors(self, node, depth=0) -> bool:
+        """``node`` is an op's result, a child's result given tensors (``self.blocks(x)``), or a
+        parameter; a name, where every binding that reaches it is one of those."""
+        if isinstance(node, gast.Call):
+            func = node.func
+            if is_op(self.kind(func)):
+                return True
+            return (isinstance(func, gast.Attribute) and Tag.SELF in self.kind(func.value)
+                    and any(tensorish(self.kind(a)) for a in node.args))
+        if not isinstance(node, gast.Name) or depth > 2:
+            return False
+        defs = self.u.defs_of(node)
+        params = {id(p) for p in self.u.params}
+        for d in defs:
+            if id(d) in params:
+                continue
+            bind = self.u.parents.get(d)
+            if not (isinstance(bind, gast.Assign) and len(bind.targets) == 1 and bind.targets[0] is d
+                    and self._computed_from_tensors(bind.value, depth + 1)):
+                return False
+        return bool(defs)
 
     def _is_int(self, idx) -> bool:
         k = self.kind(idx)
