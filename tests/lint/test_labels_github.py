@@ -76,6 +76,9 @@ def test_sixth_batch_header_counts_are_the_rows():
         t = [r for r in found if r["tree"] == tree]
         assert f"{tree} {sum(r['label'] == 'true' for r in t)}/{len(t)}" in header
     assert f"Sixth batch missed (read in every hybrid_forward): {len(missed)}," in header
+    # after its fixes: every true finding still found, and every miss
+    n = true + len(missed)
+    assert f"{n} findings, {n} true: the {true} true ones and all {len(missed)} misses" in header
 
 
 def _fresh_before(trees):
