@@ -22,6 +22,7 @@ def constructor(name, build, *args, **fixed):
         return build(*args, **{**kwargs, **fixed})
 
     construct.__name__ = construct.__qualname__ = name
+    given = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in fixed.items()]
     construct.__doc__ = (f"{name}(pretrained=False, ctx=None, root=None, **kwargs): "
-                         f"``{build.__name__}({', '.join(map(repr, args))}, ...)``")
+                         f"``{build.__name__}({', '.join(given)}, ...)``")
     return construct
