@@ -91,6 +91,7 @@ NAMES = {'mxnet': ('AttrScope', 'Context', 'MXNetError', 'api', 'attribute', 'au
                        'Parameter', 'ParameterDict', 'Symbol', 'SymbolBlock', 'initializer', 'is_np_array',
                        'load_json', 'ndarray', 'np_array', 'np_shape', 'np_symbol', 'symbol'),
  'mxnet.gluon.contrib': ('cnn', 'data', 'estimator', 'nn', 'rnn'),
+ 'mxnet.gluon.contrib.cnn': ('DeformableConvolution', 'ModulatedDeformableConvolution', 'conv_layers'),
  'mxnet.gluon.contrib.nn': ('Concurrent', 'HybridConcurrent', 'Identity', 'PixelShuffle1D', 'PixelShuffle2D',
                             'PixelShuffle3D', 'SparseEmbedding', 'SyncBatchNorm', 'basic_layers'),
  'mxnet.gluon.contrib.rnn': ('Conv1DGRUCell', 'Conv1DLSTMCell', 'Conv1DRNNCell', 'Conv2DGRUCell', 'Conv2DLSTMCell',

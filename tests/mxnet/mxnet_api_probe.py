@@ -15,10 +15,10 @@ SERVED = ("mxnet", "mxnet.ndarray", "mxnet.ndarray.contrib", "mxnet.ndarray.rand
           "mxnet.ndarray.sparse", "mxnet.symbol", "mxnet.autograd", "mxnet.base", "mxnet.context", "mxnet.util",
           "mxnet.initializer", "mxnet.random", "mxnet.gluon", "mxnet.gluon.block", "mxnet.gluon.parameter",
           "mxnet.gluon.trainer", "mxnet.gluon.nn", "mxnet.gluon.rnn", "mxnet.gluon.loss", "mxnet.gluon.utils",
-          "mxnet.gluon.contrib", "mxnet.gluon.contrib.nn", "mxnet.gluon.contrib.rnn", "mxnet.gluon.model_zoo",
-          "mxnet.gluon.model_zoo.vision", "mxnet.gluon.model_zoo.model_store", "mxnet.gluon.data",
-          "mxnet.gluon.data.vision", "mxnet.metric", "mxnet.optimizer", "mxnet.lr_scheduler", "mxnet.io",
-          "mxnet.kvstore", "mxnet.profiler", "mxnet.contrib", "mxnet.contrib.amp", "mxnet.operator")
+          "mxnet.gluon.contrib", "mxnet.gluon.contrib.cnn", "mxnet.gluon.contrib.nn", "mxnet.gluon.contrib.rnn",
+          "mxnet.gluon.model_zoo", "mxnet.gluon.model_zoo.vision", "mxnet.gluon.model_zoo.model_store",
+          "mxnet.gluon.data", "mxnet.gluon.data.vision", "mxnet.metric", "mxnet.optimizer", "mxnet.lr_scheduler",
+          "mxnet.io", "mxnet.kvstore", "mxnet.profiler", "mxnet.contrib", "mxnet.contrib.amp", "mxnet.operator")
 
 
 FOREIGN = set(sys.stdlib_module_names) | {"numpy", "requests", "graphviz", "scipy", "onnx"}

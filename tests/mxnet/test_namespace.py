@@ -23,6 +23,9 @@ def test_mxnet_modules_are_ast_hybrids_own_objects(mx):
     assert nn is ast_hybrid.gluon.nn and mxnet.gluon.nn is nn and rnn is ast_hybrid.gluon.rnn
     assert gluon.HybridBlock is ast_hybrid.gluon.HybridBlock and gluon.Trainer is ast_hybrid.gluon.Trainer
     assert gluon.loss is ast_hybrid.gluon.loss and gluon.contrib.nn is ast_hybrid.gluon.contrib.nn
+    assert importlib.import_module("mxnet.gluon.contrib.cnn.conv_layers") is ast_hybrid.gluon.contrib.cnn.conv_layers
+    assert importlib.import_module("mxnet.gluon.contrib.cnn").ModulatedDeformableConvolution is \
+        ast_hybrid.gluon.contrib.cnn.ModulatedDeformableConvolution           # GluonCV's CenterNet dcnv2 import
     assert importlib.import_module("mxnet.gluon.rnn.rnn_layer") is ast_hybrid.gluon.rnn.rnn_layer
     assert importlib.import_module("mxnet.gluon.block").HybridBlock is gluon.HybridBlock
     assert importlib.import_module("mxnet.gluon.model_zoo.vision") is ast_hybrid.gluon.model_zoo.vision

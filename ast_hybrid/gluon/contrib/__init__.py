@@ -1,5 +1,5 @@
-"""Gluon's contrib layers (``from ast_hybrid.gluon.contrib import nn, rnn``), mirroring ``mxnet.gluon.contrib``."""
+"""Gluon's contrib layers (``from ast_hybrid.gluon.contrib import cnn, nn, rnn``), mirroring ``mxnet.gluon.contrib``."""
 
-from ast_hybrid.gluon.contrib import nn, rnn
+from ast_hybrid.gluon.contrib import cnn, nn, rnn
 
-__all__ = ["nn", "rnn"]
+__all__ = ["cnn", "nn", "rnn"]

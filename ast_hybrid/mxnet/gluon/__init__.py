@@ -8,6 +8,7 @@ are this package's, and so is ``data.vision.ImageRecordDataset`` (put on ``data.
 from ast_hybrid.gluon import (Block, Constant, DeferredInitializationError, HybridBlock, Parameter,  # noqa: F401
                               ParameterDict, SymbolBlock, Trainer, block, contrib, data, loss, nn, parameter, rnn,
                               trainer)
+from ast_hybrid.gluon.contrib import cnn as _contrib_cnn
 from ast_hybrid.gluon.contrib import nn as _contrib_nn
 from ast_hybrid.gluon.contrib import rnn as _contrib_rnn
 from ast_hybrid.mxnet._missing import module_getattr, serve
@@ -33,7 +34,8 @@ serve(f"{__name__}.data", {name: (getattr(data, name), f"mxnet.gluon.data.{name}
                            for name in ("dataset", "sampler", "dataloader", "vision")})
 serve(f"{__name__}.data.vision", {name: (getattr(data.vision, name), f"mxnet.gluon.data.vision.{name}")
                                   for name in ("datasets", "transforms")})
-serve(f"{__name__}.contrib", {"nn": (_contrib_nn, "mxnet.gluon.contrib.nn"),
+serve(f"{__name__}.contrib", {"cnn": (_contrib_cnn, "mxnet.gluon.contrib.cnn"),
+                              "nn": (_contrib_nn, "mxnet.gluon.contrib.nn"),
                               "rnn": (_contrib_rnn, "mxnet.gluon.contrib.rnn")})
 
 __getattr__ = module_getattr("mxnet.gluon", __name__)
