@@ -24,6 +24,9 @@ parameters that way).
 
 from __future__ import annotations
 
+import functools
+
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -43,9 +46,12 @@ def _channel_shape(x, axis):
 
 
 @op(compile_arrays=("data", "gamma", "beta", "moving_mean", "moving_var"))
-def batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_gamma=True, training=False, axis=1):
+def batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_gamma=True, training=False, axis=1,
+                      global_grad=True):
     """``[out, mean, inverse std, variance]`` (pure; see BatchNorm): the batch's statistics in training,
-    else the moving ones."""
+    else the moving ones.  ``global_grad=False`` (predict mode without ``use_global_stats``): the gradient to
+    the data is MXNet 1.9.1's there, the batch-statistics formula evaluated at the moving statistics
+    (:func:`_predict_normalise`)."""
     x = jnp.asarray(data)
     axis = norm_axis(axis, x.ndim, "BatchNorm")
     c = x.shape[axis]
@@ -63,9 +69,41 @@ def batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=1e-3, fix_
     else:
         mean, var = jnp.asarray(moving_mean).astype(compute), jnp.asarray(moving_var).astype(compute)
     inv = lax.rsqrt(var + eps)
+    if not training and not global_grad:
+        out = _predict_normalise(xc, g, jnp.asarray(beta, compute), mean, inv, axis)
+        return [out.astype(x.dtype), mean, inv, var]
     scale = g * inv
     out = xc * scale.reshape(shape) + (jnp.asarray(beta, compute) - mean * scale).reshape(shape)
     return [out.astype(x.dtype), mean, inv, var]
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(5,))
+def _predict_normalise(x, g, beta, mean, inv, axis):
+    """``(x - mean) * inv * g + beta`` per channel, whose gradient to ``x`` is what MXNet 1.9.1's BatchNorm gives
+    in a recorded predict-mode call without ``use_global_stats``: ``g * inv * (dy - mean(dy) - xr *
+    mean(dy * xr))`` with ``xr = (x - mean) * inv`` of the MOVING statistics (its CPU kernel runs the
+    batch-statistics backward on them; checked on the oracle, tests/ops/test_batchnorm_predict_grad.py).
+    gamma and beta get their usual gradients; the moving statistics none."""
+    shape = _channel_shape(x, axis)
+    scale = g * inv
+    return x * scale.reshape(shape) + (beta - mean * scale).reshape(shape)
+
+
+def _predict_normalise_fwd(x, g, beta, mean, inv, axis):
+    return _predict_normalise(x, g, beta, mean, inv, axis), (x, g, mean, inv)
+
+
+def _predict_normalise_bwd(axis, res, dy):
+    x, g, mean, inv = res
+    shape = _channel_shape(x, axis)
+    axes = tuple(i for i in range(x.ndim) if i != axis)
+    xr = (x - mean.reshape(shape)) * inv.reshape(shape)
+    dx = (g * inv).reshape(shape) * (dy - jnp.mean(dy, axis=axes, keepdims=True)
+                                      - xr * jnp.mean(dy * xr, axis=axes, keepdims=True))
+    return dx, jnp.sum(dy * xr, axis=axes), jnp.sum(dy, axis=axes), jnp.zeros_like(mean), jnp.zeros_like(inv)
+
+
+_predict_normalise.defvjp(_predict_normalise_fwd, _predict_normalise_bwd)
 
 
 def _rebind(moving_mean, moving_var):
@@ -83,7 +121,8 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.
     momentum)``; by default the moving_mean/moving_var NDArrays are rebound."""
     training = autograd.is_training() and not use_global_stats
     out, mean, inv, var = batch_norm_kernel(data, gamma, beta, moving_mean, moving_var, eps=eps,
-                                            fix_gamma=fix_gamma, training=training, axis=axis, **kwargs)
+                                            fix_gamma=fix_gamma, training=training, axis=axis,
+                                            global_grad=bool(use_global_stats), **kwargs)
     if training:
         fn = update if update is not None else _rebind(moving_mean, moving_var)
         momentum = float(np.float32(momentum))      # MXNet's BatchNormParam holds it as a float (float64 steps)
