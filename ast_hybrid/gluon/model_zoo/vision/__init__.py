@@ -2,8 +2,9 @@
 MXNet's structure, block prefixes and parameter names (MXNet's saved ``.params`` files load unchanged), and
 ``get_model(name, **kwargs)`` over MXNet's table of names."""
 
-from ast_hybrid.gluon.model_zoo.vision import alexnet, mobilenet, resnet, squeezenet, vgg
+from ast_hybrid.gluon.model_zoo.vision import alexnet, densenet, mobilenet, resnet, squeezenet, vgg
 from ast_hybrid.gluon.model_zoo.vision.alexnet import *  # noqa: F401,F403
+from ast_hybrid.gluon.model_zoo.vision.densenet import *  # noqa: F401,F403
 from ast_hybrid.gluon.model_zoo.vision.mobilenet import *  # noqa: F401,F403
 from ast_hybrid.gluon.model_zoo.vision.resnet import *  # noqa: F401,F403
 from ast_hybrid.gluon.model_zoo.vision.squeezenet import *  # noqa: F401,F403
@@ -18,6 +19,8 @@ _models = {
     "vgg11": vgg.vgg11, "vgg13": vgg.vgg13, "vgg16": vgg.vgg16, "vgg19": vgg.vgg19,
     "vgg11_bn": vgg.vgg11_bn, "vgg13_bn": vgg.vgg13_bn, "vgg16_bn": vgg.vgg16_bn, "vgg19_bn": vgg.vgg19_bn,
     "alexnet": alexnet,   # the function: as in MXNet, the star import rebinds the submodule's name
+    "densenet121": densenet.densenet121, "densenet161": densenet.densenet161,
+    "densenet169": densenet.densenet169, "densenet201": densenet.densenet201,
     "squeezenet1.0": squeezenet.squeezenet1_0, "squeezenet1.1": squeezenet.squeezenet1_1,
     "mobilenet1.0": mobilenet.mobilenet1_0, "mobilenet0.75": mobilenet.mobilenet0_75,
     "mobilenet0.5": mobilenet.mobilenet0_5, "mobilenet0.25": mobilenet.mobilenet0_25,
