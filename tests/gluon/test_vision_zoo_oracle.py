@@ -18,7 +18,8 @@ pytestmark = pytest.mark.oracle
 MODELS = {"resnet18_v2": (2, 3, 32, 32), "resnet50_v1": (1, 3, 32, 32), "resnet50_v2": (1, 3, 32, 32),
           "mobilenet0.25": (2, 3, 32, 32), "mobilenetv2_0.25": (2, 3, 32, 32),
           "alexnet": (1, 3, 63, 63), "vgg11_bn": (1, 3, 32, 32), "squeezenet1.1": (1, 3, 224, 224),
-          "squeezenet1.0": (1, 3, 224, 224), "densenet121": (1, 3, 224, 224)}
+          "squeezenet1.0": (1, 3, 224, 224), "densenet121": (1, 3, 224, 224),
+          "inceptionv3": (1, 3, 299, 299)}
 
 MX = """
 from mxnet.gluon.model_zoo import vision

@@ -2,9 +2,10 @@
 MXNet's structure, block prefixes and parameter names (MXNet's saved ``.params`` files load unchanged), and
 ``get_model(name, **kwargs)`` over MXNet's table of names."""
 
-from ast_hybrid.gluon.model_zoo.vision import alexnet, densenet, mobilenet, resnet, squeezenet, vgg
+from ast_hybrid.gluon.model_zoo.vision import alexnet, densenet, inception, mobilenet, resnet, squeezenet, vgg
 from ast_hybrid.gluon.model_zoo.vision.alexnet import *  # noqa: F401,F403
 from ast_hybrid.gluon.model_zoo.vision.densenet import *  # noqa: F401,F403
+from ast_hybrid.gluon.model_zoo.vision.inception import *  # noqa: F401,F403
 from ast_hybrid.gluon.model_zoo.vision.mobilenet import *  # noqa: F401,F403
 from ast_hybrid.gluon.model_zoo.vision.resnet import *  # noqa: F401,F403
 from ast_hybrid.gluon.model_zoo.vision.squeezenet import *  # noqa: F401,F403
@@ -22,6 +23,7 @@ _models = {
     "densenet121": densenet.densenet121, "densenet161": densenet.densenet161,
     "densenet169": densenet.densenet169, "densenet201": densenet.densenet201,
     "squeezenet1.0": squeezenet.squeezenet1_0, "squeezenet1.1": squeezenet.squeezenet1_1,
+    "inceptionv3": inception.inception_v3,
     "mobilenet1.0": mobilenet.mobilenet1_0, "mobilenet0.75": mobilenet.mobilenet0_75,
     "mobilenet0.5": mobilenet.mobilenet0_5, "mobilenet0.25": mobilenet.mobilenet0_25,
     "mobilenetv2_1.0": mobilenet.mobilenet_v2_1_0, "mobilenetv2_0.75": mobilenet.mobilenet_v2_0_75,
