@@ -41,6 +41,13 @@ DETECTORS = {
     # scaled down so that the scores, and so the top-k order, are distinct
     "center_net_resnet18_v1b_voc": (128, "mx.init.Xavier(rnd_type='gaussian', factor_type='in', magnitude=1)",
                                     "w = net.heads[0][2].weight; w.set_data(w.data() * 0.01)", ("plain", "hybrid")),
+    # the same with deformable convolutions v2 in its upsampling: their offset convolutions (zeros by default, the
+    # regular grid) given weights that move the samples by about a pixel, and the mask away from 1
+    "center_net_resnet18_v1b_dcnv2_voc": (
+        128, "mx.init.Xavier(rnd_type='gaussian', factor_type='in', magnitude=1)",
+        "w = net.heads[0][2].weight; w.set_data(w.data() * 0.01)\n"
+        "for p in net.collect_params('.*offset_weight').values():\n"
+        "    p.set_data(nd.random.normal(0, 0.01, p.shape))", ("plain", "hybrid")),
     # the heavy two: hybridized only (the op-by-op path is the one the two above check)
     "ssd_300_vgg16_atrous_voc": (300, "mx.init.Xavier()", "", ("hybrid",)),
     "faster_rcnn_resnet50_v1b_voc": (128, "mx.init.Xavier()", "", ("hybrid",)),
