@@ -642,9 +642,9 @@ def Custom(*data, op_type=None, **kwargs):
     except TypeError as exc:
         raise CustomError(f"{prop_cls.__name__}.__init__ ({_site(prop_cls.__init__)}): {exc} (Custom passes "
                           f"op_type={op_type!r}'s keyword arguments {sorted(kwargs)} as strings)") from exc
-    if any(type(x).__name__ == "Variable" for x in data):
+    if any(type(x).__name__ == "Symbol" for x in data):
         raise CustomError(f"Custom ({_caller_site()}): op_type={op_type!r} was given a sym.var placeholder; "
-                          "ast-hybrid builds no symbolic graphs (a hybridized block is one jax program): call "
+                          "ast-hybrid's graphs do not run custom ops built outside a block: call "
                           "F.Custom inside a HybridBlock's hybrid_forward and hybridize() it, or nd.Custom on arrays")
     names = [_call_user(prop, m) for m in ("list_arguments", "list_outputs", "list_auxiliary_states")]
     n_in, n_out, n_aux = map(len, names)

@@ -1,40 +1,39 @@
-"""``from ast_hybrid import sym``: the op namespace (``ast_hybrid.ops``) plus ``var``/``Variable``.
+"""``from ast_hybrid import sym``: MXNet's ``mx.sym``: ``var``/``Variable``, ``Group`` and the op namespace.
 
-In MXNet, ``sym`` builds graphs; here a hybridized block is traced by JAX, so
-``sym`` offers the same ops as ``nd``'s ``F`` and ``var`` placeholders that
-name an input (with optional shape/dtype), as ``SymbolBlock`` inputs do.
+Given a Symbol, an op builds a graph node (``gluon/symbolic.py``), as in MXNet::
 
-    >>> var('data', shape=(1, 512))
-    Variable(data, shape=(1, 512), dtype=None)
+    >>> x = var('data')
+    >>> y = Convolution(x, num_filter=8, kernel=(3, 3), name='conv')
+    >>> y.list_arguments()
+    ['data', 'conv_weight', 'conv_bias']
+
+Given arrays, an op computes as ``nd``'s does (MXNet would build a graph of constants; code that calls
+``sym`` ops on NDArrays wants their values).
 """
 
 from __future__ import annotations
 
-import functools
 import types
 
-__all__ = ["var", "Variable", "PlaceholderGiven"]
+from ast_hybrid.gluon.symbolic import Symbol, group, op_recorder, variable
+
+__all__ = ["var", "Variable", "Group", "Symbol"]
 
 
-class PlaceholderGiven(TypeError):
-    """An op of ``sym`` was given a ``var`` placeholder, as MXNet's graph-building code does."""
+def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None, stype=None, **kwargs):
+    """A placeholder named ``name`` (MXNet's ``sym.var``), optionally with its shape and dtype."""
+    attrs = dict(attr or {})
+    attrs.update({f"__{k}__": v for k, v in kwargs.items()})
+    if init is not None:
+        attrs["__init__"] = init
+    return variable(name, shape=shape, dtype=dtype, **attrs)
 
 
-class Variable:
-    """A named input placeholder (``sym.var('data')``)."""
-
-    def __init__(self, name, shape=None, dtype=None, **attrs):
-        self.name, self.shape, self.dtype, self.attrs = name, shape, dtype, attrs
-
-    def __repr__(self):
-        return f"Variable({self.name}, shape={self.shape}, dtype={self.dtype})"
-
-    def list_arguments(self):
-        return [self.name]
+Variable = var
 
 
-def var(name, shape=None, dtype=None, **attrs):
-    return Variable(name, shape=shape, dtype=dtype, **attrs)
+def Group(symbols):  # noqa: N802  (MXNet's name)
+    return group(symbols)
 
 
 def __getattr__(name):
@@ -44,50 +43,31 @@ def __getattr__(name):
         op = getattr(ops, name)
     except AttributeError:
         raise AttributeError(f"module 'ast_hybrid.sym' has no attribute {name!r}") from None
-    return _guarded(op, name)
+    return _guarded(op, name, ())
 
 
-def _guarded(op, name):
+def _guarded(op, name, path):
     if isinstance(op, types.ModuleType):          # sym.contrib, sym.linalg, sym.random...
-        return _Namespace(op, name)
-    if name.rpartition(".")[2] in _OWN_MESSAGE or not callable(op) or isinstance(op, type):
+        return _Namespace(op, (*path, name))
+    if name in _OWN_MESSAGE or not callable(op) or isinstance(op, type):
         return op
-    return _refusing_placeholders(op, name)
+    return op_recorder(op, name, path)
 
 
 class _Namespace:
-    """``sym.contrib`` and the like: the op module, its ops refusing placeholders as ``sym``'s own."""
+    """``sym.contrib`` and the like: the op module, its ops building nodes when given Symbols."""
 
-    def __init__(self, module, name):
-        self._module, self._name = module, name
+    def __init__(self, module, path):
+        self._module, self._path = module, path
 
     def __getattr__(self, attr):
-        return _guarded(getattr(self._module, attr), f"{self._name}.{attr}")
+        return _guarded(getattr(self._module, attr), attr, self._path)
 
     def __dir__(self):
         return dir(self._module)
 
     def __repr__(self):
-        return f"<sym.{self._name}: {self._module.__name__}>"
+        return f"<sym.{'.'.join(self._path)}: {self._module.__name__}>"
 
 
-_OWN_MESSAGE = {"Custom"}      # says itself what a sym.var given to it means (ast_hybrid/operator.py)
-
-
-def _refusing_placeholders(op, name):
-    """``op`` as it is on arrays; given a :class:`Variable` (MXNet's ``sym.relu(sym.var('x'))``, building a
-    graph), a :class:`PlaceholderGiven` that says what to write instead, not JAX's TypeError about the
-    argument's type."""
-
-    @functools.wraps(op)
-    def call(*args, **kwargs):
-        given = next((a for a in (*args, *kwargs.values()) if isinstance(a, Variable)), None)
-        if given is not None:
-            raise PlaceholderGiven(
-                f"sym.{name} was given the placeholder {given!r}: ast-hybrid builds no symbolic graphs, "
-                f"so a sym.var has no value to compute with. Write the computation in a HybridBlock's "
-                f"hybrid_forward (F.{name}(x, ...)) and hybridize() it, or call nd.{name} on arrays; "
-                f"to run a graph MXNet exported, use gluon.SymbolBlock.imports")
-        return op(*args, **kwargs)
-
-    return call
+_OWN_MESSAGE = {"Custom"}      # says itself what a Symbol given to it means (ast_hybrid/operator.py)

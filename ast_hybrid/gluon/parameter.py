@@ -288,9 +288,10 @@ class Parameter:
             self._leaf.grad = None
 
     def var(self):
-        from ast_hybrid import sym
+        """The parameter's variable in a symbolic graph (one per parameter, as MXNet's)."""
+        from ast_hybrid.gluon.symbolic import param_variable
 
-        return sym.var(self.name, shape=self._shape, dtype=self.dtype)
+        return param_variable(self)
 
 
 class Constant(Parameter):

@@ -1,11 +1,19 @@
-"""``SymbolBlock``: run a program written by ``HybridBlock.export`` without the model's source.
+"""``SymbolBlock``: a block made of a symbolic graph, or of a program written by ``HybridBlock.export``.
 
+    SymbolBlock(outputs, inputs, params=None)          # a graph (gluon/symbolic.py), as GluonCV's
+                                                       # FeatureExtractor/FeatureExpander build them
     SymbolBlock.imports('my_mlp-symbol.json', ['data'], 'my_mlp-0000.params')
 
-The program is deserialised with ``jax.export`` and called with the parameters
-(loaded from the MXNet-format file, ``arg:``/``aux:`` names) as its first
-argument, in the manifest's order.  Parameters can be reloaded with
-``load_parameters``; ``collect_params()`` lists them under their full names.
+A graph: as MXNet's, the block's parameters are the graph's arguments and auxiliary states other than its
+inputs, in the graph's order, taken from ``params`` by name where it has them (a network's
+``collect_params()``) and made otherwise (shapes found at the first call, as deferred parameters'); they are
+registered under their names less the prefix they all share.  The forward replays the graph (``evaluate``),
+hybridized into one program like any block; BatchNorm nodes the graph made (``mx.sym.BatchNorm``) move their
+running statistics in training as the layer's do.
+
+An exported program is deserialised with ``jax.export`` and called with the parameters (loaded from the
+MXNet-format file, ``arg:``/``aux:`` names) as its first argument, in the manifest's order.  Parameters can
+be reloaded with ``load_parameters``; ``collect_params()`` lists them under their full names.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 
+from ast_hybrid.gluon import symbolic
 from ast_hybrid.gluon.block import HybridBlock, wrap_outputs
 from ast_hybrid.ndarray import NDArray
 
@@ -22,6 +31,11 @@ __all__ = ["SymbolBlock"]
 class SymbolBlock(HybridBlock):
     def __init__(self, outputs=None, inputs=None, params=None, prefix=None):
         super().__init__(prefix=prefix if prefix is not None else "", params=None)
+        self._graph = None
+        if isinstance(outputs, symbolic.Symbol) or (
+                isinstance(outputs, (list, tuple)) and outputs and all(isinstance(o, symbolic.Symbol) for o in outputs)):
+            self._init_graph(outputs, inputs, params)
+            return
         if outputs is not None and not hasattr(outputs, "call"):
             raise TypeError("SymbolBlock(outputs=...) takes a jax.export.Exported program; use "
                             "SymbolBlock.imports(...) to load one written by export()")
@@ -29,6 +43,70 @@ class SymbolBlock(HybridBlock):
         self._input_names = list(inputs or [])
         self._order = []
         self._leaves = None
+
+    # -- a graph ---------------------------------------------------------------------------------------
+    def _init_graph(self, outputs, inputs, params):
+        from ast_hybrid.gluon.parameter import ParameterDict
+
+        if isinstance(inputs, symbolic.Symbol):
+            inputs = list(inputs)
+        if isinstance(outputs, (list, tuple)) and len(outputs) == 1:
+            outputs = outputs[0]
+        ins = list(inputs or [])
+        for s in ins:
+            if not isinstance(s, symbolic.Symbol) or len(s) != 1 or s._entries[0][0].kind != "var":
+                raise ValueError(f"SymbolBlock: input symbols must be variables (sym.var), but {s!r} is not")
+        self._input_names = [s.name for s in ins]
+        if isinstance(outputs, symbolic.Symbol):
+            self._out_format = len(outputs) if len(outputs) > 1 else 0
+            out = outputs
+        else:
+            self._out_format = [len(o) if len(o) > 1 else 0 for o in outputs]
+            out = symbolic.group(outputs)
+        self._graph = out
+        self._params = ParameterDict("", params)
+        names = set(self._input_names)
+        aux = set(out.list_auxiliary_states())
+        for n in symbolic._variables(out._entries):
+            if n.name in names:
+                continue
+            shape = n.attrs.get("__shape__") or (n.param.shape if n.param is not None else None)
+            kwargs = {"allow_deferred_init": True}
+            if n.name in aux:
+                kwargs["grad_req"] = "null"
+            if shape is not None and n.name not in self._params._params and \
+                    (params is None or n.name not in params._params):
+                kwargs["shape"] = shape
+            self._params.get(n.name, **kwargs)
+        full = list(self._params.keys())
+        cut = len(_common_prefix(full))
+        self._reg_params = {k[cut:]: self._params[k] for k in full}
+        self._full_names = {k[cut:]: k for k in full}
+        self._bn_updates = _running_updates(out, self._params)
+
+    def _converted(self):
+        return self.hybrid_forward      # the graph's replay: nothing of the user's to convert
+
+    def _symbolic_forward(self, *args):
+        if self._graph is None:
+            raise TypeError("a SymbolBlock loaded from an exported program cannot be called with Symbols")
+        if len(args) != len(self._input_names):
+            raise ValueError(f"SymbolBlock takes {len(self._input_names)} inputs, got {len(args)}")
+        out = symbolic.compose(self._graph, dict(zip(self._input_names, args)))
+        return _regroup(list(out), self._out_format)
+
+    def hybrid_forward(self, F, *args, **params):
+        if self._graph is None:
+            raise NotImplementedError
+        if len(args) != len(self._input_names):
+            raise ValueError(f"SymbolBlock takes {len(self._input_names)} inputs ({self._input_names}), got "
+                             f"{len(args)}")
+        values = dict(zip(self._input_names, args))
+        values.update((self._full_names[k], v) for k, v in params.items())
+        updates = self._bn_updates
+        out = symbolic.evaluate(self._graph._entries, lambda n: values[n.name],
+                                **({"extra": updates} if updates else {}))
+        return _regroup(out, self._out_format)
 
     @staticmethod
     def imports(symbol_file, input_names=None, param_file=None, ctx=None, allow_missing=False,
@@ -70,12 +148,18 @@ class SymbolBlock(HybridBlock):
         self._leaves = None
 
     def _collect_params_with_prefix(self, prefix=""):
+        if self._graph is not None:
+            return super()._collect_params_with_prefix(prefix)
         return {p.name: p for p in self._order}
 
     def hybridize(self, active=True, **kwargs):
+        if self._graph is not None:
+            return super().hybridize(active, **kwargs)
         return None   # already a compiled program
 
     def __call__(self, *args):
+        if self._graph is not None:
+            return super().__call__(*args)
         leaves = self._leaves
         if leaves is None:
             leaves = self._leaves = tuple(p.data()._arr for p in self._order)
@@ -85,4 +169,52 @@ class SymbolBlock(HybridBlock):
     forward = __call__
 
     def __repr__(self):
+        if self._graph is not None:
+            return f"SymbolBlock(\n{self._graph!r} : {len(self._input_names)} -> {len(self._graph)}\n)"
         return f"SymbolBlock(inputs={self._input_names}, params={len(self._order)})"
+
+
+def _common_prefix(names):
+    """MXNet's: the longest prefix all names share."""
+    if not names:
+        return ""
+    prefix = names[0]
+    for name in names:
+        i = 0
+        while i < len(prefix) and i < len(name) and prefix[i] == name[i]:
+            i += 1
+        prefix = prefix[:i]
+    return prefix
+
+
+def _regroup(outputs, fmt):
+    """MXNet's ``_regroup``: the flat outputs as the outputs were given (one, or a list per Symbol)."""
+    if isinstance(fmt, int):
+        return outputs[0] if fmt == 0 else list(outputs[:fmt])
+    out, i = [], 0
+    for f in fmt:
+        n = max(f, 1)
+        out.append(outputs[i] if f == 0 else list(outputs[i:i + n]))
+        i += n
+    return out
+
+
+def _running_updates(graph, params):
+    """For each BatchNorm node of the graph not made by a layer (``mx.sym.BatchNorm``): the update of its
+    running statistics in training, as the layer's ``_update_running`` (ops.normalization's ``update``)."""
+    found = {}
+    for node in symbolic._topo(graph._entries):
+        if node.kind != "op" or node.kwargs.get("update") is not None or \
+                not {"moving_mean", "moving_var"} <= set(node.kwargs):
+            continue
+        mean, var = node.kwargs["moving_mean"], node.kwargs["moving_var"]
+        if not all(isinstance(s, symbolic.Symbol) and s._entries[0][0].kind == "var" for s in (mean, var)):
+            continue
+        pm, pv = params[mean.name], params[var.name]
+
+        def update(m, v, momentum, pm=pm, pv=pv):
+            pm.update_running(m, momentum)
+            pv.update_running(v, momentum)
+
+        found[id(node)] = {"update": update}
+    return found

@@ -1,113 +1,175 @@
-"""A block called with ``sym.var`` placeholders: MXNet's ``net(mx.sym.var('data'))`` gives a ``Symbol``.
+"""Symbols: MXNet's graph of operators, built by calling a block, or ``sym`` ops, on ``sym.var`` placeholders.
 
-MXNet's hybridization chapter (and code written from it) calls a network with a symbolic variable to look
-at the graph it builds::
+MXNet code builds graphs in two ways, and both work here::
 
-    x = sym.var('data')
-    y = net(x)                 # <Symbol dense2_fwd>
-    y.list_arguments()         # ['data', 'dense0_weight', 'dense0_bias', ...]
-    y.infer_shape(data=(3, 512))
+    y = net(sym.var('data'))            # the hybridization chapter: <Symbol dense2_fwd>
+    y.list_arguments()                  # ['data', 'dense0_weight', 'dense0_bias', ...]
+    feat = y.get_internals()['resnetv10_stage3_activation5_output']      # GluonCV's FeatureExtractor
+    z = mx.sym.Convolution(feat, num_filter=128, kernel=(1, 1), name='expand_conv0')
+    block = gluon.SymbolBlock([feat, z], sym.var('data'), params=net.collect_params())
 
-ast-hybrid builds no symbolic graphs (a hybridized block is traced by JAX), so the :class:`Symbol` a block
-returns here is the block applied to its placeholders, kept as it is: a lazy value.  What can be asked of
-it without a graph is answered from the block: its name, its arguments (the placeholders, then the
-parameters that are not running statistics, in the block's order), its auxiliary states (the running
-statistics), its outputs, ``infer_shape``/``infer_type`` (the forward on shapes only, ``jax.eval_shape``;
-parameters still waiting for their shape get it, and their initial value, as at a first call), and
-``eval`` (the forward on the arrays given, by name).  Symbols compose: a block called with another
-block's Symbol gives one whose input is that Symbol.  Anything that needs the graph itself (``tojson``,
-``save``, ``bind``, arithmetic on Symbols, ``get_internals``) raises an error that says what to write
-instead (``HybridBlock.export`` writes the program and its parameters).
+A block called with Symbols runs its ``hybrid_forward`` once with ``F`` a namespace whose ops record nodes
+instead of computing (:class:`_SymbolF`), and its parameters as variables (``Parameter.var()``), as MXNet's
+``HybridBlock.forward`` does.  Each node is named as MXNet's ``NameManager``/``Prefix`` name it (the
+``name=`` an op is given, else the op's name lowercased and a counter, after the prefix of the innermost block
+with a prefix of its own), so ``get_internals()`` finds the names model code asks for; the variables an op
+creates for inputs it was not given (``mx.sym.Convolution(y, ...)``: ``<name>_weight``, ``<name>_bias``) are
+MXNet's too.  A Symbol's outputs are ``(node, index)`` entries; ``sym[i]`` picks an output (MXNet's meaning,
+not a slice of the data).
 
-Names: a layer's output is ``<its prefix>fwd`` as in MXNet (``dense2_fwd``, ``relu0_fwd``); a
-``HybridSequential``'s is its last child's; a block with its own ``hybrid_forward`` is ``<prefix>fwd``
-(MXNet names it after the last operator inside, which only a graph knows).  The number of outputs of a
-block that returns several is known once shapes are (``infer_shape``, or a ``var`` given its shape).
+Values come from replaying the graph (:func:`evaluate`): each node calls what it recorded (the op on arrays,
+the NDArray method, the Python operator), so a graph computes what the forward computes.  ``infer_shape`` and
+``infer_type`` replay it on shapes only (``jax.eval_shape``; parameters still waiting for their shape get
+it, and their initial value, as at a first call), ``eval`` on arrays.  ``gluon.SymbolBlock(outputs, inputs,
+params)`` runs a graph as a block (``symbol_block.py``).  Not available, with an error that says so:
+``tojson``/``save``/``bind`` (no MXNet graph JSON is written: ``HybridBlock.export`` writes the program).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import numbers
+import operator
+import types
+
 import numpy as np
 
-__all__ = ["Symbol", "is_symbolic", "apply"]
+__all__ = ["Symbol", "is_symbolic", "apply", "variable", "group", "evaluate", "compose", "op_recorder"]
 
-_NO_GRAPH = ("ast-hybrid builds no symbolic graphs: net(sym.var(...)) gives a Symbol that can name its "
-             "arguments and outputs, infer_shape/infer_type and eval; to save the network as a program, "
-             "hybridize() it, call it once on arrays and use net.export(path)")
+_NO_GRAPH = ("ast-hybrid writes no MXNet graph JSON: a Symbol can name its arguments, outputs and internals, "
+             "infer_shape/infer_type, eval, and run as gluon.SymbolBlock(outputs, inputs, params); to save a "
+             "network as a program, hybridize() it, call it once on arrays and use net.export(path)")
+
+
+class _Node:
+    """One operator application (``kind`` 'op': ``fn(*args, **kwargs)`` with the Symbols inside replaced by
+    their values, ``nout`` outputs) or one variable (``kind`` 'var': a placeholder, or a Parameter's)."""
+
+    __slots__ = ("kind", "name", "fn", "args", "kwargs", "nout", "param", "attrs", "inputs", "aux")
+
+    def __init__(self, kind, name, fn=None, args=(), kwargs=None, nout=1, param=None, attrs=None):
+        self.kind, self.name, self.fn, self.args, self.kwargs = kind, name, fn, args, kwargs or {}
+        self.nout, self.param, self.attrs = nout, param, attrs or {}
+        self.inputs = [s._entries[0][0] for s in _symbols_in((args, self.kwargs))]
+        self.aux = set()        # ids of the variable nodes this op takes as auxiliary states
 
 
 class Symbol:
-    """MXNet's ``Symbol`` as a block applied to placeholders (see the module's doc); made by calling a block
-    with ``sym.var`` placeholders or other Symbols, never directly."""
+    """MXNet's ``Symbol``: the outputs ``(node, index)`` of a graph; made by ``sym.var``, ``sym`` ops and blocks
+    called with Symbols, never directly."""
 
     def __init__(self, *args, **kwargs):
         from ast_hybrid.mxnet._missing import unsupported
 
-        raise unsupported("mxnet.symbol", "Symbol", _NO_GRAPH)
+        raise unsupported("mxnet.symbol", "Symbol", "make Symbols with sym.var(name) and ops on them")
 
     @classmethod
-    def _made(cls, block, inputs, index=None, parent=None):
+    def _of(cls, entries):
         s = object.__new__(cls)
-        s._block, s._inputs, s._index, s._parent = block, tuple(inputs), index, parent
-        s._structure = None if parent is None else parent._structure     # output avals, once known
-        s._shapes = None if parent is None else parent._shapes           # the last infer_shape's
+        s._entries = tuple(entries)
+        s._shapes = None        # the placeholders' shapes the last infer_shape was given
         return s
 
     # -- names -----------------------------------------------------------------------------------
     @property
     def name(self):
-        base = _output_name(self._block)
-        return base if self._index is None else f"{base}{self._index}"
+        return _entry_name(*self._entries[0]) if len(self._entries) == 1 else None
 
     def __repr__(self):
-        return f"<Symbol {self.name}>"
+        if len(self._entries) == 1:
+            return f"<Symbol {self.name}>"
+        return f"<Symbol group [{', '.join(_entry_name(*e) for e in self._entries)}]>"
 
-    def list_inputs(self):
-        return self._variable_names() + [p.name for p in self._params()]
+    def attr(self, key):
+        return self._entries[0][0].attrs.get(key) if len(self._entries) == 1 else None
 
-    def list_arguments(self):
-        return self._variable_names() + [p.name for p in self._params() if not _is_aux(p)]
-
-    def list_auxiliary_states(self):
-        return [p.name for p in self._params() if _is_aux(p)]
+    def list_attr(self):
+        return {k: str(v) for k, v in self._entries[0][0].attrs.items()} if len(self._entries) == 1 else {}
 
     def list_outputs(self):
-        if self._index is not None:
-            return [f"{self.name}_output"]
-        n = self._count()
-        base = self.name
-        return [f"{base}_output"] if n is None else [f"{base}{i}_output" for i in range(n)]
+        return [_output_name(*e) for e in self._entries]
+
+    def list_inputs(self):
+        return [n.name for n in _variables(self._entries)]
+
+    def list_arguments(self):
+        aux = _aux_ids(self._entries)
+        return [n.name for n in _variables(self._entries) if id(n) not in aux]
+
+    def list_auxiliary_states(self):
+        aux = _aux_ids(self._entries)
+        return [n.name for n in _variables(self._entries) if id(n) in aux]
+
+    def get_internals(self):
+        """Every output of every node of the graph, variables included, in MXNet's order (depth first)."""
+        return Symbol._of([(n, i) for n in _topo(self._entries) for i in range(n.nout)])
+
+    def get_children(self):
+        ins = [e for n in {id(n): n for n, _ in self._entries}.values() for e in ((x, 0) for x in n.inputs)]
+        return Symbol._of(ins) if ins else None
 
     # -- outputs ---------------------------------------------------------------------------------
     def __len__(self):
-        if self._index is not None:
-            return 1
-        n = self._count(needed="len()")
-        return 1 if n is None else n
+        return len(self._entries)
+
+    def __iter__(self):
+        return (Symbol._of([e]) for e in self._entries)
 
     def __getitem__(self, index):
-        n = len(self)
         if isinstance(index, str):
             names = self.list_outputs()
             if index not in names:
-                raise ValueError(f"no output named {index!r}: the outputs are {names}")
+                raise ValueError(f"There are no output named {index!r}: the outputs are {names[:20]}"
+                                 f"{' ...' if len(names) > 20 else ''}")
             index = names.index(index)
-        if not isinstance(index, int) or not -n <= index < n:
-            raise IndexError(f"{self!r} has {n} output(s); index {index!r} is out of range")
-        if self._index is not None or n == 1:
-            return self
-        return Symbol._made(self._block, self._inputs, index % n, parent=self)
+        if isinstance(index, slice):
+            return Symbol._of(self._entries[index])
+        if not isinstance(index, (int, np.integer)) or isinstance(index, bool):
+            raise TypeError(f"Symbol only support integer index to fetch i-th output (got {index!r}): a "
+                            "Symbol's [] picks one of its outputs; slice the data with F.slice_axis/F.slice")
+        n = len(self._entries)
+        if not -n <= index < n:
+            raise IndexError(f"{self!r} has {n} output(s); index {index} is out of range")
+        return Symbol._of([self._entries[index]])
 
-    def __iter__(self):
-        return (self[i] for i in range(len(self)))
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __call__(self, *args, **kwargs):
+        """MXNet's composition: ``sym(data=other)`` replaces the variable ``data`` by ``other``."""
+        if args:
+            names = [n for n in self.list_arguments()]
+            kwargs = dict(zip(names, args), **kwargs)
+        return compose(self, kwargs)
+
+    # -- methods and operators record nodes -------------------------------------------------------
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from ast_hybrid.ndarray import NDArray
+
+        if name in _HOST_ONLY:
+            raise NotImplementedError(f"Function {name} is not implemented for Symbol and only available in "
+                                      "NDArray: a Symbol has no value until the graph runs")
+        attr = getattr(NDArray, name, None)
+        if attr is None or isinstance(attr, property) or not callable(attr):
+            raise AttributeError(f"'Symbol' object has no attribute {name!r}")
+        return functools.partial(_method, self, name)
+
+    def __neg__(self):
+        return _operator(operator.mul, "_mulscalar", self, -1.0)
 
     # -- shapes, types, values -------------------------------------------------------------------
     def infer_shape(self, *args, **kwargs):
         """``(arg_shapes, out_shapes, aux_shapes)`` in the order of ``list_arguments``, ``list_outputs`` and
-        ``list_auxiliary_states``, from the placeholders' shapes given by position or by name."""
+        ``list_auxiliary_states``, from the shapes of the placeholders given by position or by name."""
         shapes = self._given(args, kwargs, "infer_shape")
         outs = self._abstract(shapes, {})
-        self._shapes = shapes       # infer_type reuses them
+        self._shapes = shapes
         return self._report(shapes, outs, lambda a: tuple(a.shape))
 
     def infer_shape_partial(self, *args, **kwargs):
@@ -115,11 +177,17 @@ class Symbol:
 
     def infer_type(self, *args, **kwargs):
         """``(arg_types, out_types, aux_types)`` as numpy types; the placeholders' shapes must be known
-        (``sym.var(name, shape=...)``) since ast-hybrid infers types by running the forward on shapes."""
+        (``sym.var(name, shape=...)`` or an earlier ``infer_shape``): types are inferred by running the graph
+        on shapes."""
         dtypes = {k: np.dtype(v) for k, v in self._given(args, kwargs, "infer_type").items()}
-        known = getattr(self, "_shapes", None) or {}
-        shapes = {v.name: known.get(v.name, v.shape) for v in self._variables()}
-        unknown = [k for k, s in shapes.items() if s is None]
+        shapes = dict(self._shapes or {})
+        unknown = []
+        for n in _free_variables(self._entries):
+            if n.name not in shapes:
+                if n.attrs.get("__shape__") is None:
+                    unknown.append(n.name)
+                else:
+                    shapes[n.name] = n.attrs["__shape__"]
         if unknown:
             raise ValueError(f"infer_type needs the shapes of {unknown}: give sym.var({unknown[0]!r}, "
                              "shape=...), or call infer_shape first")
@@ -128,145 +196,85 @@ class Symbol:
 
     def eval(self, ctx=None, **kwargs):
         """The outputs (a list of NDArrays) for the placeholders given by name; parameters given by name are
-        used instead of the block's own."""
+        used instead of their own values."""
         from ast_hybrid import nd
 
-        missing = [n for n in self._variable_names() if n not in kwargs]
+        names = {n.name: n for n in _variables(self._entries)}
+        extra = [k for k in kwargs if k not in names]
+        if extra:
+            raise ValueError(f"eval was given {extra}, which are not inputs of {self!r} (its inputs: "
+                             f"{list(names)})")
+        missing = [n.name for n in _free_variables(self._entries) if n.name not in kwargs]
         if missing:
             raise ValueError(f"eval needs a value for every placeholder: {missing} not given")
         values = {k: (v if isinstance(v, nd.NDArray) else nd.array(v)) for k, v in kwargs.items()}
-        known = {p.name: p for p in self._params()}
-        extra = [k for k in values if k not in known and k not in self._variable_names()]
-        if extra:
-            raise ValueError(f"eval was given {extra}, which are neither placeholders nor parameters of "
-                             f"{self!r} (its inputs: {self.list_inputs()})")
-        saved = {k: known[k].data() for k in values if k in known}
-        try:
-            for k in saved:
-                known[k].set_data(values[k])
-            out = self._run(values)
-        finally:
-            for k, v in saved.items():
-                known[k].set_data(v)
-        return [o for o in _leaves(out)]
+        return list(evaluate(self._entries, lambda n: values[n.name] if n.name in values else _param_value(n)))
 
-    # -- what needs a graph ----------------------------------------------------------------------
-    def __getattr__(self, name):
-        if name.startswith("__") or name.startswith("_"):
-            raise AttributeError(name)
+    # -- what needs MXNet's graph format -------------------------------------------------------------
+    def _no_graph(self, *args, **kwargs):
         from ast_hybrid.mxnet._missing import unsupported
 
-        raise unsupported("mxnet.symbol", f"Symbol.{name}", _NO_GRAPH)
+        raise unsupported("mxnet.symbol", "Symbol.tojson/save/bind", _NO_GRAPH)
 
-    def _refused(self, *args, **kwargs):
-        return self.__getattr__("operators (+, -, *, ...)")
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refused
-    __pow__ = __rpow__ = __neg__ = __matmul__ = __rmatmul__ = _refused
+    tojson = save = bind = simple_bind = _no_graph
 
     # -- internals -------------------------------------------------------------------------------
-    def _variables(self):
-        from ast_hybrid.sym import Variable
-
-        seen, out = set(), []
-        for x in self._inputs:
-            for v in ([x] if isinstance(x, Variable) else x._variables()):
-                if v.name not in seen:
-                    seen.add(v.name)
-                    out.append(v)
-        return out
-
-    def _variable_names(self):
-        return [v.name for v in self._variables()]
-
-    def _params(self):
-        seen, out = set(), []
-        for x in self._inputs:
-            if isinstance(x, Symbol):
-                for p in x._params():
-                    if id(p) not in seen:
-                        seen.add(id(p))
-                        out.append(p)
-        for p in self._block.collect_params().values():
-            if id(p) not in seen:
-                seen.add(id(p))
-                out.append(p)
-        return out
-
     def _given(self, args, kwargs, what):
-        names = self._variable_names()
+        names = self.list_arguments()
         if len(args) > len(names):
-            raise ValueError(f"{what} was given {len(args)} positional values for {len(names)} placeholders "
-                             f"({names})")
+            raise ValueError(f"{what} was given {len(args)} positional values for {len(names)} arguments")
         given = dict(zip(names, args))
+        inputs = set(self.list_inputs())
         for k, v in kwargs.items():
-            if k not in names:
-                raise ValueError(f"{what}: {k!r} is not a placeholder of {self!r} (they are {names})")
+            if k not in inputs:
+                raise ValueError(f"{what}: {k!r} is not a placeholder of {self!r} (they are "
+                                 f"{[n.name for n in _free_variables(self._entries)]})")
             given[k] = v
-        return given
-
-    def _run(self, values):
-        """The forward on ``values`` (NDArrays by placeholder name), each input Symbol computed first."""
-        from ast_hybrid.sym import Variable
-
-        args = [values[x.name] if isinstance(x, Variable) else _only(x._run(values), x) for x in self._inputs]
-        out = self._block(*args)
-        if self._index is not None:
-            return _leaves(out)[self._index]
-        return out
+        return {k: v for k, v in given.items() if v is not None}
 
     def _abstract(self, shapes, dtypes):
-        """The forward on shapes only: the outputs' ShapeDtypeStructs.  Parameters whose shape is still
-        deferred get it (and their initial value) first, as a first call gives them."""
+        """The graph on shapes only: the outputs' ShapeDtypeStructs.  Parameters whose shape is still
+        deferred get it (and their initial value) on the way, as a first call gives them."""
         import jax
 
-        from ast_hybrid import nd
+        from ast_hybrid.gluon.deferred import inferring
+        from ast_hybrid.ndarray import NDArray
 
-        variables = self._variables()
-        unknown = [v.name for v in variables if shapes.get(v.name, v.shape) is None]
+        free = _free_variables(self._entries)
+        unknown = [n.name for n in free if shapes.get(n.name, n.attrs.get("__shape__")) is None]
         if unknown:
             raise ValueError(f"the shape of {unknown} is needed: give it (infer_shape({unknown[0]}=...)) "
                              f"or as sym.var({unknown[0]!r}, shape=...)")
-        avals = {v.name: jax.ShapeDtypeStruct(tuple(shapes.get(v.name) or v.shape),
-                                              dtypes.get(v.name, np.dtype(v.dtype or "float32")))
-                 for v in variables}
-        params = self._params()
-        if any(p._data is None for p in params):      # deferred shapes: one call on zeros gives them
-            self._run({k: nd.zeros(a.shape, dtype=a.dtype) for k, a in avals.items()})
+        avals = {}
+        for n in _variables(self._entries):
+            shape = shapes.get(n.name, n.attrs.get("__shape__"))
+            if n.param is None or n.name in shapes:
+                dtype = dtypes.get(n.name, np.dtype(n.attrs.get("__dtype__") or "float32"))
+                avals[n.name] = jax.ShapeDtypeStruct(tuple(shape), dtype)
 
-        def forward(arrays):
-            return [o._arr for o in _leaves(self._run({k: nd.NDArray(a) for k, a in arrays.items()}))]
+        def run(arrays):
+            with inferring():
+                out = evaluate(self._entries, lambda n: NDArray(arrays[n.name]) if n.name in arrays
+                               else _param_value(n, deferred=True))
+            return [o._arr for o in out]
 
-        outs = jax.eval_shape(forward, avals)
-        if self._parent is None and self._index is None:
-            self._structure = outs
-        return outs
-
-    def _count(self, needed=None):
-        if self._structure is None:
-            shapes = {v.name: v.shape for v in self._variables()}
-            if all(s is not None for s in shapes.values()):
-                self._abstract(shapes, {})
-        if self._structure is not None:
-            return len(self._structure)
-        if needed:
-            raise ValueError(f"{needed} of {self!r}: how many outputs the block returns is known once the "
-                             "placeholders' shapes are: call infer_shape(...) first, or give sym.var(name, "
-                             "shape=...)")
-        return None
+        return jax.eval_shape(run, avals)
 
     def _report(self, given, outs, of, dtypes=None):
         dtypes = dtypes or {}
-        args = []
-        for name in self._variable_names():
-            args.append(of(_Aval(given[name], dtypes.get(name, np.dtype("float32")))))
-        params = self._params()
-        args += [of(_Aval(p.shape, p.dtype)) for p in params if not _is_aux(p)]
-        aux = [of(_Aval(p.shape, p.dtype)) for p in params if _is_aux(p)]
-        out = [of(o) for o in outs]
-        if self._index is not None:
-            out = out[self._index:self._index + 1]
-        return args, out, aux
+        nodes = _variables(self._entries)
+        aux = _aux_ids(self._entries)
+
+        def one(n):
+            if n.name in given or n.param is None:
+                return of(_Aval(given.get(n.name, n.attrs.get("__shape__")), dtypes.get(n.name, "float32")))
+            return of(_Aval(n.param.shape, n.param.dtype))
+
+        return ([one(n) for n in nodes if id(n) not in aux], [of(o) for o in outs],
+                [one(n) for n in nodes if id(n) in aux])
+
+
+Symbol.__module__ = "mxnet.symbol"     # isinstance checks and reprs of MXNet-era code name it so
 
 
 class _Aval:
@@ -274,54 +282,427 @@ class _Aval:
         self.shape, self.dtype = tuple(shape), np.dtype(dtype)
 
 
-def _leaves(out):
-    if isinstance(out, (list, tuple)):
-        return [leaf for o in out for leaf in _leaves(o)]
-    return [out]
+_HOST_ONLY = frozenset({"asnumpy", "asscalar", "wait_to_read", "attach_grad", "backward", "copyto", "item",
+                        "tolist", "as_in_context", "copy", "context", "grad"})
 
 
-def _only(out, symbol):
-    leaves = _leaves(out)
-    if len(leaves) != 1:
-        raise ValueError(f"{symbol!r} has {len(leaves)} outputs and was given to a block as one input: "
-                         f"pick one ({symbol!r}[i])")
-    return leaves[0]
+# --- names (MXNet's NameManager and Prefix) -------------------------------------------------------------------
+
+class _Scope:
+    """A ``Prefix`` name manager: names ``prefix + (name or hint + count)``; one per block call with a
+    prefix of its own, as MXNet enters one in ``HybridBlock.forward``."""
+
+    __slots__ = ("prefix", "counter")
+
+    def __init__(self, prefix):
+        self.prefix, self.counter = prefix, {}
+
+    def get(self, name, hint):
+        if not name:
+            n = self.counter.get(hint, 0)
+            self.counter[hint] = n + 1
+            name = f"{hint}{n}"
+        return self.prefix + name
 
 
-def _is_aux(p):
-    from ast_hybrid.gluon.export import param_kind
-
-    return param_kind(p) == "aux"
+_TOP = _Scope("")       # MXNet's process-wide NameManager: names of ops built outside any block call
+_SCOPES: list = []      # the block calls in progress with Symbols, innermost last
 
 
-def _output_name(block):
-    from ast_hybrid.gluon.nn import HybridSequential
+def _new_name(name, hint):
+    return (_SCOPES[-1] if _SCOPES else _TOP).get(name, hint)
 
-    while isinstance(block, HybridSequential) and len(block._children):
-        block = list(block._children.values())[-1]
-    return f"{block.prefix}fwd"
+
+def _entry_name(node, index):
+    return node.name
+
+
+def _output_name(node, index):
+    if node.kind == "var":
+        return node.name
+    return f"{node.name}_output" if node.nout == 1 else f"{node.name}_output{index}"
+
+
+# --- building ---------------------------------------------------------------------------------------------
+
+def variable(name, shape=None, dtype=None, param=None, **attrs):
+    """``sym.var(name, shape=..., dtype=...)``: a placeholder (or, ``param``, a Parameter's variable)."""
+    if not isinstance(name, str):
+        raise TypeError(f"sym.var: the name must be a str, got {type(name).__name__}")
+    if dtype is not None:
+        dtype = np.dtype(dtype).name
+    shape = tuple(shape) if shape is not None else None
+    attrs = dict(attrs, __shape__=shape, __dtype__=dtype)
+    return Symbol._of([(_Node("var", name, param=param, attrs=attrs), 0)])
+
+
+def group(symbols):
+    """``sym.Group([a, b])``: one Symbol with the outputs of each."""
+    symbols = list(symbols)
+    bad = [s for s in symbols if not isinstance(s, Symbol)]
+    if bad or not symbols:
+        raise TypeError(f"sym.Group takes a non-empty list of Symbols, got {bad[0] if bad else symbols!r}")
+    return Symbol._of([e for s in symbols for e in s._entries])
+
+
+def _symbols_in(obj):
+    if isinstance(obj, Symbol):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [s for o in obj for s in _symbols_in(o)]
+    if isinstance(obj, dict):
+        return [s for o in obj.values() for s in _symbols_in(o)]
+    return []
+
+
+def _one_output(s, where):
+    if len(s._entries) != 1:
+        raise ValueError(f"{where} was given {s!r}, which has {len(s._entries)} outputs: pick one ({s!r}[i])")
+
+
+#: inputs an op creates as variables (``<name>_<input>``) when the call does not give them (MXNet's)
+_AUTO_INPUTS = {
+    "Convolution": ("weight", "bias"), "Deconvolution": ("weight", "bias"), "FullyConnected": ("weight", "bias"),
+    "BatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
+    "BatchNormWithReLU": ("gamma", "beta", "moving_mean", "moving_var"),
+    "SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
+    "LayerNorm": ("gamma", "beta"), "InstanceNorm": ("gamma", "beta"), "GroupNorm": ("gamma", "beta"),
+    "Embedding": ("weight",),
+}
+_AUX_NAMES = frozenset({"moving_mean", "moving_var", "running_mean", "running_var"})
+_NO_BIAS_DEFAULT = {"Deconvolution": True}
+
+
+@functools.lru_cache(maxsize=None)
+def _signature(fn):
+    try:
+        return inspect.signature(getattr(fn, "__wrapped__", fn))
+    except (TypeError, ValueError):
+        return None
+
+
+def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None):
+    """A node applying ``fn`` (an op of ``ast_hybrid.ops``) to ``args``/``kwargs``, which hold Symbols."""
+    for s in _symbols_in((args, kwargs)):
+        _one_output(s, f"{op_name}")
+    name = _new_name(name, hint or op_name.lower())
+    sig = _signature(fn)
+    bound = None
+    if sig is not None:
+        try:
+            bound = sig.bind_partial(*args, **kwargs)
+        except TypeError:
+            bound = None
+    auto = _AUTO_INPUTS.get(op_name, ())
+    if auto and bound is not None:
+        kwargs = dict(kwargs)
+        no_bias = bound.arguments.get("no_bias", _NO_BIAS_DEFAULT.get(op_name, False))
+        for inp in auto:
+            if bound.arguments.get(inp) is None and not (inp == "bias" and no_bias) and inp in sig.parameters:
+                kwargs[inp] = variable(f"{name}_{inp}")
+        bound = sig.bind_partial(*args, **kwargs)
+    node = _Node("op", name, fn=fn, args=tuple(args), kwargs=kwargs,
+                 nout=_count(key or op_name, args, kwargs, sig))
+    if bound is not None:
+        for arg, value in bound.arguments.items():
+            if arg in _AUX_NAMES and isinstance(value, Symbol) and value._entries[0][0].kind == "var":
+                node.aux.add(id(value._entries[0][0]))
+    return Symbol._of([(node, i) for i in range(node.nout)])
+
+
+def _count(key, args, kwargs, sig):
+    """How many outputs the op gives for these options: MXNet's own table (``linter.op_outputs``)."""
+    from ast_hybrid.linter.op_outputs import OUTPUTS
+
+    entry = OUTPUTS.get(key)
+    if entry is None:
+        return 1
+    if type(entry) is int:
+        return entry
+    signature, count_param, params, defaults, combos = entry
+    given = dict(kwargs)
+    if not any(a.startswith("*") for a in signature):
+        given.update(zip(signature, args))
+    if count_param is not None:
+        n = given.get(count_param, combos.get(()))
+        return int(n) if isinstance(n, (int, np.integer)) else 1
+    values = tuple(given.get(p, d) for p, d in zip(params, defaults))
+    values = tuple(bool(v) if isinstance(d, bool) and isinstance(v, (int, np.integer)) else v
+                   for v, d in zip(values, defaults))
+    return combos.get(values, 1)
+
+
+def op_recorder(fn, attr, path=(), always=False):
+    """``fn`` (an op) as ``sym``/a traced ``F`` offers it: given a Symbol (or, ``always``, given anything) it
+    records a node; otherwise it computes as the op does."""
+    op_name = getattr(fn, "op_name", attr)
+    key = ".".join((*path, attr)) if path else attr
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if not always and not _symbols_in((args, kwargs)):
+            return fn(*args, **kwargs)
+        kwargs = dict(kwargs)
+        name = kwargs.pop("name", None)
+        kwargs.pop("attr", None)
+        kwargs.pop("out", None)
+        hint = ("_" + "_".join(path) + "_" + attr).lower() if path and path[0] != "_internal" else None
+        return _make_op(fn, attr, args, kwargs, name, hint=hint, key=key if key in _outputs_table() else op_name)
+
+    return call
+
+
+@functools.lru_cache(maxsize=1)
+def _outputs_table():
+    from ast_hybrid.linter.op_outputs import OUTPUTS
+
+    return OUTPUTS
+
+
+def _method(sym, name, *args, **kwargs):
+    kwargs.pop("name", None)
+    kwargs.pop("attr", None)
+    return _make_op(_MethodCall(name), name, (sym, *args), kwargs, hint=name.lower(),
+                    key={"split": "SliceChannel"}.get(name, name))
+
+
+class _MethodCall:
+    """Replays ``value.name(*args, **kwargs)`` (a Symbol's method call)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, value, *args, **kwargs):
+        return getattr(value, self.name)(*args, **kwargs)
+
+
+def _operator(fn, hint, a, b):
+    return _make_op(fn, hint, (a, b), {}, hint=hint)
+
+
+def _binary(fn, hint, reflected=False):
+    def method(self, other):
+        if isinstance(other, Symbol):
+            pair, h = (other, self) if reflected else (self, other), hint
+        elif isinstance(other, (numbers.Number, np.generic)):
+            pair, h = (other, self) if reflected else (self, other), f"{'_r' if reflected else '_'}{hint[1:]}scalar"
+        else:
+            return NotImplemented
+        return _operator(fn, h, *pair)
+    return method
+
+
+for _dunder, _fn, _hint in (("add", operator.add, "_plus"), ("sub", operator.sub, "_minus"),
+                            ("mul", operator.mul, "_mul"), ("truediv", operator.truediv, "_div"),
+                            ("pow", operator.pow, "_power"), ("mod", operator.mod, "_mod")):
+    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint))
+    setattr(Symbol, f"__r{_dunder}__", _binary(_fn, _hint, reflected=True))
+for _dunder, _fn, _hint in (("eq", operator.eq, "_equal"), ("ne", operator.ne, "_not_equal"),
+                            ("gt", operator.gt, "_greater"), ("ge", operator.ge, "_greater_equal"),
+                            ("lt", operator.lt, "_lesser"), ("le", operator.le, "_lesser_equal")):
+    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint))
+Symbol.__div__ = Symbol.__truediv__
+Symbol.__hash__ = object.__hash__      # __eq__ records a node, as MXNet's; identity for dicts and sets
+
+
+# --- the F of a hybrid_forward called with Symbols ---------------------------------------------------------
+
+class _SymbolF:
+    """``F`` while a block is called with Symbols: ``ast_hybrid.nd``'s names, every op recording a node
+    (MXNet passes ``mx.sym``).  Sub-namespaces (``F.contrib``) likewise."""
+
+    def __init__(self, module, path=()):
+        self._module, self._path = module, path
+
+    def __getattr__(self, attr):
+        if not self._path and attr in _SYMBOL_API:
+            return _SYMBOL_API[attr]
+        target = getattr(self._module, attr)
+        if isinstance(target, types.ModuleType):
+            return _SymbolF(target, (*self._path, attr))
+        if callable(target) and not isinstance(target, type):
+            return op_recorder(target, attr, self._path, always=True)
+        return target
+
+    def __repr__(self):
+        return f"<F for Symbols: {'.'.join(('sym', *self._path))}>"
+
+
+_SYMBOL_API = {"Symbol": Symbol, "var": variable, "Variable": variable, "Group": group}
+
+
+@functools.lru_cache(maxsize=1)
+def _traced_f():
+    from ast_hybrid import nd
+
+    return _SymbolF(nd)
 
 
 def is_symbolic(args) -> bool:
-    """Whether a block's call arguments are placeholders (``sym.var``) or Symbols."""
-    from ast_hybrid.sym import Variable
-
-    return any(isinstance(a, (Variable, Symbol)) for a in args)
+    """Whether a block's call arguments hold Symbols (``sym.var`` placeholders or graphs)."""
+    return any(isinstance(a, Symbol) or (isinstance(a, (list, tuple)) and any(isinstance(v, Symbol) for v in a))
+               for a in args)
 
 
 def apply(block, args):
-    """``block(*args)`` where ``args`` are placeholders/Symbols: the :class:`Symbol` (MXNet's graph output)."""
-    from ast_hybrid.sym import Variable
-
-    plain = [type(a).__name__ for a in args if not isinstance(a, (Variable, Symbol))]
+    """``block(*args)`` with Symbols: its ``hybrid_forward`` run once with the recording ``F`` and its
+    parameters' variables, in the block's name scope (MXNet's ``HybridBlock.forward`` on Symbols)."""
+    plain = [type(a).__name__ for a in args if not isinstance(a, (Symbol, list, tuple)) and a is not None
+             and hasattr(a, "shape")]
     if plain:
-        raise TypeError(f"{type(block).__name__} was called with sym.var placeholders mixed with {plain[0]}: "
-                        "a call takes all NDArrays (it computes) or all placeholders (it gives a Symbol)")
-    return Symbol._made(block, [_only_symbol(a) for a in args])
+        raise TypeError(f"{type(block).__name__} was called with Symbols mixed with {plain[0]}: a call takes "
+                        "all NDArrays (it computes) or all Symbols (it builds a graph)")
+    own = getattr(block, "_symbolic_forward", None)
+    if own is not None:                     # a SymbolBlock: its graph composed with the inputs
+        return own(*args)
+    scoped = not getattr(block, "_empty_prefix", False)
+    if scoped:
+        _SCOPES.append(_Scope(block.prefix))
+    try:
+        params = {k: param_variable(p) for k, p in block._reg_params.items()}
+        return block.hybrid_forward(_traced_f(), *args, **params)
+    finally:
+        if scoped:
+            _SCOPES.pop()
 
 
-def _only_symbol(a):
-    if isinstance(a, Symbol) and a._index is None and a._structure is not None and len(a._structure) != 1:
-        raise ValueError(f"{a!r} has {len(a._structure)} outputs and was given to a block as one input: pick "
-                         f"one ({a!r}[i])")
-    return a
+def param_variable(p):
+    """``Parameter.var()``: the parameter's variable, one per parameter (MXNet caches it on ``_var``)."""
+    v = getattr(p, "_var", None)
+    if not isinstance(v, Symbol):
+        v = variable(p.name, shape=p._shape if p._shape and all(p._shape) else None, dtype=p.dtype, param=p)
+        try:
+            p._var = v
+        except AttributeError:
+            pass
+    return v
+
+
+# --- running a graph -----------------------------------------------------------------------------------------
+
+def _topo(entries):
+    """The nodes the entries depend on, each after its inputs, in MXNet's depth-first order."""
+    order, seen = [], set()
+    for head, _ in entries:
+        if id(head) in seen:
+            continue
+        stack = [(head, 0)]
+        while stack:
+            node, i = stack.pop()
+            if i == 0 and id(node) in seen:
+                continue
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                child = node.inputs[i]
+                if id(child) not in seen:
+                    stack.append((child, 0))
+            else:
+                seen.add(id(node))
+                order.append(node)
+    return order
+
+
+def _variables(entries):
+    seen, out = set(), []
+    for n in _topo(entries):
+        if n.kind == "var" and n.name not in seen:
+            seen.add(n.name)
+            out.append(n)
+    return out
+
+
+def _free_variables(entries):
+    return [n for n in _variables(entries) if n.param is None]
+
+
+def _aux_ids(entries):
+    aux = set()
+    for n in _topo(entries):
+        aux |= n.aux
+    names = {n.name for n in _topo(entries) if id(n) in aux}
+    return {id(n) for n in _topo(entries) if n.kind == "var" and n.name in names}
+
+
+def _param_value(node, deferred=False):
+    p = node.param
+    if p is None:
+        raise ValueError(f"the graph's variable {node.name!r} has no value: give it by name")
+    if deferred and p._data is None and getattr(p, "_deferred_init", None):
+        from ast_hybrid.gluon.deferred import Deferred
+
+        return Deferred(p)
+    return p.data()
+
+
+def evaluate(entries, lookup, extra=None):
+    """The values of ``entries`` (a list, one per entry), each variable's from ``lookup(node)``, each op node
+    replaying what it recorded on its inputs' values (with ``extra[id(node)]``'s keyword arguments added)."""
+    values = {}
+
+    def sub(obj):
+        if isinstance(obj, Symbol):
+            node, i = obj._entries[0]
+            return values[id(node)][i]
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(sub(o) for o in obj) if type(obj) in (list, tuple) else obj
+        if isinstance(obj, dict):
+            return {k: sub(v) for k, v in obj.items()}
+        return obj
+
+    for node in _topo(entries):
+        if node.kind == "var":
+            values[id(node)] = [lookup(node)]
+            continue
+        kwargs = sub(node.kwargs)
+        if extra and id(node) in extra:
+            kwargs.update(extra[id(node)])
+        result = node.fn(*sub(node.args), **kwargs)
+        if node.nout == 1:
+            values[id(node)] = [result]
+        else:
+            result = list(result)
+            if len(result) != node.nout:
+                raise ValueError(f"{node.name}: the op gave {len(result)} outputs, the graph expected {node.nout}")
+            values[id(node)] = result
+    return [values[id(n)][i] for n, i in entries]
+
+
+def compose(symbol, replacements):
+    """``symbol`` with its variables named in ``replacements`` replaced by those Symbols (a copy of the graph
+    above them; MXNet's ``Symbol._compose``)."""
+    names = {n.name for n in _variables(symbol._entries)}
+    extra = [k for k in replacements if k not in names]
+    if extra:
+        raise ValueError(f"cannot compose {symbol!r}: {extra} are not its inputs ({sorted(names)})")
+    for k, s in replacements.items():
+        if not isinstance(s, Symbol):
+            raise TypeError(f"compose: {k}= must be a Symbol, got {type(s).__name__}")
+        _one_output(s, f"compose({k}=...)")
+    new = {}
+
+    def sub(obj):
+        if isinstance(obj, Symbol):
+            node, i = obj._entries[0]
+            return Symbol._of([new[id(node)][i]])
+        if type(obj) in (list, tuple):
+            return type(obj)(sub(o) for o in obj)
+        if isinstance(obj, dict):
+            return {k: sub(v) for k, v in obj.items()}
+        return obj
+
+    for node in _topo(symbol._entries):
+        if node.kind == "var":
+            r = replacements.get(node.name)
+            new[id(node)] = [r._entries[0]] if r is not None else [(node, 0)]
+            continue
+        if not any(new[id(x)][0][0] is not x for x in node.inputs):
+            new[id(node)] = [(node, i) for i in range(node.nout)]
+            continue
+        copy = _Node("op", node.name, fn=node.fn, args=sub(node.args), kwargs=sub(node.kwargs), nout=node.nout)
+        for old, got in zip(node.inputs, copy.inputs):
+            if id(old) in node.aux:
+                copy.aux.add(id(got))
+        new[id(node)] = [(copy, i) for i in range(node.nout)]
+    return Symbol._of([new[id(n)][i] for n, i in symbol._entries])

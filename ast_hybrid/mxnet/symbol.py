@@ -1,35 +1,28 @@
 """``mxnet.sym``/``mxnet.symbol``: ``Symbol``, ``Group``, ``var``/``Variable`` and the op namespace.
 
-There are no symbolic graphs here: a hybridized block is traced by JAX and ``F`` is ``mxnet.nd`` in both
-modes, so inside a forward nothing is ever a ``Symbol`` (``isinstance(x, mx.sym.Symbol)`` is False and
-MXNet-era code takes its NDArray branches).  ``var`` names an input (``SymbolBlock``); a block called with
-``var`` placeholders gives a ``Symbol`` (``ast_hybrid.gluon.symbolic``: names, arguments, ``infer_shape``,
-``eval``, as MXNet's chapter uses it); the ops are ``ast_hybrid.sym``'s.
+A block called with Symbols, and ``sym`` ops given Symbols, build MXNet's graph (``ast_hybrid.gluon.symbolic``:
+names, arguments, ``get_internals``, ``infer_shape``, ``eval``; ``gluon.SymbolBlock(outputs, inputs, params)``
+runs one).  Inside a forward run on arrays (hybridized or not) ``F`` is ``mxnet.nd``, so MXNet-era code takes
+its NDArray branches there.  No MXNet graph JSON is read or written (``load``, ``tojson``).
 """
 
 from __future__ import annotations
 
 from ast_hybrid.mxnet._missing import unsupported
 from ast_hybrid.gluon.symbolic import Symbol
-from ast_hybrid.sym import Variable, var
+from ast_hybrid.sym import Group, Variable, var
 
 __all__ = ["Symbol", "Group", "Variable", "var"]
 
-_NO_GRAPHS = "ast-hybrid builds no symbolic graphs: a hybridized block is one jax program " \
-             "(HybridBlock.export writes it; SymbolBlock.imports reads MXNet's -symbol.json)"
-
-
-
-def Group(symbols):  # noqa: N802  (MXNet's name)
-    raise unsupported("mxnet.symbol", "Group", _NO_GRAPHS)
+_NO_JSON = "ast-hybrid reads no MXNet graph JSON: HybridBlock.export writes a program SymbolBlock.imports reads"
 
 
 def load(fname):
-    raise unsupported("mxnet.symbol", "load", _NO_GRAPHS)
+    raise unsupported("mxnet.symbol", "load", _NO_JSON)
 
 
 def load_json(json_str):
-    raise unsupported("mxnet.symbol", "load_json", _NO_GRAPHS)
+    raise unsupported("mxnet.symbol", "load_json", _NO_JSON)
 
 
 def __getattr__(name):

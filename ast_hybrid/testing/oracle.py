@@ -292,3 +292,21 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def run_both(text: str, folder, timeout: float = 600) -> tuple[list[str], list[str]]:
+    """The printed (non-empty) lines of the script ``text``, run by MXNet 1.9.1 and under ``python -m
+    ast_hybrid.run`` (``import mxnet`` = ast-hybrid), in ``folder``: ``(ours, theirs)``; MXNet's engine notices
+    are left out.  A script failing on either side fails with its stderr."""
+    def run(cmd, env=None):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=str(folder), env=env)
+        if done.returncode:
+            raise AssertionError(f"{cmd[0]} failed on the script:\n{done.stderr[-3000:]}")
+        return [line for line in done.stdout.splitlines() if line.strip()]
+
+    script = Path(folder) / "script.py"
+    script.write_text(text)
+    theirs = run([str(venv_python()), str(script)],
+                 dict(os.environ, PYTHONPATH="", MXNET_ENGINE_TYPE="NaiveEngine", OMP_NUM_THREADS="1"))
+    ours = run([sys.executable, "-m", "ast_hybrid.run", str(script)])
+    return ours, [line for line in theirs if "engine" not in line.lower() and "MKLDNN" not in line]

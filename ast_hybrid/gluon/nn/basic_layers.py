@@ -87,7 +87,7 @@ class Dense(HybridBlock):
 
     def hybrid_forward(self, F, x, weight, bias=None):
         act = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
-                               flatten=self._flatten)
+                               flatten=self._flatten, name="fwd")
         if self.act is not None:
             act = self.act(act)
         return act
@@ -107,7 +107,7 @@ class Activation(HybridBlock):
         return self._act_type
 
     def hybrid_forward(self, F, x):
-        return F.Activation(x, act_type=self._act_type)
+        return F.Activation(x, act_type=self._act_type, name="fwd")
 
     def __repr__(self):
         return f"{type(self).__name__}({self._act_type})"
@@ -121,7 +121,7 @@ class Dropout(HybridBlock):
 
     def hybrid_forward(self, F, x):
         if self._rate > 0:
-            return F.Dropout(x, p=self._rate, axes=self._axes)
+            return F.Dropout(x, p=self._rate, axes=self._axes, name="fwd")
         return x
 
     def __repr__(self):
@@ -300,9 +300,9 @@ class InstanceNorm(_Norm):
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
-            return F.InstanceNorm(x, gamma, beta, eps=self._kwargs["eps"])
+            return F.InstanceNorm(x, gamma, beta, eps=self._kwargs["eps"], name="fwd")
         x = x.swapaxes(1, self._axis)
-        return F.InstanceNorm(x, gamma, beta, eps=self._kwargs["eps"]).swapaxes(1, self._axis)
+        return F.InstanceNorm(x, gamma, beta, eps=self._kwargs["eps"], name="fwd").swapaxes(1, self._axis)
 
 
 class GroupNorm(HybridBlock):
@@ -336,7 +336,7 @@ class Embedding(HybridBlock):
                                       dtype=dtype, allow_deferred_init=True)
 
     def hybrid_forward(self, F, x, weight):
-        return F.Embedding(x, weight, **self._kwargs)
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
 
     def __repr__(self):
         k = self._kwargs
@@ -351,7 +351,7 @@ class LeakyReLU(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="leaky", slope=self._alpha)
+        return F.LeakyReLU(x, act_type="leaky", slope=self._alpha, name="fwd")
 
     def __repr__(self):
         return f"{type(self).__name__}({self._alpha})"
@@ -368,7 +368,7 @@ class PReLU(HybridBlock):
                                          else _init.Constant(0.25))
 
     def hybrid_forward(self, F, x, alpha):
-        return F.LeakyReLU(x, gamma=alpha, act_type="prelu")
+        return F.LeakyReLU(x, gamma=alpha, act_type="prelu", name="fwd")
 
 
 class ELU(HybridBlock):
@@ -385,7 +385,7 @@ class SELU(HybridBlock):
         super().__init__(**kwargs)
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="selu")
+        return F.LeakyReLU(x, act_type="selu", name="fwd")
 
 
 class GELU(HybridBlock):
@@ -393,7 +393,7 @@ class GELU(HybridBlock):
         super().__init__(**kwargs)
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type="gelu")
+        return F.LeakyReLU(x, act_type="gelu", name="fwd")
 
 
 class Swish(HybridBlock):
@@ -402,4 +402,4 @@ class Swish(HybridBlock):
         self._beta = beta
 
     def hybrid_forward(self, F, x):
-        return x * F.sigmoid(self._beta * x)
+        return x * F.sigmoid(self._beta * x, name="fwd")

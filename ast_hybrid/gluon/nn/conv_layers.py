@@ -58,7 +58,7 @@ class _Conv(HybridBlock):
             self.weight.shape = (self._channels, c // self._kwargs["num_group"]) + self._kwargs["kernel"]
 
     def hybrid_forward(self, F, x, weight, bias=None):
-        act = getattr(F, self._op_name)(x, weight, bias, **self._kwargs)
+        act = getattr(F, self._op_name)(x, weight, bias, name="fwd", **self._kwargs)
         if self.act is not None:
             act = self.act(act)
         return act
@@ -154,7 +154,7 @@ class _Pooling(HybridBlock):
         return "pool"
 
     def hybrid_forward(self, F, x):
-        return F.Pooling(x, **self._kwargs)
+        return F.Pooling(x, name="fwd", **self._kwargs)
 
     def __repr__(self):
         k = self._kwargs
