@@ -97,8 +97,11 @@ def keyword_sets(name: str, family: str, shape) -> list:
 
 def init_of(name: str) -> str:
     """The initializer (an ``mx.init`` expression), as tests/realcode/test_detection_oracle.py found for detectors:
-    SSD and the R-CNNs with GluonCV's own Xavier (He-scaled, SSD's scores saturate); CenterNet's heatmap head
+    SSD on VGG and the R-CNNs with GluonCV's own Xavier (He-scaled, SSD's scores saturate), SSD on the other
+    backbones ``INIT`` (under Xavier() all its class scores are equal); CenterNet's heatmap head
     saturates every score at 1.0 unless scaled down (``after_first_call``); YOLOv3 and the rest ``INIT``."""
+    if name.startswith("ssd_") and "vgg16" not in name:    # FeatureExpander backbones: under Xavier() every
+        return INIT                                        # class score is 1/21 (all tie); He-scaled: distinct
     if name.startswith(("ssd_", "faster_rcnn", "mask_rcnn", "custom_")):
         return "Xavier()"
     if name.startswith("center_net"):

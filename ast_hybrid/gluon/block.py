@@ -127,9 +127,11 @@ class Block:
             yield self
             return
         _SCOPE_STACK.append(self._scope)
+        symbolic.enter_prefix(self.prefix)      # MXNet's Prefix name manager: sym ops made inside are prefixed
         try:
             yield self
         finally:
+            symbolic.exit_prefix()
             _SCOPE_STACK.pop()
 
     def register_child(self, block, name=None):

@@ -33,7 +33,8 @@ class SymbolBlock(HybridBlock):
         super().__init__(prefix=prefix if prefix is not None else "", params=None)
         self._graph = None
         if isinstance(outputs, symbolic.Symbol) or (
-                isinstance(outputs, (list, tuple)) and outputs and all(isinstance(o, symbolic.Symbol) for o in outputs)):
+                isinstance(outputs, (list, tuple)) and outputs and
+                all(isinstance(o, symbolic.Symbol) for o in outputs)):
             self._init_graph(outputs, inputs, params)
             return
         if outputs is not None and not hasattr(outputs, "call"):

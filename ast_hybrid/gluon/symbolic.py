@@ -289,8 +289,9 @@ _HOST_ONLY = frozenset({"asnumpy", "asscalar", "wait_to_read", "attach_grad", "b
 # --- names (MXNet's NameManager and Prefix) -------------------------------------------------------------------
 
 class _Scope:
-    """A ``Prefix`` name manager: names ``prefix + (name or hint + count)``; one per block call with a
-    prefix of its own, as MXNet enters one in ``HybridBlock.forward``."""
+    """A ``Prefix`` name manager: names ``prefix + (name or hint + count)``; one each time a block's
+    ``name_scope()`` opens (a block with a prefix of its own), as MXNet's ``_BlockScope`` enters one: in
+    ``HybridBlock.forward`` on Symbols, and around a constructor's ``mx.sym`` calls."""
 
     __slots__ = ("prefix", "counter")
 
@@ -306,7 +307,16 @@ class _Scope:
 
 
 _TOP = _Scope("")       # MXNet's process-wide NameManager: names of ops built outside any block call
-_SCOPES: list = []      # the block calls in progress with Symbols, innermost last
+_SCOPES: list = []      # the Prefix name managers entered (blocks' name_scope()), innermost last
+
+
+def enter_prefix(prefix):
+    """A block's ``name_scope()`` opens (MXNet enters a new ``Prefix`` name manager each time)."""
+    _SCOPES.append(_Scope(prefix))
+
+
+def exit_prefix():
+    _SCOPES.pop()
 
 
 def _new_name(name, hint):
@@ -557,15 +567,9 @@ def apply(block, args):
     own = getattr(block, "_symbolic_forward", None)
     if own is not None:                     # a SymbolBlock: its graph composed with the inputs
         return own(*args)
-    scoped = not getattr(block, "_empty_prefix", False)
-    if scoped:
-        _SCOPES.append(_Scope(block.prefix))
-    try:
+    with block.name_scope():
         params = {k: param_variable(p) for k, p in block._reg_params.items()}
         return block.hybrid_forward(_traced_f(), *args, **params)
-    finally:
-        if scoped:
-            _SCOPES.pop()
 
 
 def param_variable(p):
