@@ -123,9 +123,12 @@ class SymbolBlock(HybridBlock):
                 manifest = json.load(f)
         except (OSError, ValueError) as exc:
             raise ValueError(f"{symbol_file}: cannot read the exported manifest: {exc}") from None
+        if "nodes" in manifest and "heads" in manifest:        # MXNet's own graph (its export, Symbol.save)
+            return SymbolBlock._import_graph(manifest, symbol_file, input_names, param_file, allow_missing,
+                                             ignore_extra)
         if manifest.get("format") != _export.FORMAT:
-            raise ValueError(f"{symbol_file}: not an ast-hybrid export (format {manifest.get('format')!r}, "
-                             f"expected {_export.FORMAT!r}); MXNet's own -symbol.json graphs cannot be run")
+            raise ValueError(f"{symbol_file}: neither MXNet's graph JSON nor an ast-hybrid export (format "
+                             f"{manifest.get('format')!r}, expected {_export.FORMAT!r})")
         program = os.path.join(os.path.dirname(symbol_file), manifest["program"])
         with open(program, "rb") as f:
             exported = jexport.deserialize(bytearray(f.read()))
@@ -143,6 +146,27 @@ class SymbolBlock(HybridBlock):
             from ast_hybrid.gluon.parameter import assign_loaded
 
             assign_loaded({p.name: p for p in block._order}, loaded, os.fspath(param_file), allow_missing, ignore_extra)
+        return block
+
+    @staticmethod
+    def _import_graph(graph, symbol_file, input_names, param_file, allow_missing, ignore_extra):
+        """MXNet's ``SymbolBlock.imports`` of its own graph: the graph's variables named in ``input_names`` are
+        the inputs, the others parameters, given their values from ``param_file`` (``arg:``/``aux:`` names)."""
+        from ast_hybrid.gluon import params_io
+        from ast_hybrid.gluon.parameter import assign_loaded
+
+        out = symbolic.load_json(graph, where=str(symbol_file))
+        names = [input_names] if isinstance(input_names, str) else list(input_names or ["data"])
+        known = set(out.list_inputs())
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise ValueError(f"{symbol_file}: {missing} are not variables of the graph; its inputs are "
+                             f"{[n for n in out.list_arguments() if not n.endswith(_PARAM_SUFFIXES)][:10]}")
+        block = SymbolBlock(out, [symbolic.variable(n) for n in names])
+        if param_file is not None:
+            loaded = params_io.load(param_file)
+            loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
+            assign_loaded(dict(block._params.items()), loaded, os.fspath(param_file), allow_missing, ignore_extra)
         return block
 
     def _drop_leaves(self):
@@ -173,6 +197,10 @@ class SymbolBlock(HybridBlock):
         if self._graph is not None:
             return f"SymbolBlock(\n{self._graph!r} : {len(self._input_names)} -> {len(self._graph)}\n)"
         return f"SymbolBlock(inputs={self._input_names}, params={len(self._order)})"
+
+
+_PARAM_SUFFIXES = ("_weight", "_bias", "_gamma", "_beta", "_running_mean", "_running_var", "_moving_mean",
+                   "_moving_var")
 
 
 def _common_prefix(names):

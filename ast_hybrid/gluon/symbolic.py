@@ -710,3 +710,77 @@ def compose(symbol, replacements):
                 copy.aux.add(id(got))
         new[id(node)] = [(copy, i) for i in range(node.nout)]
     return Symbol._of([new[id(n)][i] for n, i in symbol._entries])
+
+
+# --- MXNet's graph JSON (``-symbol.json`` as MXNet's ``export``/``Symbol.save`` write it) -----------------------
+
+#: MXNet's dtype codes (mshadow's ``TypeFlag``) as ``__dtype__`` attributes give them
+_DTYPE_CODES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8", 6: "int64", 7: "bool",
+                8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
+_NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "random"), ("_sample_", "random"),
+               ("_image_", "image"))
+
+
+def _parse_attr(text):
+    import ast
+
+    if not isinstance(text, str):
+        return text
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _json_op(name):
+    """The op MXNet registered as ``name`` (``Convolution``, ``_plus_scalar``, ``_contrib_box_nms``), or None."""
+    from ast_hybrid import ops
+
+    for prefix, space in _NAMESPACES:
+        if name.startswith(prefix):
+            found = getattr(getattr(ops, space, None), name[len(prefix):], None)
+            if found is not None:
+                return found
+    return getattr(ops, name, None) or getattr(ops._internal, name, None)
+
+
+def load_json(text, where="the graph"):
+    """MXNet's graph JSON as a Symbol: its variables (with their ``__shape__``/``__dtype__`` where known) and
+    op nodes recorded on ast-hybrid's ops of the same name; an op ast-hybrid does not have is a clear error
+    naming it and its node."""
+    import json
+
+    from ast_hybrid.mxnet._missing import unsupported
+
+    try:
+        graph = json.loads(text) if isinstance(text, str) else text
+        nodes, heads = graph["nodes"], graph["heads"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{where}: not an MXNet graph JSON ({exc})") from None
+    built = []
+    for node in nodes:
+        given = node.get("attrs") or node.get("attr") or node.get("param") or {}
+        attrs = {k: _parse_attr(v) for k, v in given.items()}
+        if node["op"] == "null":
+            shape = attrs.pop("__shape__", None)
+            dtype = _DTYPE_CODES.get(attrs.pop("__dtype__", None))
+            shape = tuple(shape) if shape is not None and all(shape) else None
+            sym = variable(node["name"], shape=shape, dtype=dtype,
+                           **{k: v for k, v in attrs.items() if k.startswith("__")})
+            built.append(sym)
+            continue
+        fn = _json_op(node["op"])
+        if fn is None:
+            raise unsupported("mxnet.symbol", f"op {node['op']}",
+                              f"{where}: node {node['name']!r} uses MXNet's operator {node['op']!r}, which "
+                              "ast-hybrid does not have")
+        args = [Symbol._of([built[i]._entries[j]]) for i, j, *_ in node["inputs"]]
+        kwargs = {k: v for k, v in attrs.items() if not k.startswith("__")}
+        key = node["op"].replace("_contrib_", "contrib.", 1) if node["op"].startswith("_contrib_") else node["op"]
+        saved = list(_SCOPES)
+        _SCOPES.clear()                     # the names are the file's, whatever scope is open
+        try:
+            built.append(_make_op(fn, node["op"], args, kwargs, name=node["name"], key=key))
+        finally:
+            _SCOPES[:] = saved
+    return Symbol._of([built[i]._entries[j] for i, j, *_ in heads])

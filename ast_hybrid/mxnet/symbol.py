@@ -3,26 +3,27 @@
 A block called with Symbols, and ``sym`` ops given Symbols, build MXNet's graph (``ast_hybrid.gluon.symbolic``:
 names, arguments, ``get_internals``, ``infer_shape``, ``eval``; ``gluon.SymbolBlock(outputs, inputs, params)``
 runs one).  Inside a forward run on arrays (hybridized or not) ``F`` is ``mxnet.nd``, so MXNet-era code takes
-its NDArray branches there.  No MXNet graph JSON is read or written (``load``, ``tojson``).
+its NDArray branches there.  ``load``/``load_json`` read MXNet's graph JSON; ``tojson`` is not there.
 """
 
 from __future__ import annotations
 
-from ast_hybrid.mxnet._missing import unsupported
 from ast_hybrid.gluon.symbolic import Symbol
 from ast_hybrid.sym import Group, Variable, var
 
 __all__ = ["Symbol", "Group", "Variable", "var"]
 
-_NO_JSON = "ast-hybrid reads no MXNet graph JSON: HybridBlock.export writes a program SymbolBlock.imports reads"
-
 
 def load(fname):
-    raise unsupported("mxnet.symbol", "load", _NO_JSON)
+    """MXNet's ``-symbol.json`` file as a Symbol (``gluon.symbolic.load_json``)."""
+    with open(fname) as f:
+        return load_json(f.read(), where=str(fname))
 
 
-def load_json(json_str):
-    raise unsupported("mxnet.symbol", "load_json", _NO_JSON)
+def load_json(json_str, where="the graph JSON"):
+    from ast_hybrid.gluon.symbolic import load_json as _load
+
+    return _load(json_str, where)
 
 
 def __getattr__(name):

@@ -1,0 +1,64 @@
+"""``SymbolBlock.imports`` of MXNet's own ``-symbol.json`` + ``.params`` (what ``export()`` wrote under MXNet
+1.9.1), and ``mx.sym.load``: the graph replayed on ast-hybrid's ops gives MXNet's output, op by op and
+hybridized, for every family of MXNet's vision model zoo (random BatchNorm statistics, so the running statistics
+and the ``aux:`` names matter); an operator ast-hybrid lacks is an error naming it and its node."""
+
+import json
+
+import numpy as np
+import pytest
+
+from ast_hybrid import nd
+from ast_hybrid.gluon import SymbolBlock
+
+pytestmark = pytest.mark.oracle
+
+MODELS = {"resnet18_v1": 32, "resnet18_v2": 32, "mobilenet0.25": 32, "mobilenetv2_0.25": 32, "squeezenet1.1": 224,
+          "densenet121": 224, "alexnet": 63, "vgg11_bn": 32, "inceptionv3": 299}
+
+EXPORT = """
+from mxnet.gluon.model_zoo import vision
+mx.random.seed(0)
+net = vision.get_model({name!r}, classes=10)
+net.initialize(mx.init.Xavier())
+net.hybridize()
+net(nd.array(inp['x']))
+stats = [p for k, p in net.collect_params().items() if k.endswith(('running_mean', 'running_var'))]
+for p in stats:                                   # running statistics that matter (aux: names in the file)
+    p.set_data(nd.random.uniform(0.5, 1.5, shape=p.shape))
+out['y'] = net(nd.array(inp['x'])).asnumpy()
+net.export({path!r})
+"""
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_mxnets_export_runs_here(oracle, tmp_path, name):
+    size = MODELS[name]
+    x = np.random.RandomState(1).uniform(-1, 1, (1, 3, size, size)).astype("float32")
+    ref = oracle.run(EXPORT.format(name=name, path=str(tmp_path / name)), x=x)["y"]
+    block = SymbolBlock.imports(str(tmp_path / f"{name}-symbol.json"), ["data"], str(tmp_path / f"{name}-0000.params"))
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(block(nd.array(x)).asnumpy(), ref, rtol=0, atol=1e-4 * scale)
+    block.hybridize()
+    np.testing.assert_allclose(block(nd.array(x)).asnumpy(), ref, rtol=0, atol=1e-4 * scale)
+
+
+def test_sym_load_and_an_op_we_lack(tmp_path):
+    from ast_hybrid.mxnet import symbol
+    from ast_hybrid.mxnet._missing import NotSupported
+
+    graph = {"nodes": [{"op": "null", "name": "data", "inputs": []},
+                       {"op": "null", "name": "fc_weight", "attrs": {"__shape__": "(3, 4)"}, "inputs": []},
+                       {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "3", "no_bias": "True"},
+                        "inputs": [[0, 0, 0], [1, 0, 0]]},
+                       {"op": "_plus_scalar", "name": "add", "attrs": {"scalar": "1.5"}, "inputs": [[2, 0, 0]]}],
+             "arg_nodes": [0, 1], "heads": [[3, 0, 0]]}
+    (tmp_path / "g-symbol.json").write_text(json.dumps(graph))
+    s = symbol.load(str(tmp_path / "g-symbol.json"))
+    assert s.list_arguments() == ["data", "fc_weight"] and s.name == "add"
+    got = s.eval(data=np.ones((2, 4), np.float32), fc_weight=np.full((3, 4), 0.5, np.float32))[0].asnumpy()
+    assert got.tolist() == [[3.5] * 3] * 2
+    graph["nodes"][3]["op"] = "_sg_mkldnn_conv"
+    (tmp_path / "q-symbol.json").write_text(json.dumps(graph))
+    with pytest.raises(NotSupported, match="_sg_mkldnn_conv.*'add'"):
+        SymbolBlock.imports(str(tmp_path / "q-symbol.json"), ["data"])
