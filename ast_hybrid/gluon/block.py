@@ -312,12 +312,14 @@ def _is_array(x):
 
 
 def wrap_inputs(inputs):
-    """Arrays (and the arrays in a list/tuple argument) as NDArrays; anything else as given."""
+    """Arrays (and the arrays in a list/tuple argument) as NDArrays; anything else as given.  A list that holds
+    no raw array is passed on itself, not a copy: a ``hybrid_forward`` that writes into its list argument (GluonCV's
+    IDAUp: ``layers[i] = ...``, read back by its caller) changes the caller's list, as in MXNet."""
     out = []
     for x in inputs:
         if _is_array(x):
             x = NDArray(x if not isinstance(x, np.ndarray) else _jnp().asarray(x))
-        elif isinstance(x, (list, tuple)):
+        elif isinstance(x, (list, tuple)) and any(_is_array(v) for v in x):
             x = type(x)(NDArray(v) if _is_array(v) else v for v in x)
         out.append(x)
     return out
