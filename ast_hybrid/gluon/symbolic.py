@@ -37,19 +37,19 @@ import numpy as np
 
 __all__ = ["Symbol", "is_symbolic", "apply", "variable", "group", "evaluate", "compose", "op_recorder"]
 
-_NO_GRAPH = ("ast-hybrid writes no MXNet graph JSON: a Symbol can name its arguments, outputs and internals, "
-             "infer_shape/infer_type, eval, and run as gluon.SymbolBlock(outputs, inputs, params); to save a "
-             "network as a program, hybridize() it, call it once on arrays and use net.export(path)")
+_NO_GRAPH = ("ast-hybrid binds no executors: a Symbol runs with eval(**values) or as gluon.SymbolBlock(outputs, "
+             "inputs, params), plain or hybridized")
 
 
 class _Node:
     """One operator application (``kind`` 'op': ``fn(*args, **kwargs)`` with the Symbols inside replaced by
     their values, ``nout`` outputs) or one variable (``kind`` 'var': a placeholder, or a Parameter's)."""
 
-    __slots__ = ("kind", "name", "fn", "args", "kwargs", "nout", "param", "attrs", "inputs", "aux")
+    __slots__ = ("kind", "name", "fn", "args", "kwargs", "nout", "param", "attrs", "inputs", "aux", "op")
 
-    def __init__(self, kind, name, fn=None, args=(), kwargs=None, nout=1, param=None, attrs=None):
+    def __init__(self, kind, name, fn=None, args=(), kwargs=None, nout=1, param=None, attrs=None, op=None):
         self.kind, self.name, self.fn, self.args, self.kwargs = kind, name, fn, args, kwargs or {}
+        self.op = op            # MXNet's registered name of the operator (what its graph JSON says)
         self.nout, self.param, self.attrs = nout, param, attrs or {}
         self.inputs = [s._entries[0][0] for s in _symbols_in((args, self.kwargs))]
         self.aux = set()        # ids of the variable nodes this op takes as auxiliary states
@@ -161,7 +161,7 @@ class Symbol:
         return functools.partial(_method, self, name)
 
     def __neg__(self):
-        return _operator(operator.mul, "_mulscalar", self, -1.0)
+        return _operator(operator.mul, "_mulscalar", self, -1.0, mx_op="_mul_scalar")
 
     # -- shapes, types, values -------------------------------------------------------------------
     def infer_shape(self, *args, **kwargs):
@@ -207,16 +207,28 @@ class Symbol:
         missing = [n.name for n in _free_variables(self._entries) if n.name not in kwargs]
         if missing:
             raise ValueError(f"eval needs a value for every placeholder: {missing} not given")
-        values = {k: (v if isinstance(v, nd.NDArray) else nd.array(v)) for k, v in kwargs.items()}
-        return list(evaluate(self._entries, lambda n: values[n.name] if n.name in values else _param_value(n)))
+        from ast_hybrid.gluon.deferred import inferring
 
-    # -- what needs MXNet's graph format -------------------------------------------------------------
+        values = {k: (v if isinstance(v, nd.NDArray) else nd.array(v)) for k, v in kwargs.items()}
+        with inferring():       # parameters still waiting for their shape get it, as at a first call
+            return list(evaluate(self._entries, lambda n: values[n.name] if n.name in values
+                                 else _param_value(n, deferred=True)))
+
+    # -- MXNet's graph format -----------------------------------------------------------------------------
+    def tojson(self, remove_amp_cast=True):
+        """The graph as MXNet's JSON (what ``mx.sym.load_json``, and MXNet 1.9.1's own, read)."""
+        return to_json(self._entries)
+
+    def save(self, fname, remove_amp_cast=True):
+        with open(fname, "w") as f:
+            f.write(self.tojson())
+
     def _no_graph(self, *args, **kwargs):
         from ast_hybrid.mxnet._missing import unsupported
 
-        raise unsupported("mxnet.symbol", "Symbol.tojson/save/bind", _NO_GRAPH)
+        raise unsupported("mxnet.symbol", "Symbol.bind/simple_bind", _NO_GRAPH)
 
-    tojson = save = bind = simple_bind = _no_graph
+    bind = simple_bind = _no_graph
 
     # -- internals -------------------------------------------------------------------------------
     def _given(self, args, kwargs, what):
@@ -391,7 +403,7 @@ def _signature(fn):
         return None
 
 
-def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None):
+def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=None):
     """A node applying ``fn`` (an op of ``ast_hybrid.ops``) to ``args``/``kwargs``, which hold Symbols."""
     for s in _symbols_in((args, kwargs)):
         _one_output(s, f"{op_name}")
@@ -412,7 +424,7 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None):
                 kwargs[inp] = variable(f"{name}_{inp}")
         bound = sig.bind_partial(*args, **kwargs)
     node = _Node("op", name, fn=fn, args=tuple(args), kwargs=kwargs,
-                 nout=_count(key or op_name, args, kwargs, sig))
+                 nout=_count(key or op_name, args, kwargs, sig), op=mx_op or op_name)
     if bound is not None:
         for arg, value in bound.arguments.items():
             if arg in _AUX_NAMES and isinstance(value, Symbol) and value._entries[0][0].kind == "var":
@@ -456,8 +468,9 @@ def op_recorder(fn, attr, path=(), always=False):
         name = kwargs.pop("name", None)
         kwargs.pop("attr", None)
         kwargs.pop("out", None)
-        hint = ("_" + "_".join(path) + "_" + attr).lower() if path and path[0] != "_internal" else None
-        return _make_op(fn, attr, args, kwargs, name, hint=hint, key=key if key in _outputs_table() else op_name)
+        mx_op = "_" + "_".join(path) + "_" + attr if path and path[0] != "_internal" else attr
+        return _make_op(fn, attr, args, kwargs, name, hint=mx_op.lower() if path else None,
+                        key=key if key in _outputs_table() else op_name, mx_op=mx_op)
 
     return call
 
@@ -473,7 +486,10 @@ def _method(sym, name, *args, **kwargs):
     kwargs.pop("name", None)
     kwargs.pop("attr", None)
     return _make_op(_MethodCall(name), name, (sym, *args), kwargs, hint=name.lower(),
-                    key={"split": "SliceChannel"}.get(name, name))
+                    key={"split": "SliceChannel"}.get(name, name), mx_op=_METHOD_OPS.get(name, name))
+
+
+_METHOD_OPS = {"astype": "Cast", "split": "SliceChannel"}     # a Symbol method's operator, where names differ
 
 
 class _MethodCall:
@@ -488,31 +504,37 @@ class _MethodCall:
         return getattr(value, self.name)(*args, **kwargs)
 
 
-def _operator(fn, hint, a, b):
-    return _make_op(fn, hint, (a, b), {}, hint=hint)
+def _operator(fn, hint, a, b, mx_op):
+    return _make_op(fn, hint, (a, b), {}, hint=hint, mx_op=mx_op)
 
 
-def _binary(fn, hint, reflected=False):
+def _binary(fn, hint, mx_op, reflected=False):
+    """``sym <op> other``: MXNet's ``mx_op`` between Symbols, ``<hint>_scalar`` (``_r...`` reflected) with a
+    number; the scalar is the node's ``scalar`` attribute in its graph JSON."""
     def method(self, other):
         if isinstance(other, Symbol):
-            pair, h = (other, self) if reflected else (self, other), hint
+            pair, h, op = (other, self) if reflected else (self, other), hint, mx_op
         elif isinstance(other, (numbers.Number, np.generic)):
-            pair, h = (other, self) if reflected else (self, other), f"{'_r' if reflected else '_'}{hint[1:]}scalar"
+            flip = reflected and hint in ("_minus", "_div", "_power", "_mod")
+            pair = (other, self) if reflected else (self, other)
+            h, op = f"{'_r' + hint[1:] if flip else hint}scalar", f"{'_r' + hint[1:] if flip else hint}_scalar"
         else:
             return NotImplemented
-        return _operator(fn, h, *pair)
+        return _operator(fn, h, *pair, mx_op=op)
     return method
 
 
-for _dunder, _fn, _hint in (("add", operator.add, "_plus"), ("sub", operator.sub, "_minus"),
-                            ("mul", operator.mul, "_mul"), ("truediv", operator.truediv, "_div"),
-                            ("pow", operator.pow, "_power"), ("mod", operator.mod, "_mod")):
-    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint))
-    setattr(Symbol, f"__r{_dunder}__", _binary(_fn, _hint, reflected=True))
+for _dunder, _fn, _hint, _op in (("add", operator.add, "_plus", "elemwise_add"),
+                                 ("sub", operator.sub, "_minus", "elemwise_sub"),
+                                 ("mul", operator.mul, "_mul", "elemwise_mul"),
+                                 ("truediv", operator.truediv, "_div", "elemwise_div"),
+                                 ("pow", operator.pow, "_power", "_power"), ("mod", operator.mod, "_mod", "_mod")):
+    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint, _op))
+    setattr(Symbol, f"__r{_dunder}__", _binary(_fn, _hint, _op, reflected=True))
 for _dunder, _fn, _hint in (("eq", operator.eq, "_equal"), ("ne", operator.ne, "_not_equal"),
                             ("gt", operator.gt, "_greater"), ("ge", operator.ge, "_greater_equal"),
                             ("lt", operator.lt, "_lesser"), ("le", operator.le, "_lesser_equal")):
-    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint))
+    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint, _hint))
 Symbol.__div__ = Symbol.__truediv__
 Symbol.__hash__ = object.__hash__      # __eq__ records a node, as MXNet's; identity for dicts and sets
 
@@ -704,7 +726,8 @@ def compose(symbol, replacements):
         if not any(new[id(x)][0][0] is not x for x in node.inputs):
             new[id(node)] = [(node, i) for i in range(node.nout)]
             continue
-        copy = _Node("op", node.name, fn=node.fn, args=sub(node.args), kwargs=sub(node.kwargs), nout=node.nout)
+        copy = _Node("op", node.name, fn=node.fn, args=sub(node.args), kwargs=sub(node.kwargs), nout=node.nout,
+                     op=node.op)
         for old, got in zip(node.inputs, copy.inputs):
             if id(old) in node.aux:
                 copy.aux.add(id(got))
@@ -784,3 +807,96 @@ def load_json(text, where="the graph"):
         finally:
             _SCOPES[:] = saved
     return Symbol._of([built[i]._entries[j] for i, j, *_ in heads])
+
+
+def _attr_text(value):
+    """A value as MXNet's graph JSON writes an attribute: ``True``, ``(3, 3)``, ``float32``."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (list, tuple)):
+        items = [_attr_text(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, (np.dtype, type)):
+        return np.dtype(value).name
+    if isinstance(value, np.generic):
+        return str(value.item())
+    return str(value)
+
+
+_DTYPE_NUMBERS = {v: k for k, v in _DTYPE_CODES.items()}
+
+
+def _json_attrs(node):
+    """A node's attributes for MXNet's JSON: its options by parameter name (Symbols are inputs, not
+    attributes; callables and Nones are ast-hybrid's own and left out)."""
+    from ast_hybrid.mxnet._missing import unsupported
+
+    if isinstance(node.fn, _MethodCall) or node.fn in _OPERATOR_FNS:
+        scalars = [a for a in node.args if not isinstance(a, Symbol)]
+        if node.fn in _OPERATOR_FNS:
+            return {"scalar": _attr_text(float(scalars[0]))} if scalars else {}
+        fn = _json_op(node.op)
+        args = (None, *node.args[1:])
+    else:
+        fn, args = node.fn, node.args
+    sig = _signature(fn) if fn is not None else None
+    if sig is None:
+        raise unsupported("mxnet.symbol", "Symbol.tojson", f"node {node.name!r} ({node.op}) has no MXNet operator")
+    try:
+        bound = sig.bind_partial(*args, **node.kwargs).arguments
+    except TypeError as exc:
+        raise unsupported("mxnet.symbol", "Symbol.tojson", f"node {node.name!r} ({node.op}): {exc}") from None
+    attrs, variadic = {}, None
+    for k, v in bound.items():
+        kind = sig.parameters[k].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            variadic = len(v)
+            continue
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            items = v.items()
+        else:
+            items = [(k, v)]
+        for name, value in items:
+            if value is None or callable(value) or isinstance(value, Symbol) or name in ("data", "out"):
+                continue
+            if hasattr(value, "shape") and not isinstance(value, np.generic):
+                raise unsupported("mxnet.symbol", "Symbol.tojson", f"node {node.name!r} ({node.op}) holds an "
+                                  "array constant, which MXNet's graph JSON cannot")
+            attrs[name] = _attr_text(value)
+    if variadic is not None and "num_args" in sig.parameters and "num_args" not in attrs:
+        attrs["num_args"] = str(variadic)
+    return attrs
+
+
+def to_json(entries):
+    """MXNet's graph JSON of the nodes ``entries`` depend on (``nodes``, ``arg_nodes``, ``node_row_ptr``,
+    ``heads``), each op under MXNet's registered name."""
+    import json
+
+    order = _topo(entries)
+    index = {id(n): i for i, n in enumerate(order)}
+    nodes, rows = [], [0]
+    for n in order:
+        if n.kind == "var":
+            attrs = {}
+            shape = n.attrs.get("__shape__") or (tuple(n.param.shape) if n.param is not None and n.param.shape
+                                                 and all(n.param.shape) else None)
+            dtype = n.attrs.get("__dtype__") or (n.param.dtype if n.param is not None else None)
+            if shape:
+                attrs["__shape__"] = _attr_text(tuple(shape))
+            if dtype is not None and np.dtype(dtype).name in _DTYPE_NUMBERS:
+                attrs["__dtype__"] = str(_DTYPE_NUMBERS[np.dtype(dtype).name])
+            nodes.append({"op": "null", "name": n.name, **({"attrs": attrs} if attrs else {}), "inputs": []})
+        else:
+            ins = [[index[id(s._entries[0][0])], s._entries[0][1], 0] for s in _symbols_in((n.args, n.kwargs))]
+            attrs = _json_attrs(n)
+            nodes.append({"op": n.op, "name": n.name, **({"attrs": attrs} if attrs else {}), "inputs": ins})
+        rows.append(rows[-1] + n.nout)
+    graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.kind == "var"],
+             "node_row_ptr": rows, "heads": [[index[id(n)], i, 0] for n, i in entries],
+             "attrs": {"mxnet_version": ["int", 10901]}}
+    return json.dumps(graph, indent=2)
+
+
+_OPERATOR_FNS = frozenset({operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.mod,
+                           operator.eq, operator.ne, operator.gt, operator.ge, operator.lt, operator.le})
