@@ -33,8 +33,36 @@ _DETECTION = ("ssd_", "yolo3_", "faster_rcnn", "mask_rcnn", "center_net", "fcos"
 _SEGMENTATION = ("fcn_", "psp_", "deeplab", "danet", "icnet", "fastscnn")
 _POSE = ("simple_pose", "alpha_pose", "mobile_pose")
 INIT = "Xavier(rnd_type='gaussian', factor_type='in', magnitude=2)"   # spreads logits: no ties in argmax/top-k
+# Where MXNet's own output under INIT is ill-conditioned (measured on MXNet's side: x * (1 + 1e-6) moves its
+# output by 3.6e-4..5.1e-1 of its scale): He-scaled weights with the randomised BatchNorm statistics grow the
+# activations through these deep stacks (se_resnet101_v1's logits reach 1.1e3; the attention nets' (1 + sigmoid
+# mask) * trunk up to doubles them per module: cifar_residualattentionnet452's reach 2.4e7 even at magnitude 1), so
+# a tiny relative change is a large absolute one at the sigmoids and ReLUs.  A smaller magnitude keeps them small:
+# under these MXNet's output moves <= 1.2e-6 of its scale (a random 1e-6 per-element change too) and stays spread:
+# distinct logits (999/1000 for residualattentionnet92, 1000/1000 or 10/10 for the others), std/scale 0.27..0.59.
+SMALL_INIT = {
+    # before: 6.0e-4, 1.7e-3, 5.1e-1, 3.6e-4, 4.1e-1; after 5.3e-7, 1.1e-6, 9.5e-7, 1.2e-6, 1.2e-6 (32x32 input)
+    **dict.fromkeys(("resnest101", "se_resnet101_v1", "se_resnet152_v1", "se_resnet101_v2", "se_resnet152_v2"),
+                    "Xavier(rnd_type='gaussian', factor_type='in', magnitude=1)"),
+    # 92..452 at 224x224, before 1.0e-3..4.4e-2, after 5.2e-7..1.1e-6 (magnitude 0.5 leaves 452 at 9.6e-6);
+    # CIFAR 92/452 at 32x32, before 1.1e-3/2.5e-2, after 3.5e-7/2.8e-7
+    **dict.fromkeys(["residualattentionnet%d" % d for d in (92, 128, 164, 200, 236, 452)]
+                    + ["cifar_residualattentionnet92", "cifar_residualattentionnet452"],
+                    "Xavier(rnd_type='gaussian', factor_type='in', magnitude=0.25)"),
+}
 CUSTOM_CLASSES = ["a", "b", "c"]       # what GluonCV's *_custom detectors ask for (``classes``)
+# SiamRPN's forward takes a template crop and a search crop; GluonCV's tracker crops them at EXEMPLAR_SIZE=127
+# and INSTANCE_SIZE=287, and its cross-correlation head reshapes to their features (4x4 and 24x24) by constants
+SIAMRPN_TEMPLATE, SIAMRPN_SEARCH = (1, 3, 127, 127), (1, 3, 287, 287)
 SLOWFAST_FRAMES = {"4x16": 4 + 32, "8x8": 8 + 32, "16x8": 16 + 64}   # slow + fast frames, as its presets set
+
+
+def mxnet_env(name: str) -> dict:
+    """Environment variables MXNet's side runs under for this model, beyond the engine settings.  SiamRPN's head
+    convolves with a kernel that is a ``reshape`` view of another output: MXNet's MKLDNN convolution refuses a view
+    ("Check failed: !is_view", ndarray.cc:649) in the plain forward, so MXNet runs it with MKLDNN off (its reference
+    convolution; the output is the same operation)."""
+    return {"MXNET_MKLDNN_ENABLED": "0"} if name.startswith("siamrpn") else {}
 
 
 def family_of(name: str) -> str:
@@ -64,12 +92,17 @@ def sizes(name: str, family: str):
         return [(1, 3, 512, 512)]
     if name.startswith("inceptionv3"):
         return [(1, 3, 299, 299)]
+    if name.startswith("siamrpn"):          # its search crop (the template's is SIAMRPN_TEMPLATE, see ``inputs``)
+        return [SIAMRPN_SEARCH]
     return SIZES[family]
 
 
 def inputs(name: str, shape) -> dict:
     """The arrays given to the model (float32; ids as floats, as Gluon's models take them)."""
     rng = np.random.default_rng(0)
+    if name.startswith("siamrpn"):         # ``x`` the template, ``search`` the search crop (``shape``)
+        return {"x": rng.uniform(-1, 1, SIAMRPN_TEMPLATE).astype("float32"),
+                "search": rng.uniform(-1, 1, shape).astype("float32")}
     if shape is not None:
         return {"x": rng.uniform(-1, 1, shape).astype("float32")}
     if name.startswith("elmo"):
@@ -99,13 +132,18 @@ def init_of(name: str) -> str:
     """The initializer (an ``mx.init`` expression), as tests/realcode/test_detection_oracle.py found for detectors:
     SSD on VGG and the R-CNNs with GluonCV's own Xavier (He-scaled, SSD's scores saturate), SSD on the other
     backbones ``INIT`` (under Xavier() all its class scores are equal); CenterNet's heatmap head
-    saturates every score at 1.0 unless scaled down (``after_first_call``); YOLOv3 and the rest ``INIT``."""
+    saturates every score at 1.0 unless scaled down (``after_first_call``); the deep classifiers of ``SMALL_INIT``
+    a smaller magnitude (under ``INIT`` MXNet's own output is ill-conditioned); YOLOv3 and the rest ``INIT``."""
+    if name.startswith("ssd_300_resnet34_v1b"):     # He-scaled overflows (all scores 1.0, output not finite)
+        return "Xavier(rnd_type='gaussian', factor_type='in', magnitude=0.5)"
     if name.startswith("ssd_") and "vgg16" not in name:    # FeatureExpander backbones: under Xavier() every
         return INIT                                        # class score is 1/21 (all tie); He-scaled: distinct
     if name.startswith(("ssd_", "faster_rcnn", "mask_rcnn", "custom_")):
         return "Xavier()"
     if name.startswith("center_net"):
         return "Xavier(rnd_type='gaussian', factor_type='in', magnitude=1)"
+    if name in SMALL_INIT:                      # deep SE-ResNets, ResNeSt-101, residual attention nets
+        return SMALL_INIT[name]
     if name.startswith("yolo3_darknet53"):      # He-scaled: YOLO's exp() of box sizes overflows to inf here
         return "Xavier(rnd_type='gaussian', factor_type='in', magnitude=0.5)"
     return INIT
@@ -184,6 +222,8 @@ def build(name: str, family: str, mx, pkgs: dict, kwargs: dict):
 def call(name: str, family: str, net, mx, arrays: dict):
     """One forward of ``net`` on ``arrays`` (numpy), as the model's own API asks."""
     a = {k: mx.nd.array(v) for k, v in arrays.items()}
+    if name.startswith("siamrpn"):
+        return net(a["x"], a["search"])
     if family != "nlp":
         return net(a["x"])
     if name.startswith("elmo"):

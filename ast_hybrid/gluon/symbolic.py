@@ -160,6 +160,11 @@ class Symbol:
             raise AttributeError(f"'Symbol' object has no attribute {name!r}")
         return functools.partial(_method, self, name)
 
+    def __bool__(self):
+        raise NotImplementedError('Function __bool__ (namely operator "bool") is not implemented for Symbol and '
+                                  "only available in NDArray: a Python if/while on a graph's value decides "
+                                  "nothing while the graph is built (F.where, F.contrib.cond)")
+
     def __neg__(self):
         return _operator(operator.mul, "_mulscalar", self, -1.0, mx_op="_mul_scalar")
 

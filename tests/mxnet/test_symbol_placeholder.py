@@ -1,22 +1,23 @@
-"""``mx.sym.<op>(mx.sym.var(...))``, MXNet's graph-building style: ast-hybrid builds no graphs, so the
-op says so and what to write instead, not JAX's TypeError about an argument's type."""
+"""``mx.sym.<op>(mx.sym.var(...))``, MXNet's graph-building style: the op builds a node of the graph (with the
+variables MXNet creates for inputs not given), which computes when evaluated; on arrays the op computes."""
 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import ast_hybrid.mxnet as mx
-from ast_hybrid.sym import PlaceholderGiven
 
 
-@pytest.mark.parametrize("call", [lambda x: mx.sym.relu(x), lambda x: mx.sym.FullyConnected(x, num_hidden=3),
-                                  lambda x: mx.sym.contrib.box_nms(x), lambda x: mx.sym.dot(x, data=x)])
-def test_an_op_given_a_placeholder_says_no_graphs_and_what_to_write(call):
-    with pytest.raises(PlaceholderGiven, match="builds no symbolic graphs") as err:
-        call(mx.sym.var("data"))
-    assert isinstance(err.value, TypeError) and "hybrid_forward" in str(err.value)
-    assert "Variable(data" in str(err.value)
+def test_an_op_given_a_placeholder_builds_a_node():
+    x = mx.sym.var("data")
+    assert isinstance(mx.sym.relu(x), mx.sym.Symbol) and mx.sym.relu(x).list_arguments() == ["data"]
+    fc = mx.sym.FullyConnected(x, num_hidden=3, name="fc")
+    assert fc.list_arguments() == ["data", "fc_weight", "fc_bias"] and fc.name == "fc"
+    nms = mx.sym.contrib.box_nms(x, name="nms")
+    assert nms.list_outputs() == ["nms_output"]
+    got = fc.eval(data=np.ones((2, 4), np.float32), fc_weight=np.ones((3, 4), np.float32),
+                  fc_bias=np.zeros(3, np.float32))[0]
+    np.testing.assert_array_equal(got.asnumpy(), np.full((2, 3), 4.0))
 
 
 def test_ops_on_arrays_are_unchanged():
