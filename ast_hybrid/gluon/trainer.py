@@ -16,6 +16,9 @@ multiplier changed between steps takes effect; they reach the program as two vec
 changing one compiles nothing).  For fast training loops,
 ``ast_hybrid.functional(net)`` with optax keeps the
 whole step in one program.
+
+``load_states`` reads MXNet 1.9.1's ``.states`` files as well as ours (``gluon/states_io.py``); as MXNet, a
+trainer given a dict of parameters indexes them by sorted name.
 """
 
 from __future__ import annotations
@@ -149,8 +152,8 @@ class Trainer:
         from ast_hybrid import distributed
 
         self._kvstore = distributed.for_trainer(kvstore)     # checked first: 'dist_async' is refused
-        if hasattr(params, "values"):
-            params = list(params.values())
+        if hasattr(params, "values"):     # as MXNet: by sorted name (the indices save_states writes)
+            params = [params[k] for k in sorted(params.keys())]
         elif not isinstance(params, (list, tuple)):
             raise ValueError(f"First argument must be a list or dict of Parameters, got {type(params).__name__}.")
         seen, self._params = set(), []
@@ -158,6 +161,14 @@ class Trainer:
             if id(p) not in seen:
                 seen.add(id(p))
                 self._params.append(p)
+        self._use_optimizer(optimizer, optimizer_params)
+        self._states = {}
+        self._rates_cache = None
+        self._t = 0
+
+    def _use_optimizer(self, optimizer, optimizer_params):
+        """Take the update rule and its settings from ``optimizer`` (a name with ``optimizer_params``, or an
+        ``mx.optimizer`` object)."""
         self._optimizer = optimizer
         if hasattr(optimizer, "_trainer_spec"):   # an mx.optimizer object (ast_hybrid/mxnet/optimizer.py)
             assert not optimizer_params, \
@@ -176,16 +187,14 @@ class Trainer:
         # without either, the optimizer's default
         if scheduler is not None and lr is not None and scheduler.base_lr != lr:
             warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by ``learning_rate`` "
-                          "in optimizer.", UserWarning, stacklevel=2)
+                          "in optimizer.", UserWarning, stacklevel=3)
             scheduler.base_lr = lr
         self._lr = float(lr) if lr is not None else (None if scheduler is not None else OPTIMIZERS[self._name][2])
         opts.pop("multi_precision", None)
         opts.pop("lazy_update", None)
         self._options = tuple(sorted(opts.items()))
         self._n_states = OPTIMIZERS[self._name][1](opts)
-        self._states = {}
         self._rates_cache = None
-        self._t = 0
 
     @property
     def learning_rate(self):
@@ -269,6 +278,10 @@ class Trainer:
         return self._rates_cache[1], self._rates_cache[2]
 
     def save_states(self, fname):
+        """Pickle the update count and each parameter's optimizer states (by parameter name) to ``fname``.
+
+        Our own format (``gluon/states_io.py``): ``load_states`` here reads it, MXNet does not.  The optimizer's
+        settings are not saved: the trainer that loads the file keeps its own."""
         import numpy as np
 
         with open(fname, "wb") as f:
@@ -276,30 +289,68 @@ class Trainer:
                                                   for p, st in self._states.items()}}, f)
 
     def load_states(self, fname):
+        """Read the states ``save_states`` wrote, ours or MXNet 1.9.1's (``gluon/states_io.py``).
+
+        From MXNet's file, as MXNet's ``load_states``: the states of the parameter at each index of this
+        trainer's list, and the pickled optimizer, whose rule and settings (learning rate, ``wd``,
+        ``momentum``...) and update count replace this trainer's; its ``lr_scheduler`` when it is one of
+        ``mx.lr_scheduler``'s, else (a GluonCV schedule) this trainer's own is kept.  The trainer's
+        ``rescale_grad`` stays its own, as in MXNet."""
         import jax.numpy as jnp
 
-        with open(fname, "rb") as f:
-            try:
-                saved = _StatesUnpickler(f).load()
-            except _WrittenByMXNet as exc:
-                raise ValueError(
-                    f"{fname} holds optimizer states written by MXNet's Trainer.save_states (it pickles MXNet's "
-                    f"{exc} objects), which ast-hybrid does not read: resume from the parameters alone "
-                    "(load_parameters reads MXNet's .params) and let the optimizer's states start afresh") from None
+        from ast_hybrid.gluon import states_io
+
+        kind, *read = states_io.read(fname)
+        if kind == "mxnet":
+            self._load_mxnet_states(fname, *read)
+            return
+        saved = read[0]
         by_name = {p.name: p for p in self._params}
         self._t = saved["t"]
         self._states = {by_name[k]: tuple(jnp.asarray(s) for s in v) for k, v in saved["states"].items()
                         if k in by_name}
 
+    def _load_mxnet_states(self, fname, states, optimizer):
+        import jax.numpy as jnp
 
-class _WrittenByMXNet(Exception):
-    pass
+        from ast_hybrid.gluon.states_io import StatesFileError, Unread
+        from ast_hybrid.mxnet.optimizer import Optimizer
 
-
-class _StatesUnpickler(pickle.Unpickler):
-    """Our ``save_states`` pickles; a file MXNet wrote (its NDArrays and optimizer objects) is told apart."""
-
-    def find_class(self, module, name):
-        if module == "mxnet" or module.startswith("mxnet."):
-            raise _WrittenByMXNet(f"{module}.{name}")
-        return super().find_class(module, name)
+        if isinstance(optimizer, Optimizer):
+            if isinstance(optimizer.lr_scheduler, Unread):
+                if self._lr_scheduler is None:
+                    warnings.warn(f"{fname}: the optimizer's lr_scheduler is a {optimizer.lr_scheduler.qualname}, "
+                                  "which is not loaded; this trainer has none, so the learning rate stays "
+                                  f"{optimizer._lr}", UserWarning, stacklevel=3)
+                optimizer.lr_scheduler = self._lr_scheduler
+            scale = self._scale
+            self._use_optimizer(optimizer, None)
+            self._scale = scale
+            counts = set(optimizer._index_update_count.values())
+            if len(counts) > 1:
+                warnings.warn(f"{fname}: MXNet counted {sorted(counts)} updates for different parameters; this "
+                              f"trainer keeps one count ({optimizer.num_update}) for Adam's bias correction and "
+                              "the schedule", UserWarning, stacklevel=3)
+            self._t = optimizer.num_update
+        elif optimizer is not None:
+            what = getattr(optimizer, "qualname", type(optimizer).__name__)
+            warnings.warn(f"{fname}: the optimizer object it holds ({what}) is not one of "
+                          "mx.optimizer's SGD, NAG, Adam, RMSProp, AdaGrad and is not loaded; only the states "
+                          "are read, with this trainer's own optimizer settings and update count",
+                          UserWarning, stacklevel=3)
+        loaded = {}
+        for index, arrays in states.items():
+            if not isinstance(index, int) or not 0 <= index < len(self._params):
+                raise StatesFileError(f"{fname}: a state for parameter index {index!r}; this trainer has "
+                                      f"{len(self._params)} parameters (indices are positions in its list)")
+            p = self._params[index]
+            want = tuple(p.shape)
+            if len(arrays) != self._n_states or any(a is None or tuple(a.shape) != want for a in arrays):
+                raise StatesFileError(
+                    f"{fname}: index {index} holds {len(arrays)} state arrays of shapes "
+                    f"{[None if a is None else tuple(a.shape) for a in arrays]}, but parameter {p.name!r} "
+                    f"(shape {want}) takes {self._n_states} for {self._name} with these options: the file was "
+                    "written for another network, parameter order or optimizer (multi_precision states "
+                    "are not read)")
+            loaded[p] = tuple(jnp.asarray(a) for a in arrays)
+        self._states = loaded
