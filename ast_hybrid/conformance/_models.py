@@ -134,8 +134,8 @@ def init_of(name: str) -> str:
     backbones ``INIT`` (under Xavier() all its class scores are equal); CenterNet's heatmap head
     saturates every score at 1.0 unless scaled down (``after_first_call``); the deep classifiers of ``SMALL_INIT``
     a smaller magnitude (under ``INIT`` MXNet's own output is ill-conditioned); YOLOv3 and the rest ``INIT``."""
-    if name.startswith("ssd_300_resnet34_v1b"):     # He-scaled overflows (all scores 1.0, output not finite)
-        return "Xavier(rnd_type='gaussian', factor_type='in', magnitude=0.5)"
+    if name.startswith("ssd_") and "resnet" in name:     # He-scaled overflows on ResNet backbones (all scores
+        return "Xavier(rnd_type='gaussian', factor_type='in', magnitude=0.5)"     # 1.0, output not finite)
     if name.startswith("ssd_") and "vgg16" not in name:    # FeatureExpander backbones: under Xavier() every
         return INIT                                        # class score is 1/21 (all tie); He-scaled: distinct
     if name.startswith(("ssd_", "faster_rcnn", "mask_rcnn", "custom_")):
