@@ -54,7 +54,7 @@ def _side(argv: list[str], work: str, timeout: float, ours: bool) -> tuple[dict 
         env = dict(os.environ)
     else:
         command = [_mxnet_python(), str(HERE / "_sides.py")] + argv
-        env = _mxnet_env()
+        env = dict(_mxnet_env(), **_models.mxnet_env(argv[1]))
     side = argv[0]
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout, cwd=str(ROOT))
@@ -81,6 +81,8 @@ def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = Fa
             row.update(status="mxnet", cause="MXNet itself: " + (trouble or ref.get("cause", "")))
         else:
             row["shape"] = ref.get("shape")
+            if ref.get("sensitivity") is not None:     # how far MXNet's own output moves for a 1e-6 input change
+                row["sensitivity"] = ref["sensitivity"]
             if ref.get("base_served"):           # the constructor downloads a base network whatever it is told
                 row["base_served"] = ref["base_served"]
             if between is not None:

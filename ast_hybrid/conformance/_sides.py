@@ -85,7 +85,8 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
                     cause = first_cause(exc)
                 continue
             if shape is not None:              # conditioning: how far MXNet's own output moves for a 1e-6 change
-                moved = _models.flatten(_models.call(name, family, net, mx, {"x": arrays["x"] * (1 + 1e-6)}))
+                moved = _models.flatten(_models.call(name, family, net, mx,
+                                                     {k: v * (1 + 1e-6) for k, v in arrays.items()}))
                 result["sensitivity"] = _error(moved, outs)
             result["finite"] = all(bool(np.isfinite(o).all()) for o in outs if o.dtype.kind == "f")
             if family == "detection":          # a meaningful reference: detections kept, their scores distinct
