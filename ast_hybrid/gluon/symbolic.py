@@ -21,8 +21,10 @@ Values come from replaying the graph (:func:`evaluate`): each node calls what it
 the NDArray method, the Python operator), so a graph computes what the forward computes.  ``infer_shape`` and
 ``infer_type`` replay it on shapes only (``jax.eval_shape``; parameters still waiting for their shape get
 it, and their initial value, as at a first call), ``eval`` on arrays.  ``gluon.SymbolBlock(outputs, inputs,
-params)`` runs a graph as a block (``symbol_block.py``).  Not available, with an error that says so:
-``tojson``/``save``/``bind`` (no MXNet graph JSON is written: ``HybridBlock.export`` writes the program).
+params)`` runs a graph as a block (``symbol_block.py``).  MXNet's graph JSON both ways: ``tojson``/``save``
+write it (each node under MXNet's registered op name; MXNet 1.9.1 loads and runs it), :func:`load_json` reads
+it (``SymbolBlock.imports`` of MXNet's own exports).  ``bool(symbol)`` raises, as MXNet's (a Python ``if`` on
+a graph decides nothing); ``bind``/``simple_bind`` are not there (no executors: ``eval`` or a SymbolBlock).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ import types
 
 import numpy as np
 
-__all__ = ["Symbol", "is_symbolic", "apply", "variable", "group", "evaluate", "compose", "op_recorder"]
+__all__ = ["Symbol", "is_symbolic", "apply", "variable", "group", "evaluate", "compose", "op_recorder", "load_json",
+           "to_json"]
 
 _NO_GRAPH = ("ast-hybrid binds no executors: a Symbol runs with eval(**values) or as gluon.SymbolBlock(outputs, "
              "inputs, params), plain or hybridized")
