@@ -1,0 +1,188 @@
+"""MXNet's graph JSON (the ``-symbol.json`` MXNet's ``export``/``Symbol.save`` write), both ways.
+
+    load_json(text)  -> Symbol       # each node recorded on ast-hybrid's op of MXNet's registered name
+    to_json(entries) -> str          # each node under MXNet's registered name, attributes in MXNet's text
+
+``{"nodes": [{"op", "name", "attrs", "inputs": [[node, output, version], ...]}, ...], "arg_nodes", "node_row_ptr",
+"heads", "attrs": {"mxnet_version": ...}}``: variables are ``"null"`` nodes (``__shape__``/``__dtype__`` where
+known), attributes are strings (``"(3, 3)"``, ``"True"``).  An op ast-hybrid lacks (MXNet's oneDNN int8
+``_sg_mkldnn_conv``) is NotSupported naming it and its node.  Checked both ways against MXNet 1.9.1
+(tests/gluon/test_mxnet_graph_import.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+
+import numpy as np
+
+from ast_hybrid.gluon.symbolic import (_SCOPES, Symbol, _make_op, _MethodCall, _signature, _symbols_in, _topo,
+                                       variable)
+
+__all__ = ["load_json", "to_json"]
+
+
+#: MXNet's dtype codes (mshadow's ``TypeFlag``) as ``__dtype__`` attributes give them
+_DTYPE_CODES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: "int8", 6: "int64", 7: "bool",
+                8: "int16", 9: "uint16", 10: "uint32", 11: "uint64"}
+_NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "random"), ("_sample_", "random"),
+               ("_image_", "image"))
+
+
+def _parse_attr(text):
+    import ast
+
+    if not isinstance(text, str):
+        return text
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _json_op(name):
+    """The op MXNet registered as ``name`` (``Convolution``, ``_plus_scalar``, ``_contrib_box_nms``), or None."""
+    from ast_hybrid import ops
+
+    for prefix, space in _NAMESPACES:
+        if name.startswith(prefix):
+            found = getattr(getattr(ops, space, None), name[len(prefix):], None)
+            if found is not None:
+                return found
+    return getattr(ops, name, None) or getattr(ops._internal, name, None)
+
+
+def load_json(text, where="the graph"):
+    """MXNet's graph JSON as a Symbol: its variables (with their ``__shape__``/``__dtype__`` where known) and
+    op nodes recorded on ast-hybrid's ops of the same name; an op ast-hybrid does not have is a clear error
+    naming it and its node."""
+    import json
+
+    from ast_hybrid.mxnet._missing import unsupported
+
+    try:
+        graph = json.loads(text) if isinstance(text, str) else text
+        nodes, heads = graph["nodes"], graph["heads"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{where}: not an MXNet graph JSON ({exc})") from None
+    built = []
+    for node in nodes:
+        given = node.get("attrs") or node.get("attr") or node.get("param") or {}
+        attrs = {k: _parse_attr(v) for k, v in given.items()}
+        if node["op"] == "null":
+            shape = attrs.pop("__shape__", None)
+            dtype = _DTYPE_CODES.get(attrs.pop("__dtype__", None))
+            shape = tuple(shape) if shape is not None and all(shape) else None
+            sym = variable(node["name"], shape=shape, dtype=dtype,
+                           **{k: v for k, v in attrs.items() if k.startswith("__")})
+            built.append(sym)
+            continue
+        fn = _json_op(node["op"])
+        if fn is None:
+            raise unsupported("mxnet.symbol", f"op {node['op']}",
+                              f"{where}: node {node['name']!r} uses MXNet's operator {node['op']!r}, which "
+                              "ast-hybrid does not have")
+        args = [Symbol._of([built[i]._entries[j]]) for i, j, *_ in node["inputs"]]
+        kwargs = {k: v for k, v in attrs.items() if not k.startswith("__")}
+        key = node["op"].replace("_contrib_", "contrib.", 1) if node["op"].startswith("_contrib_") else node["op"]
+        saved = list(_SCOPES)
+        _SCOPES.clear()                     # the names are the file's, whatever scope is open
+        try:
+            built.append(_make_op(fn, node["op"], args, kwargs, name=node["name"], key=key))
+        finally:
+            _SCOPES[:] = saved
+    return Symbol._of([built[i]._entries[j] for i, j, *_ in heads])
+
+
+def _attr_text(value):
+    """A value as MXNet's graph JSON writes an attribute: ``True``, ``(3, 3)``, ``float32``."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (list, tuple)):
+        items = [_attr_text(v) for v in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, (np.dtype, type)):
+        return np.dtype(value).name
+    if isinstance(value, np.generic):
+        return str(value.item())
+    return str(value)
+
+
+_DTYPE_NUMBERS = {v: k for k, v in _DTYPE_CODES.items()}
+
+
+def _json_attrs(node):
+    """A node's attributes for MXNet's JSON: its options by parameter name (Symbols are inputs, not
+    attributes; callables and Nones are ast-hybrid's own and left out)."""
+    from ast_hybrid.mxnet._missing import unsupported
+
+    if isinstance(node.fn, _MethodCall) or node.fn in _OPERATOR_FNS:
+        scalars = [a for a in node.args if not isinstance(a, Symbol)]
+        if node.fn in _OPERATOR_FNS:
+            return {"scalar": _attr_text(float(scalars[0]))} if scalars else {}
+        fn = _json_op(node.op)
+        args = (None, *node.args[1:])
+    else:
+        fn, args = node.fn, node.args
+    sig = _signature(fn) if fn is not None else None
+    if sig is None:
+        raise unsupported("mxnet.symbol", "Symbol.tojson", f"node {node.name!r} ({node.op}) has no MXNet operator")
+    try:
+        bound = sig.bind_partial(*args, **node.kwargs).arguments
+    except TypeError as exc:
+        raise unsupported("mxnet.symbol", "Symbol.tojson", f"node {node.name!r} ({node.op}): {exc}") from None
+    attrs, variadic = {}, None
+    for k, v in bound.items():
+        kind = sig.parameters[k].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            variadic = len(v)
+            continue
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            items = v.items()
+        else:
+            items = [(k, v)]
+        for name, value in items:
+            if value is None or callable(value) or isinstance(value, Symbol) or name in ("data", "out"):
+                continue
+            if hasattr(value, "shape") and not isinstance(value, np.generic):
+                raise unsupported("mxnet.symbol", "Symbol.tojson", f"node {node.name!r} ({node.op}) holds an "
+                                  "array constant, which MXNet's graph JSON cannot")
+            attrs[name] = _attr_text(value)
+    if variadic is not None and "num_args" in sig.parameters and "num_args" not in attrs:
+        attrs["num_args"] = str(variadic)
+    return attrs
+
+
+def to_json(entries):
+    """MXNet's graph JSON of the nodes ``entries`` depend on (``nodes``, ``arg_nodes``, ``node_row_ptr``,
+    ``heads``), each op under MXNet's registered name."""
+    import json
+
+    order = _topo(entries)
+    index = {id(n): i for i, n in enumerate(order)}
+    nodes, rows = [], [0]
+    for n in order:
+        if n.kind == "var":
+            attrs = {}
+            shape = n.attrs.get("__shape__") or (tuple(n.param.shape) if n.param is not None and n.param.shape
+                                                 and all(n.param.shape) else None)
+            dtype = n.attrs.get("__dtype__") or (n.param.dtype if n.param is not None else None)
+            if shape:
+                attrs["__shape__"] = _attr_text(tuple(shape))
+            if dtype is not None and np.dtype(dtype).name in _DTYPE_NUMBERS:
+                attrs["__dtype__"] = str(_DTYPE_NUMBERS[np.dtype(dtype).name])
+            nodes.append({"op": "null", "name": n.name, **({"attrs": attrs} if attrs else {}), "inputs": []})
+        else:
+            ins = [[index[id(s._entries[0][0])], s._entries[0][1], 0] for s in _symbols_in((n.args, n.kwargs))]
+            attrs = _json_attrs(n)
+            nodes.append({"op": n.op, "name": n.name, **({"attrs": attrs} if attrs else {}), "inputs": ins})
+        rows.append(rows[-1] + n.nout)
+    graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.kind == "var"],
+             "node_row_ptr": rows, "heads": [[index[id(n)], i, 0] for n, i in entries],
+             "attrs": {"mxnet_version": ["int", 10901]}}
+    return json.dumps(graph, indent=2)
+
+
+_OPERATOR_FNS = frozenset({operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.mod,
+                           operator.eq, operator.ne, operator.gt, operator.ge, operator.lt, operator.le})
