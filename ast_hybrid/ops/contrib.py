@@ -50,20 +50,21 @@ ctc_loss = CTCLoss
 
 
 def SyncBatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9, fix_gamma=True,
-                  use_global_stats=False, output_mean_var=False, ndev=1, key=None, name=None, attr=None):
+                  use_global_stats=False, output_mean_var=False, ndev=1, key=None, name=None, attr=None, update=None):
     """MXNet's ``contrib.SyncBatchNorm``: BatchNorm over axis 1 (it has no ``axis`` argument) whose batch
     statistics MXNet gathers from ``ndev`` devices that meet under ``key``.  A program here runs on one device,
     so ``ndev`` changes nothing; ``key`` is required, as in MXNet (Gluon's SyncBatchNorm passes its prefix).
 
     ``output_mean_var=True`` returns ``[out, mean, var]``: the batch's mean and biased VARIANCE (BatchNorm's
     third output is the inverse standard deviation); outside training MXNet leaves those two outputs
-    unwritten, and here they are the moving statistics."""
+    unwritten, and here they are the moving statistics.  ``update``: as BatchNorm's (the Gluon layer's running
+    statistics)."""
     check(key is not None, "SyncBatchNorm", "key is required: the name that pairs a layer's copies on the "
           "devices (Gluon's SyncBatchNorm passes its prefix)")
     training = autograd.is_training() and not use_global_stats
     moments = _sync_batch_moments(data, moving_mean, moving_var, training=training) if output_mean_var else []
     out = BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum, fix_gamma=fix_gamma,
-                    use_global_stats=use_global_stats, axis=1)
+                    use_global_stats=use_global_stats, axis=1, **({} if update is None else {"update": update}))
     return [out, *moments] if output_mean_var else out
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.gluon.nn import BatchNorm, Concurrent, HybridConcurrent, Identity
-from ast_hybrid.ops.normalization import batch_norm
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SparseEmbedding", "SyncBatchNorm", "PixelShuffle1D",
            "PixelShuffle2D", "PixelShuffle3D"]
@@ -77,9 +76,8 @@ class SyncBatchNorm(BatchNorm):
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
         # F.contrib.SyncBatchNorm is BatchNorm on axis 1 here; in training its backward calls _update_running
-        kw = {k: v for k, v in self._kwargs.items() if k not in ("ndev", "key")}
-        return batch_norm(x, gamma, beta, running_mean, running_var, name="fwd", axis=1,
-                          update=self._update_running, **kw)
+        return F.contrib.SyncBatchNorm(x, gamma, beta, running_mean, running_var, name="fwd",
+                                       update=self._update_running, **self._kwargs)
 
     def __repr__(self):
         # BatchNorm's, with the key quoted: MXNet's repr shows every value with repr()
