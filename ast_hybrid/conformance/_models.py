@@ -177,18 +177,21 @@ def serve_base_weights(gluoncv, mx, folder: str, shape, used: list, create: bool
     offline even MXNet cannot build them.  Here the file is the base network itself, built by GluonCV with
     ``pretrained=False`` and initialised, run once at the input's height and width (its shapes), saved in the
     work folder by MXNet's side; ours is handed the same file.  The whole model is initialised again after
-    it is built, so these values never reach an output.  Each base served is listed in ``used`` (the row)."""
+    it is built, so these values never reach an output.  A 3D video network served (the UCF101/HMDB51/custom I3D
+    and SlowFast constructors copy a Kinetics400 one's weights) runs at the whole N,C,T,H,W input.  Each base
+    served is listed in ``used`` (the row)."""
     store = gluoncv.model_zoo.model_store
 
     def get_model_file(name, tag=None, root=None):
         side = tuple(shape[-2:]) if shape else (224, 224)
-        path = os.path.join(folder, "base-%s-%dx%d.params" % ((name,) + side))
+        given = tuple(shape) if shape and len(shape) == 5 and family_of(name) == "action3d" else (1, 3) + side
+        path = os.path.join(folder, "base-%s-%s.params" % (name, "x".join(map(str, given[2:]))))
         if not os.path.exists(path):
             if not create:
                 raise FileNotFoundError(f"MXNet's side saved no base network {path}")
             net = gluoncv.model_zoo.get_model(name, pretrained=False)
             net.initialize(mx.init.Xavier())
-            net(mx.nd.zeros((1, 3) + side))
+            net(mx.nd.zeros(given))
             net.save_parameters(path)
         used.append(name)
         return path
