@@ -75,8 +75,8 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
                 _models.initialize(name, net, mx)
                 arrays = _models.inputs(name, shape)
                 _models.call(name, family, net, mx, arrays)
-                _models.after_first_call(name, net)
                 result["batchnorm"] = _models.randomise_batchnorm(net, mx)
+                _models.after_first_call(name, net, mx, arrays)
                 outs = _models.flatten(_models.call(name, family, net, mx, arrays))
                 if not outs:
                     raise ValueError("the model returned no array")

@@ -462,9 +462,11 @@ def _count(key, args, kwargs, sig):
     return combos.get(values, 1)
 
 
+@functools.lru_cache(maxsize=None)
 def op_recorder(fn, attr, path=(), always=False):
     """``fn`` (an op) as ``sym``/a traced ``F`` offers it: given a Symbol (or, ``always``, given anything) it
-    records a node; otherwise it computes as the op does."""
+    records a node; otherwise it computes as the op does.  One per op: ``norm_layer is
+    mx.sym.contrib.SyncBatchNorm`` holds however the name was reached (GluonCV's FPN tests it)."""
     op_name = getattr(fn, "op_name", attr)
     key = ".".join((*path, attr)) if path else attr
 
