@@ -139,3 +139,17 @@ def test_resume_keeps_rows_and_lists_the_rest_as_not_run(tmp_path, monkeypatch, 
                         else pytest.fail("only the selected model runs"))
     assert main(["--resume", "--redo", "--only", "cifar_resnet20_v1", "--json", str(path), "--markdown", str(md)]) == 0
     assert json.loads(path.read_text())["rows"] == [dict(kept, error=5e-7), other]
+
+
+def test_near_tied_detections_may_come_in_either_order_and_nothing_else_is_hidden():
+    """``_models.align_near_ties``: two rows whose reference scores are one float32 step apart, swapped in ours,
+    compare equal after alignment; the same swap of rows whose scores differ clearly still counts."""
+    ids = np.array([[3.0, 1.0, 2.0, 0.0]], np.float32)
+    scores = np.array([[0.9, 0.4974667, 0.49746665, 0.2]], np.float32)
+    boxes = np.arange(16, dtype=np.float32).reshape(1, 4, 4)
+    ref = [ids, scores, boxes]
+    swap = [1, 0, 2, 3]
+    near = [a[:, [0, 2, 1, 3]] for a in ref]                  # the near-tied pair swapped
+    assert _sides._error(near, ref) > 0.1 and _sides._error(_models.align_near_ties(near, ref), ref) == 0.0
+    far = [a[:, swap] for a in ref]                           # 0.9 and 0.497 swapped: a real difference
+    assert _sides._error(_models.align_near_ties(far, ref), ref) > 0.1
