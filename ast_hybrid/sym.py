@@ -2,8 +2,9 @@
 
 Given a Symbol, an op builds a graph node (``gluon/symbolic.py``), as in MXNet::
 
-    >>> x = var('data')
-    >>> y = Convolution(x, num_filter=8, kernel=(3, 3), name='conv')
+    >>> from ast_hybrid import sym
+    >>> x = sym.var('data')
+    >>> y = sym.Convolution(x, num_filter=8, kernel=(3, 3), name='conv')
     >>> y.list_arguments()
     ['data', 'conv_weight', 'conv_bias']
 

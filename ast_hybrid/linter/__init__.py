@@ -24,7 +24,7 @@ The pipeline of :func:`check_source`, in order:
    units too; the parameters' tensor tags and the helpers' return tags are
    propagated until nothing changes (at most :data:`MAX_ROUNDS` rounds).  A
    parameter's uses and documented type tell a tensor from a list of tensors
-   (:mod:`.evidence`); operators' output counts are MXNet's (:mod:`.op_outputs`), and so
+   (:mod:`.evidence`); operators' output counts are MXNet's (:mod:`ast_hybrid.common.op_outputs`), and so
    are the names ``mx.nd`` has and ``mx.sym`` lacks (:mod:`.nd_only`, HY013);
    whether ``self.a`` is read back by a later call comes from the class (:mod:`.state`);
 4. :class:`~ast_hybrid.linter.checks.Checker` walks every unit and reports;

@@ -26,7 +26,7 @@ Tags (:class:`Tag`):
   ``**kwargs``, ``[a, b]``, a list grown by ``xs.append(t)``, a parameter used as a list:
   :mod:`.evidence`).  With it, an :class:`Items` member keeps each item's tags when the
   length is known: a tuple display, a helper's ``return out, states``, an operator with
-  several outputs (their counts are MXNet's, :mod:`.op_outputs`).
+  several outputs (their counts are MXNet's, :mod:`ast_hybrid.common.op_outputs`).
 - ``OP_NAMESPACE``, ``OP``: the op namespace and anything reached from it
   (``F.contrib``, ``getattr(F, name)``); ``MULTI_OUTPUT_OP``: an op with several outputs.
 - ``SELF``, ``SELF_ATTRIBUTE``: the block, and its (non-method) attributes.
@@ -76,7 +76,7 @@ import gast
 from ast_hybrid.common.gastconv import to_gast
 from ast_hybrid.common.walkers import QuietChains, children, parameters
 from .module import ClassFacts, ModuleFacts, dotted_name
-from .op_outputs import OUTPUTS
+from ast_hybrid.common.op_outputs import OUTPUTS
 
 __all__ = ["Tag", "Items", "Unit", "is_op", "tensorish", "definitely_tensor", "holds_tensors", "EMPTY"]
 
@@ -126,7 +126,7 @@ _TENSORS = frozenset((Tag.TENSOR_OR_TUPLE, Tag.TENSORS))
 
 #: Functions of ``F`` written in Python, not operators, with a result of several parts whose
 #: number the call does not say (control flow; numpy mode's splits).  The operators' output
-#: counts come from MXNet itself (:mod:`.op_outputs`).
+#: counts come from MXNet itself (:mod:`ast_hybrid.common.op_outputs`).
 MULTI_OUTPUT = frozenset({"split_v2", "foreach", "while_loop", "cond", "array_split", "hsplit",
                           "vsplit", "dsplit", "meshgrid"})
 #: NDArray/Symbol methods with one tensor output (MXNet's fluent methods and a few more)
@@ -964,7 +964,7 @@ class Unit:
 def _outputs(op: str, call, bound: int) -> frozenset:
     """What calling ``op`` gives: a tensor, a tuple of a known number of them, or either.
 
-    The count is MXNet's (:data:`~ast_hybrid.linter.op_outputs.OUTPUTS`), chosen by the
+    The count is MXNet's (:data:`~ast_hybrid.common.op_outputs.OUTPUTS`), chosen by the
     parameters the call spells as literals; ``bound`` inputs are already given (1 for a
     tensor's method, ``x.split(...)``).  A count a parameter sets to a value the call does
     not spell is unknown.

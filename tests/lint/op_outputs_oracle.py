@@ -7,7 +7,7 @@ filler values for the required parameters, and counts ``list_outputs()``.  A par
 the count (a boolean or a choice such as ``topk``'s ``ret_typ``; an int such as ``split``'s
 ``num_outputs`` that *is* the count) is varied, and every combination recorded.
 
-``python tests/lint/op_outputs_oracle.py`` rewrites :mod:`ast_hybrid.linter.op_outputs` from
+``python tests/lint/op_outputs_oracle.py`` rewrites :mod:`ast_hybrid.common.op_outputs` from
 it; ``tests/lint/test_op_outputs.py`` checks the shipped table against the oracle.
 """
 
@@ -125,7 +125,7 @@ meta["checked"] = checked
 
 
 def from_oracle(oracle) -> dict:
-    """``{op: entry}`` as :mod:`ast_hybrid.linter.op_outputs` holds it, computed by MXNet."""
+    """``{op: entry}`` as :mod:`ast_hybrid.common.op_outputs` holds it, computed by MXNet."""
     meta = oracle.run(GENERATOR)["meta"]
     out = {}
     for op, e in sorted(meta["table"].items()):
@@ -150,6 +150,6 @@ if __name__ == "__main__":
 
     with Oracle() as mx:
         found = from_oracle(mx)
-    target = Path(__file__).resolve().parents[2] / "ast_hybrid" / "linter" / "op_outputs.py"
+    target = Path(__file__).resolve().parents[2] / "ast_hybrid" / "common" / "op_outputs.py"
     write(found, target)
     print(f"{len(found)} operators with several outputs (or a count set by a parameter) -> {target}")

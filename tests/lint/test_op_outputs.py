@@ -2,7 +2,7 @@
 
 import pytest
 
-from ast_hybrid.linter.op_outputs import OUTPUTS
+from ast_hybrid.common.op_outputs import OUTPUTS
 from op_outputs_oracle import from_oracle
 
 

@@ -52,7 +52,7 @@ def test_base_names_mxnet_code_imports(mx):
     ("mx.gluon.data.vision.transforms.RandomRotation((0, 9))", "mxnet.gluon.data.vision.transforms.RandomRotation"),
     ("mx.np.zeros", "mxnet.np"),
     ("mx.optimizer.Ftrl(learning_rate=0.1)", "mxnet.optimizer.Ftrl"),
-    ("mx.sym.load('net-symbol.json')", "mxnet.sym.load"),
+    ("mx.sym.var('x').bind(mx.cpu(), {})", "Symbol.bind"),
     ("mx.nd.SVMOutput", "mxnet.nd.SVMOutput"),
     ("mx.operator.NumpyOp", "mxnet.operator.NumpyOp"),
     ("mx.init.FusedRNN(None, 3, 1, 'lstm')", "mxnet.init.FusedRNN"),

@@ -63,7 +63,8 @@ from mxnet import autograd
 from mxnet.gluon import nn
 import numpy as np
 net = nn.HybridSequential()
-net.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Activation('relu'))
+with net.name_scope():
+    net.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Activation('relu'))
 net.initialize()
 x = nd.array(inp['x'])
 net(x)
