@@ -441,8 +441,8 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
 
 
 def _count(key, args, kwargs, sig):
-    """How many outputs the op gives for these options: MXNet's own table (``linter.op_outputs``)."""
-    from ast_hybrid.linter.op_outputs import OUTPUTS
+    """How many outputs the op gives for these options: MXNet's own table (``common.op_outputs``)."""
+    from ast_hybrid.common.op_outputs import OUTPUTS
 
     entry = OUTPUTS.get(key)
     if entry is None:
@@ -487,7 +487,7 @@ def op_recorder(fn, attr, path=(), always=False):
 
 @functools.lru_cache(maxsize=1)
 def _outputs_table():
-    from ast_hybrid.linter.op_outputs import OUTPUTS
+    from ast_hybrid.common.op_outputs import OUTPUTS
 
     return OUTPUTS
 
