@@ -442,9 +442,7 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
 
 def _count(key, args, kwargs, sig):
     """How many outputs the op gives for these options: MXNet's own table (``common.op_outputs``)."""
-    from ast_hybrid.common.op_outputs import OUTPUTS
-
-    entry = OUTPUTS.get(key)
+    entry = _outputs_table().get(key)
     if entry is None:
         return 1
     if type(entry) is int:
@@ -654,11 +652,12 @@ def _free_variables(entries):
 
 
 def _aux_ids(entries):
-    aux = set()
-    for n in _topo(entries):
-        aux |= n.aux
-    names = {n.name for n in _topo(entries) if id(n) in aux}
-    return {id(n) for n in _topo(entries) if n.kind == "var" and n.name in names}
+    """The variable nodes some op takes as an auxiliary state (by name: a parameter's variable may be one
+    node per trace)."""
+    nodes = _topo(entries)
+    aux = set().union(*(n.aux for n in nodes))
+    names = {n.name for n in nodes if id(n) in aux}
+    return {id(n) for n in nodes if n.kind == "var" and n.name in names}
 
 
 def _param_value(node, deferred=False):
