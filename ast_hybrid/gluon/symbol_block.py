@@ -236,6 +236,9 @@ def _running_updates(graph, params):
         if node.kind != "op" or node.kwargs.get("update") is not None or \
                 not {"moving_mean", "moving_var"} <= set(node.kwargs):
             continue
+        sig = symbolic._signature(node.fn)
+        if sig is None or "update" not in sig.parameters:     # a fused inference op (_sg_mkldnn_conv)
+            continue
         mean, var = node.kwargs["moving_mean"], node.kwargs["moving_var"]
         if not all(isinstance(s, symbolic.Symbol) and s._entries[0][0].kind == "var" for s in (mean, var)):
             continue

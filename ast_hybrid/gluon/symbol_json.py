@@ -5,8 +5,9 @@
 
 ``{"nodes": [{"op", "name", "attrs", "inputs": [[node, output, version], ...]}, ...], "arg_nodes", "node_row_ptr",
 "heads", "attrs": {"mxnet_version": ...}}``: variables are ``"null"`` nodes (``__shape__``/``__dtype__`` where
-known), attributes are strings (``"(3, 3)"``, ``"True"``).  An op ast-hybrid lacks (MXNet's oneDNN int8
-``_sg_mkldnn_conv``) is NotSupported naming it and its node.  Checked both ways against MXNet 1.9.1
+known), attributes are strings (``"(3, 3)"``, ``"True"``).  MXNet's oneDNN fused ``_sg_mkldnn_conv`` nodes (float
+and int8: GluonCV's ``*_int8`` graphs) carry their Convolution/BatchNorm/Activation subgraph, read here into the
+op's options (``ops/quantization.py``).  An op ast-hybrid lacks is NotSupported naming it and its node.  Checked both ways against MXNet 1.9.1
 (tests/gluon/test_mxnet_graph_import.py).
 """
 
@@ -78,6 +79,9 @@ def load_json(text, where="the graph"):
                            **{k: v for k, v in attrs.items() if k.startswith("__")})
             built.append(sym)
             continue
+        if node.get("subgraphs"):
+            built.append(_fused_node(node, attrs, built, where))
+            continue
         fn = _json_op(node["op"])
         if fn is None:
             raise unsupported("mxnet.symbol", f"op {node['op']}",
@@ -93,6 +97,63 @@ def load_json(text, where="the graph"):
         finally:
             _SCOPES[:] = saved
     return Symbol._of([built[i]._entries[j] for i, j, *_ in heads])
+
+
+#: MXNet's fused (subgraph) operators that ast-hybrid runs: the op, and the names of its inputs in order
+_FUSED = {"_sg_mkldnn_conv"}
+_CONV_OPTIONS = ("kernel", "stride", "dilate", "pad", "num_filter", "num_group", "no_bias")
+
+
+def _fused_node(node, attrs, built, where):
+    """A node whose computation is a subgraph MXNet's oneDNN pass fused (``_sg_mkldnn_conv``: Convolution
+    [+ BatchNorm] [+ Activation] [+ elemwise_add [+ Activation]]): its options read from the subgraph, its
+    inputs named as MXNet lists them (data, weight, bias, gamma, beta, mean, var, sum, then the ranges)."""
+    from ast_hybrid import ops
+    from ast_hybrid.mxnet._missing import unsupported
+
+    if node["op"] not in _FUSED:
+        raise unsupported("mxnet.symbol", f"op {node['op']}",
+                          f"{where}: node {node['name']!r} is MXNet's fused subgraph operator {node['op']!r}, "
+                          "which ast-hybrid does not have")
+    flags = {k: v for k, v in attrs.items() if not k.startswith("__")}
+    for old, new in (("with_relu", "with_act"), ("with_postsum_relu", "with_postsum_act")):
+        if old in flags:                                    # MXNet's own back-compatible renaming
+            flags[new] = flags.pop(old)
+    flags = {k: (v.lower() == "true" if isinstance(v, str) and v.lower() in ("true", "false") else v)
+             for k, v in flags.items()}
+    options = {"no_bias": False, "bn_eps": 1e-3, "bn_fix_gamma": True}     # MXNet's defaults
+    acts = []
+    for sub in node["subgraphs"][0]["nodes"]:
+        sub_attrs = {k: _parse_attr(v) for k, v in (sub.get("attrs") or {}).items()}
+        if sub["op"] == "Convolution":
+            options.update({k: sub_attrs[k] for k in _CONV_OPTIONS if k in sub_attrs})
+        elif sub["op"] == "BatchNorm":
+            options["bn_eps"] = float(sub_attrs.get("eps", 1e-3))
+            options["bn_fix_gamma"] = bool(sub_attrs.get("fix_gamma", True))
+        elif sub["op"] in ("Activation", "LeakyReLU", "clip"):
+            acts.append(sub_attrs.get("act_type", sub["op"]) if sub["op"] != "clip" else "clip")
+    if acts:
+        first_is_act = flags.get("with_act", False)
+        options["act_type" if first_is_act else "postsum_act_type"] = acts[0]
+        if len(acts) > 1:
+            options["postsum_act_type"] = acts[1]
+    names = ["data", "weight"] + ([] if options["no_bias"] else ["bias"])
+    names += ["gamma", "beta", "moving_mean", "moving_var"] if flags.get("with_bn") else []
+    names += ["sum"] if flags.get("with_sum") else []
+    if flags.get("quantized"):
+        names += ["data_min", "data_max"] + (["sum_min", "sum_max"] if flags.get("with_sum") else [])
+    if len(names) != len(node["inputs"]):
+        raise ValueError(f"{where}: node {node['name']!r} ({node['op']}) has {len(node['inputs'])} inputs, its "
+                         f"options say {len(names)} ({', '.join(names)})")
+    kwargs = {k: Symbol._of([built[i]._entries[j]]) for k, (i, j, *_) in zip(names, node["inputs"])}
+    kwargs.update(options, **flags)
+    saved = list(_SCOPES)
+    _SCOPES.clear()
+    try:
+        return _make_op(ops._internal._sg_mkldnn_conv, node["op"], [], kwargs, name=node["name"], key=node["op"],
+                        nout=ops.quantization.sg_mkldnn_conv_outputs(**flags))
+    finally:
+        _SCOPES[:] = saved
 
 
 def _attr_text(value):

@@ -411,7 +411,7 @@ def _signature(fn):
         return None
 
 
-def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=None):
+def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=None, nout=None):
     """A node applying ``fn`` (an op of ``ast_hybrid.ops``) to ``args``/``kwargs``, which hold Symbols."""
     for s in _symbols_in((args, kwargs)):
         _one_output(s, f"{op_name}")
@@ -432,7 +432,8 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
                 kwargs[inp] = variable(f"{name}_{inp}")
         bound = sig.bind_partial(*args, **kwargs)
     node = _Node("op", name, fn=fn, args=tuple(args), kwargs=kwargs,
-                 nout=_count(key or op_name, args, kwargs, sig), op=mx_op or op_name)
+                 nout=nout or getattr(fn, "mx_outputs", None) or _count(key or op_name, args, kwargs, sig),
+                 op=mx_op or op_name)
     if bound is not None:
         for arg, value in bound.arguments.items():
             if arg in _AUX_NAMES and isinstance(value, Symbol) and value._entries[0][0].kind == "var":

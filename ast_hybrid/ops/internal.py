@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ast_hybrid.ops import elemwise
+from ast_hybrid.ops.quantization import sg_mkldnn_conv as _sg_mkldnn_conv
 from ast_hybrid.ops.shape import concat
 
 __all__ = ["_rnn_param_concat", "_plus", "_minus", "_mul", "_div", "_mod", "_power", "_maximum", "_minimum",
            "_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar", "_rdiv_scalar",
-           "_copy"]
+           "_copy", "_sg_mkldnn_conv"]
 
 
 def _rnn_param_concat(*data, dim=1, num_args=None, **kwargs):

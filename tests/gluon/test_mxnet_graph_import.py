@@ -58,9 +58,9 @@ def test_sym_load_and_an_op_we_lack(tmp_path):
     assert s.list_arguments() == ["data", "fc_weight"] and s.name == "add"
     got = s.eval(data=np.ones((2, 4), np.float32), fc_weight=np.full((3, 4), 0.5, np.float32))[0].asnumpy()
     assert got.tolist() == [[3.5] * 3] * 2
-    graph["nodes"][3]["op"] = "_sg_mkldnn_conv"
+    graph["nodes"][3]["op"] = "_sg_mkldnn_fully_connected"
     (tmp_path / "q-symbol.json").write_text(json.dumps(graph))
-    with pytest.raises(NotSupported, match="_sg_mkldnn_conv.*'add'"):
+    with pytest.raises(NotSupported, match="_sg_mkldnn_fully_connected.*'add'"):
         SymbolBlock.imports(str(tmp_path / "q-symbol.json"), ["data"])
 
 
