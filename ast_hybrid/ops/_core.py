@@ -25,7 +25,7 @@ import numpy as np
 from ast_hybrid.ndarray import NDArray
 
 __all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_int", "norm_axis", "norm_axes",
-           "as_tuple", "scalar_like", "c_cast"]
+           "as_tuple", "scalar_like", "c_cast", "rounded", "divided"]
 
 _SEQ = (list, tuple)
 
@@ -230,3 +230,30 @@ def scalar_like(value, dtype):
 
     return jnp.asarray(np.asarray(value, dtype=np.float64 if not isinstance(value, bool) else np.bool_)
                        .astype(dtype), dtype=dtype)
+
+
+def rounded(value):
+    """``value`` as computed, rounded to its type, before whatever uses it: XLA would otherwise fuse it into
+    its consumer with another rounding.  XLA:CPU's code generator contracts ``p * q + r`` into one fused
+    multiply-add, and its algebraic simplifier rewrites ``a / b / c`` into ``a / (b * c)``; an optimization
+    barrier does not reach the first.  A select on ``value == value`` (false only for NaN, kept as NaN) sits
+    between the two operations, so each rounds as MXNet's C++ rounds it (ops that must equal MXNet's to the
+    last bit, because an int8 graph quantizes their output, use it)."""
+    import jax.numpy as jnp
+
+    return jnp.where(value == value, value, jnp.nan)
+
+
+def divided(a, b):
+    """``a / b`` correctly rounded everywhere.  XLA:CPU divides by a value that is the same across a loop (a
+    constant, or one scalar broadcast) by multiplying with its reciprocal, which is off by an ulp for a third
+    of the values (``x / 30``: 37% equal), and an optimization barrier does not always stop it.  Here the
+    division is in double, rounded once to the operands' type: a float32 quotient so obtained is the correctly
+    rounded one (the double's own error, reciprocal or not, is 2**-29 of a float32 ulp).  For ops whose output
+    MXNet's graphs quantize next."""
+    import jax
+    import jax.numpy as jnp
+
+    a = jnp.asarray(a)
+    with jax.enable_x64(True):
+        return (a.astype(jnp.float64) / jnp.asarray(b).astype(jnp.float64)).astype(a.dtype)

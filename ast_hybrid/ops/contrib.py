@@ -31,7 +31,7 @@ from jax import lax
 
 from ast_hybrid import autograd
 from ast_hybrid.ndarray import NDArray
-from ast_hybrid.ops._core import as_tuple, check, choice, op, raw, wrap
+from ast_hybrid.ops._core import as_tuple, check, choice, divided, op, raw, rounded, wrap
 from ast_hybrid.ops.adamw import adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update
 from ast_hybrid.ops.deformable import DeformableConvolution, ModulatedDeformableConvolution
 from ast_hybrid.ops.indexing import boolean_mask, index_copy
@@ -99,20 +99,43 @@ def _relu(x):
     return jnp.maximum(x, jnp.zeros((), x.dtype))
 
 
-def _resize_axis(x, axis, out_size, align_corners):
-    n = x.shape[axis]
-    dst = np.arange(out_size, dtype=np.float64)
-    if align_corners:
-        src = dst * ((n - 1) / (out_size - 1) if out_size > 1 else 0.0)
+def _source_weights(n, out_size, align_corners):
+    """MXNet's CPU kernel's source row (or column) and weight per output index, in its float32 arithmetic:
+    ``scale = float(n - 1) / (out - 1)`` (or ``float(n) / out``), ``src = scale * dst`` (or
+    ``float(double(scale) * (dst + 0.5) - 0.5)``, at least 0), ``i0 = int(src)``, ``w1 = src - i0``,
+    ``w0 = 1 - w1``."""
+    f32 = np.float32
+    dst = np.arange(out_size)
+    if out_size <= 1:
+        scale = f32(0)
     else:
-        src = np.maximum((dst + 0.5) * (n / out_size) - 0.5, 0.0)
-    i0 = np.minimum(np.floor(src).astype(np.int32), n - 1)
-    i1 = np.minimum(i0 + 1, n - 1)
-    w1 = (src - i0).astype(np.float32)
-    shape = [1] * x.ndim
-    shape[axis] = out_size
-    w1 = jnp.asarray(w1, x.dtype).reshape(shape)
-    return jnp.take(x, i0, axis=axis) * (1 - w1) + jnp.take(x, i1, axis=axis) * w1
+        scale = f32(n - 1) / f32(out_size - 1) if align_corners else f32(n) / f32(out_size)
+    if align_corners:
+        src = (scale * dst.astype(f32)).astype(f32)
+    else:
+        src = np.maximum((np.float64(scale) * (dst + 0.5) - 0.5).astype(f32), f32(0))
+    i0 = src.astype(np.int64)
+    i1 = np.where(i0 < n - 1, i0 + 1, i0)
+    w1 = (src - i0.astype(f32)).astype(f32)
+    return i0, i1, (f32(1) - w1).astype(f32), w1
+
+
+def _resize_bilinear(x, oh, ow, align_corners):
+    """MXNet's ``SpatialUpSamplingBilinearUpdateOutput`` value for value:
+    ``h0 * (w0 * a + w1 * b) + h1 * (w0 * c + w1 * d)`` from the four neighbours, in that order (resizing one
+    axis then the other rounds differently: 80% of the values were off by an ulp, and an int8 graph that
+    quantizes a resized map moves with them)."""
+    n, m = x.shape[2], x.shape[3]
+    if (oh, ow) == (n, m):
+        return x
+    hi0, hi1, h0, h1 = _source_weights(n, oh, align_corners)
+    wi0, wi1, w0, w1 = _source_weights(m, ow, align_corners)
+    rows0, rows1 = jnp.take(x, hi0, axis=2), jnp.take(x, hi1, axis=2)
+    a, b = jnp.take(rows0, wi0, axis=3), jnp.take(rows0, wi1, axis=3)
+    c, d = jnp.take(rows1, wi0, axis=3), jnp.take(rows1, wi1, axis=3)
+    h0, h1 = (jnp.asarray(v, x.dtype).reshape(1, 1, -1, 1) for v in (h0, h1))
+    w0, w1 = (jnp.asarray(v, x.dtype).reshape(1, 1, 1, -1) for v in (w0, w1))
+    return rounded(h0 * (rounded(w0 * a) + rounded(w1 * b))) + rounded(h1 * (rounded(w0 * c) + rounded(w1 * d)))
 
 
 @op(compile_arrays=("data", "like"))
@@ -129,25 +152,45 @@ def BilinearResize2D(data, like=None, height=1, width=1, scale_height=None, scal
         ow = int(x.shape[3] * (scale_width or 1))
     else:
         oh, ow = int(height), int(width)
-    return _resize_axis(_resize_axis(x, 2, oh, align_corners), 3, ow, align_corners)
+    return _resize_bilinear(x, oh, ow, align_corners)
 
 
-def _adaptive_matrix(n, out):
-    m = np.zeros((out, n), np.float32)
-    for i in range(out):
-        start, end = (i * n) // out, -(-((i + 1) * n) // out)
-        m[i, start:end] = 1.0 / (end - start)
-    return m
+def _adaptive_windows(n, out):
+    """Per output index, MXNet's window ``[floor(i * n / out), ceil((i + 1) * n / out))``: the positions padded
+    to the longest window (clipped), which of them are inside, and each window's length."""
+    starts = [(i * n) // out for i in range(out)]
+    ends = [-(-((i + 1) * n) // out) for i in range(out)]
+    k = max(e - b for b, e in zip(starts, ends))
+    index = np.array([[min(b + t, n - 1) for t in range(k)] for b in starts])
+    inside = np.array([[t < e - b for t in range(k)] for b, e in zip(starts, ends)])
+    return index, inside, np.array([e - b for b, e in zip(starts, ends)], np.float32)
 
 
 @op(compile_arrays=("data",))
 def AdaptiveAvgPooling2D(data, output_size=()):
+    """MXNet's CPU kernel value for value: each window summed one value at a time, row by row, in float32,
+    then ``sum / kW / kH`` (a matrix product sums in another order and differs in the last bit, which moves
+    an int8 graph that quantizes the pooled map)."""
+    from jax import lax
+
     x = jnp.asarray(data)
     size = as_tuple(output_size) or (1,)
     oh, ow = (size[0], size[0]) if len(size) == 1 else size
-    mh = jnp.asarray(_adaptive_matrix(x.shape[2], oh), x.dtype)
-    mw = jnp.asarray(_adaptive_matrix(x.shape[3], ow), x.dtype)
-    return jnp.einsum("ih,nchw,jw->ncij", mh, x, mw)
+    rows, row_in, kh = _adaptive_windows(x.shape[2], oh)
+    cols, col_in, kw = _adaptive_windows(x.shape[3], ow)
+    g = jnp.take(jnp.take(x, rows.reshape(-1), axis=2).reshape(x.shape[:2] + rows.shape + x.shape[3:]),
+                 cols.reshape(-1), axis=4).reshape(x.shape[:2] + rows.shape + cols.shape)    # N,C,oh,KH,ow,KW
+    inside = jnp.asarray(row_in[:, :, None, None] & col_in[None, None, :, :])
+    g = jnp.where(inside, g, jnp.zeros((), x.dtype))
+    by_row = jnp.moveaxis(g, 3, 0)                                              # KH,N,C,oh,ow,KW
+
+    def add_row(total, row):
+        for j in range(row.shape[-1]):                 # the columns of a window row, in order
+            total = total + row[..., j]
+        return total, None
+
+    total, _ = lax.scan(add_row, jnp.zeros(x.shape[:2] + (oh, ow), x.dtype), by_row)
+    return divided(divided(total, kw[None, :]), kh[:, None])
 
 
 def _corners(b, fmt):
@@ -456,7 +499,9 @@ def ROIAlign(data, rois, pooled_size, spatial_scale, sample_ratio=-1, position_s
         xg = xx[None, :, None, :]
         yb, xb = jnp.broadcast_arrays(yg, xg)
         vals = _bilinear(x[b], yb, xb)          # (C, ph, pw, g, g)
-        return vals.mean(axis=(-2, -1))
+        # a region with a negative batch index is skipped by MXNet (GluonCV's FPN masks the regions of the
+        # other pyramid levels with -1 rows and adds the levels' outputs): 0, as MXNet's fresh output holds
+        return jnp.where(b >= 0, vals.mean(axis=(-2, -1)), jnp.zeros((), vals.dtype))
 
     return jax.vmap(one)(batch, ys, xs).astype(x.dtype)
 

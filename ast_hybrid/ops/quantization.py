@@ -26,7 +26,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from ast_hybrid.ops._core import check, choice, op
+from ast_hybrid.ops._core import check, choice, divided, op, rounded
 from ast_hybrid.ops.conv import Pooling, _tup
 from ast_hybrid.ops.conv_lowering import convolve
 
@@ -123,8 +123,8 @@ def dequantize(data, min_range, max_range, out_type="float32"):
     check(q.dtype in (jnp.int8, jnp.uint8, jnp.int32), "dequantize", f"data must be int8, uint8 or int32, got {q.dtype}")
     real = _max_abs(jnp.reshape(min_range, ()), jnp.reshape(max_range, ()))
     if q.dtype == jnp.int32:
-        return q.astype(jnp.float32) * _kept(real / np.float32(2 ** 31 - 1))
-    return q.astype(jnp.float32) * _kept(real / (UINT8_RANGE if q.dtype == jnp.uint8 else INT8_RANGE))
+        return q.astype(jnp.float32) * _kept(divided(real, np.float32(2 ** 31 - 1)))
+    return q.astype(jnp.float32) * _kept(divided(real, UINT8_RANGE if q.dtype == jnp.uint8 else INT8_RANGE))
 
 
 @op
@@ -213,7 +213,7 @@ def _fold_bn(w, b, gamma, beta, mean, var, eps, fix_gamma):
         alpha = (g.astype(jnp.float64) / _kept(jnp.sqrt(var.astype(jnp.float64) + eps))).astype(jnp.float32)
     shape = (-1,) + (1,) * (w.ndim - 1)
     w = w * alpha.reshape(shape)
-    b = beta + alpha * (b - mean) if b is not None else beta - alpha * mean
+    b = beta + rounded(alpha * (b - mean)) if b is not None else beta - rounded(alpha * mean)
     return w, b
 
 
@@ -259,7 +259,7 @@ def sg_mkldnn_conv(data, weight, bias=None, gamma=None, beta=None, moving_mean=N
     wscale = _kept(INT8_RANGE / _max_abs(flat.min(axis=1), flat.max(axis=1)))
     if b is not None:
         half = jnp.where(b > 0, np.float32(2.0 ** 30), np.float32(-2.0 ** 30))     # (float)INT32_MAX / 2
-        cap = _kept(half / jnp.where(b == 0, 1, b)) / data_scale
+        cap = divided(_kept(half / jnp.where(b == 0, 1, b)), data_scale)
         wscale = _kept(jnp.where(b != 0, jnp.minimum(wscale, cap), wscale))
     shape = (-1,) + (1,) * (n + 1)
     qw = _saturate(w * wscale.reshape(shape), jnp.int8)
