@@ -1,5 +1,6 @@
 """``python -m ast_hybrid.conformance`` (issue 12 item 5): the report machinery end to end against MXNet 1.9.1 on
-cheap models (a CIFAR ResNet, mobilenet0.25 at 32x32, GluonNLP's small LSTM language model), a damaged case
+cheap models (a CIFAR ResNet, mobilenet0.25 at 32x32, GluonNLP's small LSTM language model, the int8 MobileNet and
+ResNet-50 GluonCV ships as MXNet oneDNN graphs), a damaged case
 named by its first cause, and the table/JSON format.
 
 The packages import whole through the compatibility package (no stand-ins since 653144f).
@@ -19,7 +20,9 @@ from ast_hybrid.conformance import _models, _report, _sides, main, run_model, ta
 @pytest.mark.oracle
 @pytest.mark.parametrize("name,family", [("cifar_resnet20_v1", "classification"),
                                          ("mobilenet0.25", "classification"),
-                                         ("standard_lstm_lm_200", "nlp")])
+                                         ("standard_lstm_lm_200", "nlp"),
+                                         ("mobilenet1.0_int8", "classification"),    # MXNet's oneDNN int8 graphs
+                                         ("resnet50_v1_int8", "classification")])
 def test_cheap_models_match_mxnet(name, family):
     row = run_model(name, family, timeout=300)
     assert row["status"] == "match", row["cause"]
@@ -153,3 +156,19 @@ def test_near_tied_detections_may_come_in_either_order_and_nothing_else_is_hidde
     assert _sides._error(near, ref) > 0.1 and _sides._error(_models.align_near_ties(near, ref), ref) == 0.0
     far = [a[:, swap] for a in ref]                           # 0.9 and 0.497 swapped: a real difference
     assert _sides._error(_models.align_near_ties(far, ref), ref) > 0.1
+
+
+def test_near_tie_alignment_leaves_runs_of_identical_reference_rows_and_pairs_large_runs():
+    """A run of identical reference rows (box_nms's -1 rows) compares the same in any order, so it is left as
+    it is: a real row of ours among them still counts.  A run of 2000 near-tied rows, reversed in ours, is
+    paired back (one vectorised distance per reference row)."""
+    ref = [np.full((1, 4, 1), -1, np.float32), np.full((1, 4, 1), -1, np.float32), np.full((1, 4, 4), -1, np.float32)]
+    ref[0][0, 0], ref[1][0, 0], ref[2][0, 0] = 2, 0.8, 5
+    got = [a.copy() for a in ref]
+    got[0][0, 2], got[1][0, 2], got[2][0, 2] = 7, -1, 9          # ours has a box where MXNet has none
+    assert _sides._error(_models.align_near_ties(got, ref), ref) == _sides._error(got, ref) > 0.1
+    n = 2000
+    scores = (0.5 + 1e-9 * np.arange(n)[::-1]).astype(np.float32).reshape(1, n, 1)
+    ref = [np.zeros((1, n, 1), np.float32), scores, np.arange(4 * n, dtype=np.float32).reshape(1, n, 4)]
+    got = [a[:, ::-1].copy() for a in ref]
+    assert _sides._error(got, ref) > 0.5 and _sides._error(_models.align_near_ties(got, ref), ref) == 0.0
