@@ -167,7 +167,10 @@ def after_first_call(name: str, net, mx=None, arrays=None) -> None:
     what MXNet saved).  CenterNet: its heatmap's logits (its last convolution's output less the -2.19 prior
     bias) scaled to at most 3 in magnitude on the row's input, so the scores (sigmoids) spread and the top-k
     order is not decided by ties: a fixed factor 0.01 left resnet101's scores all 1.0 and DLA's 40 best within
-    3e-5 of each other."""
+    3e-5 of each other.  The COCO R-CNNs: ``_spread_rcnn_classes``."""
+    if name.startswith(RCNN_COCO) and name.endswith("_coco") and arrays is not None:
+        _spread_rcnn_classes(name, net, mx, arrays)
+        return
     if not name.startswith("center_net"):
         return
     last = net.heads[0][-1]
@@ -178,6 +181,32 @@ def after_first_call(name: str, net, mx=None, arrays=None) -> None:
     spread = float((logits - last.bias.data().reshape((1, -1, 1, 1))).abs().max().asscalar())
     if spread > 0:
         last.weight.set_data(last.weight.data() * (3.0 / spread))
+
+
+RCNN_COCO = ("faster_rcnn", "mask_rcnn")
+RCNN_CLASS_SPREAD = 10.0
+
+
+def _spread_rcnn_classes(name: str, net, mx, arrays: dict) -> None:
+    """The class head of a COCO R-CNN (``class_predictor``, GluonCV's Normal(0.01)) scaled so its logits (less
+    the bias) reach ``RCNN_CLASS_SPREAD`` in magnitude on the row's input.  Under Normal(0.01) they stay within
+    0.6, so the softmax over 81 classes is near 1/81 everywhere: every (proposal, class) pair passes box_nms's
+    1e-4 valid threshold (faster_rcnn_resnet50_v1b_coco kept 31728 rows, scores within 1e-7 of each other)
+    and their order decides nothing (MXNet's own output moved 0.90 of its scale for a 1e-6 input change).
+    Spread to 10 it keeps 1380 rows, all distinct; the swaps a 1e-6 change still makes are of rows whose
+    scores lie within 2e-6 of each other (``align_near_ties`` pairs those, in the comparison and in the
+    sensitivity alike).  The RPN's score head is left as it is: scaling its logits keeps their order, so its
+    proposals do not change."""
+    head, seen = net.class_predictor, []
+    handle = head.register_forward_hook(lambda block, inputs, out: seen.append(out))
+    try:
+        call(name, "detection", net, mx, arrays)
+    finally:
+        handle.detach()
+    bias = head.bias.data().reshape((1, -1))
+    spread = max(float((o.reshape((-1, bias.shape[1])) - bias).abs().max().asscalar()) for o in seen)
+    if spread > 0:
+        head.weight.set_data(head.weight.data() * (RCNN_CLASS_SPREAD / spread))
 
 
 def serve_base_weights(gluoncv, mx, folder: str, shape, used: list, create: bool) -> None:
@@ -288,22 +317,25 @@ def align_near_ties(got: list, ref: list, tol: float = 1e-5) -> list:
     scores = ref[1].reshape(ref[1].shape[:2]).astype("float64")
     scale = max(float(np.abs(scores).max()), 1e-12)
     aligned = [g.copy() for g in got]
+    rows = [k for k in range(len(got)) if got[k].ndim >= 2 and got[k].shape[:2] == scores.shape]
     for b in range(scores.shape[0]):
+        # one vector per row (every array of the row), ours and MXNet's, to pair rows by their distance
+        mine = np.concatenate([got[k][b].reshape(scores.shape[1], -1).astype("float64") for k in rows], axis=1)
+        theirs = np.concatenate([ref[k][b].reshape(scores.shape[1], -1).astype("float64") for k in rows], axis=1)
         i, n = 0, scores.shape[1]
         while i < n:
             j = i + 1
             while j < n and abs(scores[b, j] - scores[b, j - 1]) <= tol * scale:
                 j += 1
-            if j - i > 1:
+            # a run of identical reference rows (e.g. box_nms's -1 rows) is compared the same in any order
+            if j - i > 1 and not (theirs[i:j] == theirs[i]).all():
                 free = list(range(i, j))
                 order = []
                 for r in range(i, j):
-                    cost = [sum(float(np.abs(got[k][b, c].astype("float64") - ref[k][b, r]).sum())
-                                for k in range(len(got)) if got[k].ndim >= 2) for c in free]
+                    cost = np.abs(mine[free] - theirs[r]).sum(axis=1)
                     order.append(free.pop(int(np.argmin(cost))))
-                for k in range(len(got)):
-                    if got[k].ndim >= 2:
-                        aligned[k][b, i:j] = got[k][b, order]
+                for k in rows:
+                    aligned[k][b, i:j] = got[k][b, order]
             i = j
     return aligned
 

@@ -87,6 +87,8 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
             if shape is not None:              # conditioning: how far MXNet's own output moves for a 1e-6 change
                 moved = _models.flatten(_models.call(name, family, net, mx,
                                                      {k: v * (1 + 1e-6) for k, v in arrays.items()}))
+                if family == "detection":      # measured as ours is compared: near-tied rows paired
+                    moved = _models.align_near_ties(moved, outs)
                 result["sensitivity"] = _error(moved, outs)
             result["finite"] = all(bool(np.isfinite(o).all()) for o in outs if o.dtype.kind == "f")
             if family == "detection":          # a meaningful reference: detections kept, their scores distinct

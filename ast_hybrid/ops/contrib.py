@@ -499,11 +499,18 @@ def ROIAlign(data, rois, pooled_size, spatial_scale, sample_ratio=-1, position_s
         xg = xx[None, :, None, :]
         yb, xb = jnp.broadcast_arrays(yg, xg)
         vals = _bilinear(x[b], yb, xb)          # (C, ph, pw, g, g)
-        # a region with a negative batch index is skipped by MXNet (GluonCV's FPN masks the regions of the
-        # other pyramid levels with -1 rows and adds the levels' outputs): 0, as MXNet's fresh output holds
-        return jnp.where(b >= 0, vals.mean(axis=(-2, -1)), jnp.zeros((), vals.dtype))
+        return vals.mean(axis=(-2, -1))
 
-    return jax.vmap(one)(batch, ys, xs).astype(x.dtype)
+    out = jax.vmap(one)(batch, ys, xs).astype(x.dtype)
+    # MXNet's CPU kernel skips a region whose batch index is negative (GluonCV's FPN pools each level with the
+    # other levels' regions masked to -1 rows, then adds the levels): it writes only 0 to the output's FLAT
+    # element n (roi n's index, inside the first regions' values), leaving region n's own values unwritten
+    # (0 in a fresh output, which is what we give)
+    skipped = batch < 0
+    out = jnp.where(skipped[:, None, None, None], jnp.zeros((), out.dtype), out)
+    flat = out.reshape(-1)
+    where = jnp.where(skipped, jnp.arange(out.shape[0]), flat.size)       # flat.size: dropped
+    return flat.at[where].set(jnp.zeros((), out.dtype), mode="drop").reshape(out.shape)
 
 
 @op
