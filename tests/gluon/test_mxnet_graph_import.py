@@ -93,3 +93,34 @@ def test_our_graph_json_runs_in_mxnet(oracle, tmp_path, name):
     for key in ("y", "h"):
         np.testing.assert_allclose(ref[key], ours, rtol=0, atol=1e-4 * scale)
     assert json.loads(graph.tojson())["heads"] == [[len(json.loads(graph.tojson())["nodes"]) - 1, 0, 0]]
+
+
+OPERATORS = """
+x = mx.sym.var('data')
+outs = [x > 0.3, x >= 0.3, x < -0.2, x <= -0.2, x == 0.5, x != 0.5, x ** 2, 2 ** x, x % 0.7, 0.7 % (x + 2),
+        mx.sym.maximum(x, 0.1), mx.sym.minimum(x, 0.1), x > x * 0.5, x == x, mx.sym.hypot(x, 0.5),
+        mx.sym.broadcast_logical_and(x > 0, x < 0.5), mx.sym.broadcast_logical_or(x > 0.4, x < -0.4)]
+graph = mx.sym.Group(outs)
+graph.save({path!r})
+ops = sorted({{n['op'] for n in __import__('json').loads(graph.tojson())['nodes']}})
+meta['ops'] = ops
+for i, y in enumerate(graph.eval(data=nd.array(inp['x']))):
+    out['y%d' % i] = y.asnumpy()
+"""
+
+
+def test_mxnet_scalar_and_comparison_operators_load(oracle, tmp_path):
+    """A Symbol's operators (``x > 0.3``, ``2 ** x``, ``x % 0.7``, ...) are recorded in MXNet's graph JSON as
+    internal operators (``_greater_scalar``, ``_rpower_scalar``, ``_mod_scalar``, ...): GluonCV's int8 SSDs
+    have them.  Each loaded and evaluated here equals MXNet's."""
+    from ast_hybrid.mxnet import symbol
+
+    x = np.random.RandomState(4).uniform(-1, 1, (3, 7)).astype("float32")
+    path = str(tmp_path / "ops-symbol.json")
+    ref = oracle.run(OPERATORS.format(path=path), x=x)
+    assert {"_greater_scalar", "_rpower_scalar", "_rmod_scalar", "_maximum_scalar"} <= set(ref["meta"]["ops"])
+    got = symbol.load(path).eval(data=nd.array(x))
+    assert len(got) == len([k for k in ref if k.startswith("y")])
+    for i, y in enumerate(got):
+        np.testing.assert_allclose(y.asnumpy(), ref[f"y{i}"], rtol=1e-6, atol=1e-6, err_msg=str(i))
+        assert y.dtype == ref[f"y{i}"].dtype, i
