@@ -122,20 +122,19 @@ def _source_weights(n, out_size, align_corners):
 
 def _resize_bilinear(x, oh, ow, align_corners):
     """MXNet's ``SpatialUpSamplingBilinearUpdateOutput`` value for value:
-    ``h0 * (w0 * a + w1 * b) + h1 * (w0 * c + w1 * d)`` from the four neighbours, in that order (resizing one
-    axis then the other rounds differently: 80% of the values were off by an ulp, and an int8 graph that
-    quantizes a resized map moves with them)."""
+    ``h0 * (w0 * a + w1 * b) + h1 * (w0 * c + w1 * d)`` from the four neighbours, each product rounded on its
+    own (resizing one axis then the other as two blends rounds differently: 80% of the values were off by an
+    ulp, and an int8 graph that quantizes a resized map moves with them).  The inner sums depend on the input
+    row and the output column only, so they are computed once per input row, then blended across rows."""
     n, m = x.shape[2], x.shape[3]
     if (oh, ow) == (n, m):
         return x
     hi0, hi1, h0, h1 = _source_weights(n, oh, align_corners)
     wi0, wi1, w0, w1 = _source_weights(m, ow, align_corners)
-    rows0, rows1 = jnp.take(x, hi0, axis=2), jnp.take(x, hi1, axis=2)
-    a, b = jnp.take(rows0, wi0, axis=3), jnp.take(rows0, wi1, axis=3)
-    c, d = jnp.take(rows1, wi0, axis=3), jnp.take(rows1, wi1, axis=3)
-    h0, h1 = (jnp.asarray(v, x.dtype).reshape(1, 1, -1, 1) for v in (h0, h1))
-    w0, w1 = (jnp.asarray(v, x.dtype).reshape(1, 1, 1, -1) for v in (w0, w1))
-    return rounded(h0 * (rounded(w0 * a) + rounded(w1 * b))) + rounded(h1 * (rounded(w0 * c) + rounded(w1 * d)))
+    w0, w1 = (jnp.asarray(v, x.dtype) for v in (w0, w1))
+    inner = rounded(w0 * jnp.take(x, wi0, axis=3)) + rounded(w1 * jnp.take(x, wi1, axis=3))     # N, C, n, ow
+    h0, h1 = (jnp.asarray(v, x.dtype).reshape(-1, 1) for v in (h0, h1))
+    return rounded(h0 * jnp.take(inner, hi0, axis=2)) + rounded(h1 * jnp.take(inner, hi1, axis=2))
 
 
 @op(compile_arrays=("data", "like"))
