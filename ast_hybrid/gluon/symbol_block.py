@@ -237,7 +237,9 @@ def _running_updates(graph, params):
                 not {"moving_mean", "moving_var"} <= set(node.kwargs):
             continue
         sig = symbolic._signature(node.fn)
-        if sig is None or "update" not in sig.parameters:     # a fused inference op (_sg_mkldnn_conv)
+        takes = sig is not None and ("update" in sig.parameters or any(
+            p.kind is p.VAR_KEYWORD for p in sig.parameters.values()))
+        if not takes:                        # a fused inference op (_sg_mkldnn_conv) updates no statistics
             continue
         mean, var = node.kwargs["moving_mean"], node.kwargs["moving_var"]
         if not all(isinstance(s, symbolic.Symbol) and s._entries[0][0].kind == "var" for s in (mean, var)):
