@@ -99,7 +99,7 @@ def load_json(text, where="the graph"):
     return Symbol._of([built[i]._entries[j] for i, j, *_ in heads])
 
 
-#: MXNet's fused (subgraph) operators that ast-hybrid runs: the op, and the names of its inputs in order
+#: MXNet's fused (subgraph) operators that ast-hybrid runs
 _FUSED = {"_sg_mkldnn_conv"}
 _CONV_OPTIONS = ("kernel", "stride", "dilate", "pad", "num_filter", "num_group", "no_bias")
 

@@ -30,7 +30,7 @@ from ast_hybrid.ops._core import check, choice, divided, op, rounded
 from ast_hybrid.ops.conv import Pooling, _tup
 from ast_hybrid.ops.conv_lowering import convolve
 
-__all__ = ["quantize_v2", "quantize", "dequantize", "quantized_pooling", "sg_mkldnn_conv", "requantize"]
+__all__ = ["quantize_v2", "dequantize", "quantized_pooling", "sg_mkldnn_conv"]
 
 INT8_RANGE, UINT8_RANGE = np.float32(127.5), np.float32(255.5)
 _LIMITS = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-2 ** 31, 2 ** 31 - 1)}
@@ -102,21 +102,6 @@ def quantize_v2(data, out_type="int8", min_calib_range=None, max_calib_range=Non
 
 
 @op
-def quantize(data, min_range, max_range, out_type="uint8"):
-    """MXNet's older ``quantize``: the range given as arrays (int8: zero-centred, uint8: affine)."""
-    x = jnp.asarray(data, jnp.float32)
-    lo, hi = jnp.reshape(jnp.asarray(min_range, jnp.float32), ()), jnp.reshape(jnp.asarray(max_range, jnp.float32), ())
-    choice("quantize", "out_type", out_type, ("int8", "uint8"))
-    if out_type == "int8":
-        real = _max_abs(lo, hi)
-        q = jnp.sign(x) * jnp.minimum(jnp.abs(x) * (np.float32(127.0) / real) + np.float32(0.5), np.float32(127.0))
-        return q.astype(jnp.int8), _as_range(-real), _as_range(real)
-    scale = np.float32(255.0) / (hi - lo)
-    q = jnp.clip((x - lo) * scale + np.float32(0.5), 0, 255)
-    return q.astype(jnp.uint8), _as_range(lo), _as_range(hi)
-
-
-@op
 def dequantize(data, min_range, max_range, out_type="float32"):
     """int8/uint8 back to float32: ``q * max(|min|, |max|) / 127.5`` (uint8: ``/ 255.5``)."""
     q = jnp.asarray(data)
@@ -125,15 +110,6 @@ def dequantize(data, min_range, max_range, out_type="float32"):
     if q.dtype == jnp.int32:
         return q.astype(jnp.float32) * _kept(divided(real, np.float32(2 ** 31 - 1)))
     return q.astype(jnp.float32) * _kept(divided(real, UINT8_RANGE if q.dtype == jnp.uint8 else INT8_RANGE))
-
-
-@op
-def requantize(data, min_range, max_range, out_type="int8", min_calib_range=None, max_calib_range=None):
-    """int32 (with its real range) to int8 at the calibrated range (or the data's own)."""
-    real_in = _max_abs(jnp.reshape(min_range, ()), jnp.reshape(max_range, ()))
-    f = jnp.asarray(data).astype(jnp.float32) * (real_in / np.float32(2 ** 31 - 1))
-    return quantize_v2.__wrapped__(f, out_type="int8" if out_type == "auto" else out_type,
-                           min_calib_range=min_calib_range, max_calib_range=max_calib_range)
 
 
 @op
