@@ -37,15 +37,6 @@ _LIMITS = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-2 ** 31, 2 ** 31 -
 _EXACT = 2 ** 24                     # float32 holds every integer below this
 
 
-def _kept(x):
-    """``x`` as computed: XLA's algebraic simplifier would otherwise rewrite ``a / b / c`` into ``a / (b * c)``
-    or ``a / sqrt(b)`` into ``a * rsqrt(b)``, whose last bit differs from MXNet's C++ and moves an int8 value
-    (resnet50_v1_int8 hybridized: 2.6e-2 of the output's scale).  Every scale chain passes through here."""
-    from jax import lax
-
-    return lax.optimization_barrier(x)
-
-
 def _max_abs(lo, hi):
     return jnp.maximum(jnp.abs(jnp.asarray(lo, jnp.float32)), jnp.abs(jnp.asarray(hi, jnp.float32)))
 
@@ -55,7 +46,7 @@ def _scale(dtype, lo, hi):
     empty range)."""
     real = _max_abs(lo, hi)
     q = INT8_RANGE if jnp.dtype(dtype) == jnp.int8 else UINT8_RANGE
-    return _kept(jnp.where(real == 0, np.float32(2 ** 31 - 1), q / jnp.where(real == 0, 1, real)))
+    return rounded(jnp.where(real == 0, np.float32(2 ** 31 - 1), q / jnp.where(real == 0, 1, real)))
 
 
 def _saturate(x, dtype):
@@ -94,7 +85,7 @@ def quantize_v2(data, out_type="int8", min_calib_range=None, max_calib_range=Non
     else:
         lo, hi = jnp.min(x), jnp.max(x)
     real = _max_abs(lo, hi)
-    scale = _kept((UINT8_RANGE if dtype == jnp.uint8 else INT8_RANGE) / real)
+    scale = rounded((UINT8_RANGE if dtype == jnp.uint8 else INT8_RANGE) / real)
     q = _saturate(x * scale, dtype)
     if dtype == jnp.uint8:
         return q, _as_range(lo), _as_range(hi)
@@ -108,8 +99,8 @@ def dequantize(data, min_range, max_range, out_type="float32"):
     check(q.dtype in (jnp.int8, jnp.uint8, jnp.int32), "dequantize", f"data must be int8, uint8 or int32, got {q.dtype}")
     real = _max_abs(jnp.reshape(min_range, ()), jnp.reshape(max_range, ()))
     if q.dtype == jnp.int32:
-        return q.astype(jnp.float32) * _kept(divided(real, np.float32(2 ** 31 - 1)))
-    return q.astype(jnp.float32) * _kept(divided(real, UINT8_RANGE if q.dtype == jnp.uint8 else INT8_RANGE))
+        return q.astype(jnp.float32) * rounded(divided(real, np.float32(2 ** 31 - 1)))
+    return q.astype(jnp.float32) * rounded(divided(real, UINT8_RANGE if q.dtype == jnp.uint8 else INT8_RANGE))
 
 
 @op
@@ -186,7 +177,7 @@ def _fold_bn(w, b, gamma, beta, mean, var, eps, fix_gamma):
 
     g = jnp.ones_like(gamma) if fix_gamma else gamma
     with jax.enable_x64(True):      # MXNet's eps is a double: sqrt(var + eps) and the division are in double
-        alpha = (g.astype(jnp.float64) / _kept(jnp.sqrt(var.astype(jnp.float64) + eps))).astype(jnp.float32)
+        alpha = (g.astype(jnp.float64) / rounded(jnp.sqrt(var.astype(jnp.float64) + eps))).astype(jnp.float32)
     shape = (-1,) + (1,) * (w.ndim - 1)
     w = w * alpha.reshape(shape)
     b = beta + rounded(alpha * (b - mean)) if b is not None else beta - rounded(alpha * mean)
@@ -232,27 +223,27 @@ def sg_mkldnn_conv(data, weight, bias=None, gamma=None, beta=None, moving_mean=N
     data_scale = _scale(x.dtype, dmin, dmax)
     # per output channel weight scales (MXNet's GetWeightScales, channel-wise since the output is calibrated)
     flat = w.reshape(w.shape[0], -1)
-    wscale = _kept(INT8_RANGE / _max_abs(flat.min(axis=1), flat.max(axis=1)))
+    wscale = rounded(INT8_RANGE / _max_abs(flat.min(axis=1), flat.max(axis=1)))
     if b is not None:
         half = jnp.where(b > 0, np.float32(2.0 ** 30), np.float32(-2.0 ** 30))     # (float)INT32_MAX / 2
-        cap = divided(_kept(half / jnp.where(b == 0, 1, b)), data_scale)
-        wscale = _kept(jnp.where(b != 0, jnp.minimum(wscale, cap), wscale))
+        cap = divided(rounded(half / jnp.where(b == 0, 1, b)), data_scale)
+        wscale = rounded(jnp.where(b != 0, jnp.minimum(wscale, cap), wscale))
     shape = (-1,) + (1,) * (n + 1)
     qw = _saturate(w * wscale.reshape(shape), jnp.int8)
     acc = _exact_conv(x, qw, stride, dilate, pad, num_group).astype(jnp.float32)
     bshape = (1, -1) + (1,) * n
     if b is not None:
-        qb = _saturate(b * _kept(wscale * data_scale), jnp.int32)
+        qb = _saturate(b * rounded(wscale * data_scale), jnp.int32)
         acc = acc + qb.astype(jnp.float32).reshape(bshape)
     out_u8 = (post if with_sum else act) == "relu"
     out_dtype = jnp.dtype(jnp.uint8 if out_u8 else jnp.int8)
     out_scale = _scale(out_dtype, jnp.float32(min_calib_range), jnp.float32(max_calib_range))
-    requant = _kept(_kept(out_scale / data_scale) / wscale)
+    requant = rounded(rounded(out_scale / data_scale) / wscale)
     f = _act(acc * requant.reshape(bshape), act)
     dst = out_dtype
     if with_sum:
         s = jnp.asarray(sum)
-        sum_scale = _kept(out_scale / _scale(s.dtype, jnp.reshape(sum_min, ()), jnp.reshape(sum_max, ())))
+        sum_scale = rounded(out_scale / _scale(s.dtype, jnp.reshape(sum_min, ()), jnp.reshape(sum_max, ())))
         f = _act(_fma(sum_scale, s.astype(jnp.float32), f), post)
         dst = s.dtype                     # oneDNN writes the result into the sum's buffer, in its type
     out = _saturate(f, dst).astype(out_dtype)
