@@ -49,6 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FULL = {"resnet18_v1": 224, "resnet18_v2": 224, "resnet50_v1": 224, "mobilenet1.0": 224, "mobilenetv2_1.0": 224,
         "densenet121": 224, "squeezenet1.1": 224, "inceptionv3": 299, "vgg11": 224, "alexnet": 224}
 QUICK = {"resnet18_v1": 64, "mobilenet1.0": 64}
+# and at batch 1 on a small input, the networks that take one (the others' last pooling or Dense fixes the size)
+SMALL = {"resnet18_v1": 64, "resnet18_v2": 64, "resnet50_v1": 64, "mobilenet1.0": 64, "mobilenetv2_1.0": 64}
 SECOND_PROCESS = {False: "resnet50_v1", True: "resnet18_v1"}     # --quick: the small one
 
 MX_SETUP = """
@@ -181,7 +183,8 @@ def _input(batch, side):
 
 
 def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
-    """Every model at batch 1 and 16 (``--quick``: two small ones at batch 1 and 4): ours vs MXNet (and ONNX
+    """Every model at batch 1 and 16, and at batch 1 on a 64x64 input where it takes one (``SMALL``;
+    ``--quick``: two small ones at batch 1 and 4): ours vs MXNet (and ONNX
     Runtime on MXNet's export, ``onnx``: its packages' folder), then the first call in a second process."""
     from ast_hybrid import nd
 
@@ -193,8 +196,9 @@ def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
     for name, side in models.items():
         path = str(folder / f"{name}.params")
         net = None
-        for b in batches:
-            x = _input(b, side)
+        small = [(1, SMALL[name])] if not quick and SMALL.get(name, side) != side else []
+        for b, s in [(b, side) for b in batches] + small:
+            x = _input(b, s)
             contenders = {}
             first = {}
             if mx is not None:
@@ -202,7 +206,7 @@ def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
                 first[harness.MXNET] = meta["first_s"] * 1e3
                 contenders[harness.MXNET] = lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["s"]
                 if onnx:
-                    timer, first_s = ort_contender(report, mx, onnx, f"{name} b{b} {side}x{side}")
+                    timer, first_s = ort_contender(report, mx, onnx, f"{name} b{b} {s}x{s}")
                     if timer:
                         contenders[harness.ORT], first[harness.ORT] = timer, first_s * 1e3
             if net is None:
@@ -218,11 +222,11 @@ def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
             xn = nd.array(x)
             first[harness.OURS] = harness.once(net, xn) * 1e3
             contenders[harness.OURS] = harness.local(net, xn, warmup=1)
-            n = calls or (3 if b == 1 else 1) * (1 if quick else 2)
+            n = calls or (3 if b == 1 else 1) * (1 if quick else 2) * (3 if s < 150 else 1)
             t = harness.interleave(contenders, n, rounds=3 if quick else 5)
-            report.add("model zoo (MXNet's source)", f"{name} b{b} {side}x{side}", "ms",
-                       {k: s * 1e3 for k, s in t.items()})
-            report.add("first call (trace + compile)", f"{name} b{b}, empty cache", "ms", first)
+            report.add("model zoo (MXNet's source)", f"{name} b{b} {s}x{s}", "ms",
+                       {k: v * 1e3 for k, v in t.items()})
+            report.add("first call (trace + compile)", f"{name} b{b} {s}x{s}, empty cache", "ms", first)
     name = SECOND_PROCESS[quick]
     if name in params:
         second_process(report, name, models[name], *params[name])

@@ -491,7 +491,11 @@ class _Compiled:
         # predict mode, not recording: read from disk in a second process (gluon/program_cache.py)
         from ast_hybrid.gluon import program_cache
 
-        self.predict = program_cache.predict_program(block, self.params, jax.jit(predict))
+        from ast_hybrid.ops import channel_last
+
+        # convolutions channel-last inside the program, kernels transposed once (ops/channel_last.py)
+        program = channel_last.Program(predict) if channel_last.enabled() else jax.jit(predict)
+        self.predict = program_cache.predict_program(block, self.params, program)
         self.predict_keyed = jax.jit(predict_keyed)
         self.train = jax.jit(train, static_argnames=("needs",))
         self.recorded = jax.jit(recorded, static_argnames=("needs", "training"))

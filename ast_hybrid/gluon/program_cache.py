@@ -70,7 +70,7 @@ import numpy as np
 from ast_hybrid.gluon import compile_cache, data_parallel
 
 ENV_SWITCH = "AST_HYBRID_PROGRAM_CACHE"
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"ast-hybrid program\n"
 STATS = {"hits": 0, "misses": 0, "writes": 0, "uncacheable": 0, "unreadable": 0}
 LAST: dict = {"reason": None}
@@ -533,7 +533,12 @@ def _read(path, key):
         if len(payload) != head["size"] or hashlib.sha256(payload).hexdigest() != head["sha256"]:
             raise ValueError("its checksum does not match")
         exe, in_tree, out_tree = pickle.loads(payload)
-        return serialize_executable.deserialize_and_load(exe, in_tree, out_tree)
+        loaded = serialize_executable.deserialize_and_load(exe, in_tree, out_tree)
+        if head.get("layout") is not None:     # a channel-last program: its kernels' layouts (ops/channel_last.py)
+            from ast_hybrid.ops import channel_last
+
+            return channel_last.Executable(loaded, head["layout"])
+        return loaded
     except Exception as exc:       # whatever a damaged entry raises: the program is traced instead
         _unreadable(path, exc)
         return None
@@ -545,6 +550,8 @@ def _write(path, key, compiled, summary):
     try:
         from jax.experimental import serialize_executable
 
+        layout = getattr(compiled, "layout", None)      # a channel-last program (ops/channel_last.py)
+        compiled = getattr(compiled, "compiled", compiled)
         unloaded = compiled._executable._unloaded_executable
         if unloaded.host_callbacks or unloaded.keepalive or unloaded.ordered_effects or \
                 unloaded.unordered_effects or getattr(unloaded, "mut", None):
@@ -552,7 +559,7 @@ def _write(path, key, compiled, summary):
         exe, in_tree, out_tree = serialize_executable.serialize(compiled)
         payload = pickle.dumps((exe, in_tree, out_tree), protocol=pickle.HIGHEST_PROTOCOL)
         head = {"format": FORMAT, "key": key, "size": len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
-                "program": summary}
+                "program": summary, "layout": None if layout is None else {str(i): p for i, p in layout.items()}}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:

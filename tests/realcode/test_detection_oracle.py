@@ -157,7 +157,9 @@ net.save_parameters({params!r})
         got = [r.asnumpy() for r in net(mx.nd.array(x))]
         assert [g.shape for g in got] == [ids.shape, scores.shape, boxes.shape], mode
         np.testing.assert_array_equal(got[0], ids, err_msg=f"{name} {mode}: class ids")
-        np.testing.assert_allclose(got[1], scores, rtol=0, atol=1e-6, err_msg=f"{name} {mode}: scores")
+        # scores lie in [0, 1]: 5e-6 is float32 rounding (a hybridized program's convolutions run channel-last,
+        # summing in another order: yolo3_mobilenet1.0_voc moved one score by 1.1e-6), a wrong value is far more
+        np.testing.assert_allclose(got[1], scores, rtol=0, atol=5e-6, err_msg=f"{name} {mode}: scores")
         np.testing.assert_allclose(got[2], boxes, rtol=0, atol=1e-5 * np.abs(boxes).max(),
                                    err_msg=f"{name} {mode}: boxes")
 

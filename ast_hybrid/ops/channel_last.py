@@ -1,0 +1,550 @@
+"""Whole-program channel-last layout: a predict program's convolutions run NHWC, the user's code stays NCHW.
+
+XLA:CPU's convolution is native channel-last (input ``N, *spatial, C``, kernel ``*spatial, I, O``): given
+MXNet's ``NCHW``/``OIHW`` it transposes the input, the kernel and the output around every convolution, and
+consecutive convolutions pay all three each time.  :func:`channel_last` rewrites a traced program instead:
+it runs the program's jaxpr again with every value carrying the *permutation it is stored in* (``perm[i]`` is
+the logical axis that stored axis ``i`` holds), so that
+
+- a convolution takes its input channel-last and its kernel ``*spatial, I, O`` (converting only what is not
+  already stored so) and gives a channel-last output;
+- what follows a convolution keeps the layout it finds: element-wise operations, pooling windows (``reduce_window``),
+  ``pad``, ``slice``, ``concatenate``, ``stack``, reductions, ``squeeze``, ``dot_general`` (an im2col
+  convolution or a 1x1 one) and ``transpose`` (which then moves no data) are applied to the stored array
+  with their axes renumbered;
+- a broadcast (a bias, BatchNorm's scale) is produced directly in the layout its consumer wants;
+- anything else (reshape, gather, control flow, ...) gets its operands transposed back to the logical
+  layout first, so the rewrite is exact for every program: the values are the same operations on the
+  same numbers, only stored in another order (float results equal up to XLA's own reassociation).
+
+Nested jitted calls and ``custom_jvp``/``custom_vjp`` functions are inlined (this is for predict programs:
+nothing differentiates the result).  ``kernel_perms`` tells which program inputs are used only as
+convolution kernels, so that a caller can store those parameters already transposed, once, instead of in
+every call (:func:`kernel_perms`, ``stored_inputs``).
+
+Before::
+
+    x (N,C,H,W) -> transpose -> conv -> transpose -> bias add, relu -> transpose -> conv -> transpose ...
+
+After::
+
+    x (N,C,H,W) -> transpose -> conv -> bias add, relu -> conv -> ... -> transpose -> out
+"""
+
+from __future__ import annotations
+
+import os
+
+import jax
+import numpy as np
+import jax.numpy as jnp
+from jax import lax
+from jax.extend import core
+
+__all__ = ["channel_last", "kernel_perms", "count_convolutions"]
+
+_ELEMENTWISE = frozenset("""
+add sub mul div max min neg exp exp2 log tanh logistic sqrt rsqrt cbrt abs pow integer_pow select_n
+convert_element_type erf erfc erf_inv sign floor ceil round square and or not xor gt lt ge le eq ne clamp
+nextafter is_finite copy copy_p expm1 log1p atan2 rem sin cos tan asin acos atan sinh cosh asinh acosh
+atanh reduce_precision stop_gradient imag real conj
+""".split())
+_REDUCE = frozenset("reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or argmax argmin".split())
+_WINDOW = frozenset("reduce_window_max reduce_window_min reduce_window_sum reduce_window".split())
+_INLINE = {"pjit": "jaxpr", "jit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr",
+           "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
+           "remat": "jaxpr", "checkpoint": "jaxpr"}
+
+
+def _inv(p):
+    out = [0] * len(p)
+    for i, d in enumerate(p):
+        out[d] = i
+    return tuple(out)
+
+
+def _ident(p):
+    return p is None or all(i == d for i, d in enumerate(p))
+
+
+class _Val:
+    """A value stored as ``transpose(logical, perm)``; ``make(perm)`` (a broadcast) builds it in any layout."""
+
+    __slots__ = ("arr", "perm", "make", "shape", "static", "_memo")
+
+    def __init__(self, arr, perm=None, make=None, shape=None, static=False):
+        self.arr, self.make, self.static, self._memo = arr, make, static, {}
+        self.perm = None if perm is None or _ident(perm) else tuple(perm)
+        if shape is None:
+            stored = tuple(np.shape(arr))
+            shape = stored if self.perm is None else tuple(stored[i] for i in _inv(self.perm))
+        self.shape = shape
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def get(self, perm):
+        """The array stored in ``perm`` (None: logical)."""
+        perm = None if perm is None or _ident(perm) else tuple(perm)
+        if perm == self.perm and self.arr is not None:
+            return self.arr
+        if perm in self._memo:
+            return self._memo[perm]
+        if self.make is not None:
+            out = self.make(perm)
+        else:
+            src = self.perm or tuple(range(len(self.arr.shape)))
+            inv = _inv(src)
+            tgt = perm or tuple(range(len(src)))
+            out = lax.transpose(self.arr, tuple(inv[d] for d in tgt))
+        self._memo[perm] = out
+        return out
+
+
+def count_convolutions(jaxpr):
+    """How many ``conv_general_dilated`` a jaxpr runs, inlined calls included."""
+    n = 0
+    for e in jaxpr.eqns:
+        n += e.primitive.name == "conv_general_dilated"
+        if e.primitive.name in _INLINE:
+            sub = e.params[_INLINE[e.primitive.name]]
+            n += count_convolutions(getattr(sub, "jaxpr", sub))
+    return n
+
+
+def kernel_perms(closed, n_inputs=None):
+    """{input index: perm} for the program inputs (among the first ``n_inputs``) that are convolution
+    kernels: used only as a convolution's kernel or reshaped (an im2col convolution's kernel), each with the
+    layout :func:`channel_last` wants kernels in, ``*spatial, I, O``."""
+    uses = {}
+
+    def walk(jaxpr, names):
+        for e in jaxpr.eqns:
+            name = e.primitive.name
+            if name in _INLINE:
+                sub = e.params[_INLINE[name]]
+                sub = getattr(sub, "jaxpr", sub)
+                walk(sub, {sv: names[v] for v, sv in zip(e.invars, sub.invars)
+                           if not isinstance(v, core.Literal) and v in names})
+                continue
+            for i, v in enumerate(e.invars):
+                if isinstance(v, core.Literal) or v not in names:
+                    continue
+                if name == "conv_general_dilated" and i == 1:
+                    dn = e.params["dimension_numbers"]
+                    uses.setdefault(names[v], set()).add((*dn.rhs_spec[2:], dn.rhs_spec[1], dn.rhs_spec[0]))
+                elif name == "reshape" and len(v.aval.shape) >= 3:
+                    uses.setdefault(names[v], set()).add("reshape")
+                else:
+                    uses.setdefault(names[v], set()).add(None)
+        for v in jaxpr.outvars:
+            if not isinstance(v, core.Literal) and v in names:
+                uses.setdefault(names[v], set()).add(None)
+
+    jaxpr = closed.jaxpr
+    invars = jaxpr.invars if n_inputs is None else jaxpr.invars[:n_inputs]
+    walk(jaxpr, {v: i for i, v in enumerate(invars)})
+    out = {}
+    for i, s in uses.items():
+        s = s - {"reshape"}
+        rank = len(invars[i].aval.shape)
+        if None not in s and len(s) <= 1 and rank >= 3:
+            out[i] = next(iter(s)) if s else (*range(2, rank), 1, 0)
+    return out
+
+
+def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False):
+    """Run ``closed`` (a ClosedJaxpr) on ``args`` channel-last; ``in_perms[i]``: the layout ``args[i]`` is
+    stored in (default logical); the first ``n_static`` args are parameters (what only they determine is a
+    weight: ``dot_general`` puts the other operand first).  Returns the outputs, logical (``stored_out``:
+    as stored, each with its layout, for measuring a piece of a program)."""
+    in_perms = in_perms or {}
+    vals = [_Val(a, in_perms.get(i), static=i < n_static) for i, a in enumerate(args)]
+    outs = _run(closed.jaxpr, [_Val(c, static=True) for c in closed.consts], vals)
+    if stored_out:
+        return [(o.get(o.perm), o.perm) for o in outs]
+    return [o.get(None) for o in outs]
+
+
+def _run(jaxpr, consts, args):
+    env = {}
+
+    def read(v):
+        return _Val(v.val, static=True) if isinstance(v, core.Literal) else env[v]
+
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    for v, a in zip(jaxpr.invars, args):
+        env[v] = a
+    for e in jaxpr.eqns:
+        ins = [read(v) for v in e.invars]
+        outs = _apply(e, ins)
+        if e.primitive.name not in _INLINE:
+            static = all(i.static for i in ins)
+            for o in outs:
+                o.static = static
+        for v, o in zip(e.outvars, outs):
+            if not isinstance(v, core.DropVar):
+                env[v] = o
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _apply(e, ins):
+    name, params = e.primitive.name, e.params
+    if name in _INLINE:
+        sub = params[_INLINE[name]]
+        if hasattr(sub, "consts"):
+            return _run(sub.jaxpr, [_Val(c, static=True) for c in sub.consts], ins)
+        return _run(sub, [], ins)
+    rule = _RULES.get(name)
+    if rule is None and name in _ELEMENTWISE:
+        rule = _elementwise
+    if rule is None and name in _REDUCE:
+        rule = _reduce
+    if rule is None and name in _WINDOW:
+        rule = _window
+    if rule is not None:
+        out = rule(e, ins)
+        if out is not None:
+            return out
+    return _plain(e, [i.get(None) for i in ins])
+
+
+def _plain(e, arrays, **override):
+    params = dict(e.primitive.get_bind_params(e.params))
+    params.update(override)
+    with e.ctx.manager:
+        out = e.primitive.bind(*arrays, **params)
+    outs = out if e.primitive.multiple_results else [out]
+    return [_Val(o) for o in outs]
+
+
+def _bind1(e, arrays, perm, **override):
+    return [_Val(_plain(e, arrays, **override)[0].arr, perm)]
+
+
+# --- rules: each returns the outputs, or None to fall back to the logical layout -------------------------------
+
+def _conv(e, ins):
+    x, w = ins
+    dn = e.params["dimension_numbers"]
+    lhs, rhs, out = dn.lhs_spec, dn.rhs_spec, dn.out_spec
+    r = len(lhs)
+    x_perm = (lhs[0], *lhs[2:], lhs[1])
+    w_perm = (*rhs[2:], rhs[1], rhs[0])
+    # stored: lhs N,*S,C; rhs *S,I,O; out N,*S,C  (spec = (batch/out-feature, feature/in-feature, *spatial))
+    new = lax.ConvDimensionNumbers((0, r - 1, *range(1, r - 1)), (r - 1, r - 2, *range(r - 2)),
+                                   (0, r - 1, *range(1, r - 1)))
+    out_perm = (out[0], *out[2:], out[1])
+    return _bind1(e, [x.get(x_perm), w.get(w_perm)], out_perm, dimension_numbers=new)
+
+
+def _target(ins):
+    """The layout an element-wise operation works in: its first stored (not broadcast) operand's."""
+    for v in ins:
+        if v.make is None and v.perm is not None and v.ndim > 0:
+            return v.perm
+    return None
+
+
+def _elementwise(e, ins):
+    perm = _target(ins)
+    if perm is None:
+        return None
+    arrays = [v.get(perm) if v.ndim == len(perm) else v.get(None) for v in ins]
+    return _bind1(e, arrays, perm)
+
+
+def _broadcast(e, ins):
+    (x,) = ins
+    shape, bdims = e.params["shape"], e.params["broadcast_dimensions"]
+    if len(shape) < 3:      # no layout to choose
+        return None
+    if _stored(x):
+        # a stored value given new axes: keep its order, each new axis right after the one before it logically
+        order = [bdims[d] for d in x.perm]
+        for a in sorted(set(range(len(shape))) - set(bdims)):
+            order.insert(order.index(a - 1) + 1 if a - 1 in order else 0, a)
+        pos = {d: i for i, d in enumerate(order)}
+        return _bind1(e, [x.arr], tuple(order), shape=tuple(shape[d] for d in order),
+                      broadcast_dimensions=tuple(pos[bdims[d]] for d in x.perm))
+
+    def make(perm):
+        perm = perm or tuple(range(len(shape)))
+        invq = _inv(perm)
+        pos = [invq[d] for d in bdims]          # where operand axis j lands, stored
+        order = tuple(sorted(range(len(bdims)), key=pos.__getitem__))
+        arr = x.get(order if order else None)
+        return _plain(e, [arr], shape=tuple(shape[d] for d in perm),
+                      broadcast_dimensions=tuple(sorted(pos)))[0].arr
+
+    return [_Val(None, None, make, tuple(shape))]
+
+
+def _transpose(e, ins):
+    (x,) = ins
+    t = e.params["permutation"]
+    if not _stored(x):
+        return None
+    invt = _inv(t)
+    return [_Val(x.arr, tuple(invt[d] for d in x.perm))]
+
+
+def _stored(v):
+    """Whether ``v`` is an array kept in a layout of its own (else a rule leaves it to the logical layout)."""
+    return v.perm is not None and v.make is None
+
+
+def _dims_left(perm, dropped):
+    """The layout of what remains of a value stored in ``perm`` once logical axes ``dropped`` are gone."""
+    keep = [d for d in range(len(perm)) if d not in dropped]
+    rank = {d: i for i, d in enumerate(keep)}
+    return tuple(rank[d] for d in perm if d not in dropped)
+
+
+def _dropping(param):
+    """The rule of reductions (``axes``) and ``squeeze`` (``dimensions``): those axes renumbered; what remains
+    keeps its stored order."""
+    def rule(e, ins):
+        (x,) = ins
+        if not _stored(x):
+            return None
+        dropped, invp = e.params[param], _inv(x.perm)
+        return _bind1(e, [x.arr], _dims_left(x.perm, set(dropped)), **{param: tuple(sorted(invp[a] for a in dropped))})
+    return rule
+
+
+_reduce = _dropping("axes")
+
+
+def _permuted(params, keys, perm):
+    return {k: tuple(params[k][d] for d in perm) for k in keys if params.get(k) is not None}
+
+
+def _window(e, ins):
+    x = ins[0]
+    if not _stored(x) or any(v.ndim for v in ins[1:]):
+        return None
+    keys = ("window_dimensions", "window_strides", "padding", "base_dilation", "window_dilation")
+    return _bind1(e, [x.arr] + [v.get(None) for v in ins[1:]], x.perm, **_permuted(e.params, keys, x.perm))
+
+
+def _pad(e, ins):
+    x, value = ins
+    if not _stored(x):
+        return None
+    config = tuple(e.params["padding_config"][d] for d in x.perm)
+    return _bind1(e, [x.arr, value.get(None)], x.perm, padding_config=config)
+
+
+def _slice(e, ins):
+    (x,) = ins
+    if not _stored(x):
+        return None
+    return _bind1(e, [x.arr], x.perm, **_permuted(e.params, ("start_indices", "limit_indices", "strides"), x.perm))
+
+
+def _concatenate(e, ins):
+    perm = _target(ins)
+    if perm is None:
+        return None
+    return _bind1(e, [v.get(perm) for v in ins], perm, dimension=_inv(perm)[e.params["dimension"]])
+
+
+def _stack(e, ins):
+    perm = _target(ins)
+    if perm is None:
+        return None
+    axis = e.params["axis"]
+    invp = _inv(perm)
+    # the new axis goes right before the stored position of logical axis ``axis - 1`` (im2col: the kernel
+    # offsets before the channels, as a kernel stored ``*spatial, I, O`` has them)
+    s = invp[axis - 1] if axis > 0 else invp[0]
+    shifted = [d + (d >= axis) for d in perm]
+    out_perm = tuple(shifted[:s] + [axis] + shifted[s:])
+    return _bind1(e, [v.get(perm) for v in ins], out_perm, axis=s)
+
+
+def _dot(e, ins):
+    lhs, rhs = ins
+    (lc, rc), (lb, rb) = e.params["dimension_numbers"]
+    if (lhs.perm is None and rhs.perm is None) or lhs.make is not None or rhs.make is not None:
+        return None
+    lp = lhs.perm or tuple(range(lhs.ndim))
+    rp = rhs.perm or tuple(range(rhs.ndim))
+    nb = len(lb)
+    lfree = [d for d in range(len(lp)) if d not in lc and d not in lb]
+    rfree = [d for d in range(len(rp)) if d not in rc and d not in rb]
+    # logical output: batch, lhs free (logical order), rhs free (logical order)
+    lpos = {d: nb + i for i, d in enumerate(lfree)}
+    rpos = {d: nb + len(lfree) + i for i, d in enumerate(rfree)}
+    li, ri = _inv(lp), _inv(rp)
+    lstored = [lpos[d] for d in lp if d in lpos]
+    rstored = [rpos[d] for d in rp if d in rpos]
+    pairs = sorted((li[a], ri[b]) for a, b in zip(lc, rc))     # contracted in the lhs's stored order
+    dn_l = (tuple(a for a, _ in pairs), tuple(li[d] for d in lb))
+    dn_r = (tuple(b for _, b in pairs), tuple(ri[d] for d in rb))
+    # a weight (what the parameters alone determine) second: the activation's free axes lead the output,
+    # and a kernel stored ``*spatial, I, O`` is then a plain (K, O) matrix to XLA's GEMM
+    if lhs.static and not rhs.static:
+        pairs = sorted((b, a) for a, b in pairs)
+        dn = ((tuple(b for b, _ in pairs), tuple(a for _, a in pairs)), (dn_r[1], dn_l[1]))
+        perm = tuple(range(nb)) + tuple(rstored) + tuple(lstored)
+        arrays = [rhs.arr, lhs.arr]
+    else:
+        dn = ((dn_l[0], dn_r[0]), (dn_l[1], dn_r[1]))
+        perm = tuple(range(nb)) + tuple(lstored) + tuple(rstored)
+        arrays = [lhs.arr, rhs.arr]
+    return _bind1(e, arrays, perm, dimension_numbers=dn)
+
+
+def _groups(old, new):
+    """For a reshape from ``old`` to ``new``: per new axis, the old axes (of size > 1) it merges or splits
+    from, or None when an old axis is split across new axes with others (not a regrouping)."""
+    groups, i = [], 0
+    for n in new:
+        g, prod = [], 1
+        while prod < n:
+            while i < len(old) and old[i] == 1:
+                i += 1
+            if i == len(old):
+                return None
+            prod *= old[i]
+            g.append(i)
+            i += 1
+        if prod != n:
+            return None
+        groups.append(g)
+    if any(old[j] != 1 for j in range(i, len(old))):
+        return None
+    return groups
+
+
+def _reshape(e, ins):
+    x = ins[0]
+    if not _stored(x) or len(ins) > 1 or e.params.get("dimensions") is not None:
+        return None
+    new = tuple(e.params["new_sizes"])
+    groups = _groups(x.shape, new)
+    if groups is None:
+        return None
+    stored = [d for d in x.perm if x.shape[d] != 1]        # the old axes of size > 1, in stored order
+    where = {d: i for i, d in enumerate(stored)}
+    sized = sorted((j for j, g in enumerate(groups) if g), key=lambda j: where[groups[j][0]])
+    if [d for j in sized for d in groups[j]] != stored:
+        return None         # a merged group is not contiguous (or not in order) in the stored array
+    order = list(sized)
+    for j in range(len(new)):
+        if not groups[j]:       # a new axis of size 1: right after the new axis before it
+            order.insert(order.index(j - 1) + 1 if j - 1 in order else 0, j)
+    return _bind1(e, [x.arr], tuple(order), new_sizes=tuple(new[j] for j in order))
+
+
+_RULES = {"conv_general_dilated": _conv, "broadcast_in_dim": _broadcast, "transpose": _transpose,
+          "squeeze": _dropping("dimensions"), "pad": _pad, "slice": _slice, "concatenate": _concatenate,
+          "stack": _stack,
+          "dot_general": _dot, "reshape": _reshape}
+
+
+# --- a predict program compiled channel-last, as jax.jit compiles it ---------------------------------------------
+
+ENV_SWITCH = "AST_HYBRID_CHANNEL_LAST"
+_OFF = {"0", "off", "false", "no"}
+
+
+def enabled() -> bool:
+    """Whether hybridized blocks' predict programs run channel-last (``AST_HYBRID_CHANNEL_LAST=0`` turns it off)."""
+    return os.environ.get(ENV_SWITCH, "").strip().lower() not in _OFF
+
+
+class Program:
+    """``fn(leaves, *xs)`` (a predict program: ``leaves`` the parameters) compiled channel-last when it
+    convolves, else exactly as ``jax.jit(fn)``.  Behaves as a jitted function: called, or ``.lower(leaves,
+    *xs).compile()``; its executables take the parameters as they are and keep their kernels transposed
+    (``*spatial, I, O``) while the same ``leaves`` tuple comes back, so a kernel is transposed once per
+    parameter update, not per call."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.plain = jax.jit(fn)
+        self.table = {}
+
+    def __call__(self, leaves, *xs):
+        sig = []
+        for a in jax.tree_util.tree_leaves((leaves, xs)):
+            if isinstance(a, jax.core.Tracer) or not hasattr(a, "shape"):
+                return self.plain(leaves, *xs)        # inside another trace, or Python values: jax.jit's path
+            sig.append((a.shape, a.dtype, getattr(a, "weak_type", False)))
+        sig = tuple(sig)
+        exe = self.table.get(sig)
+        if exe is None:
+            exe = self.table[sig] = self.lower(leaves, *xs).compile()
+        return exe(leaves, *xs)
+
+    def lower(self, leaves, *xs):
+        flat, in_tree = jax.tree_util.tree_flatten((leaves, xs))
+        n = len(jax.tree_util.tree_leaves(leaves))
+        closed, out_shape = jax.make_jaxpr(
+            lambda *a: self.fn(*_split(jax.tree_util.tree_unflatten(in_tree, a))), return_shape=True)(*flat)
+        out_tree = jax.tree_util.tree_structure(out_shape)
+        if not count_convolutions(closed.jaxpr) or closed.effects:      # as traced (and not traced again)
+            def as_traced(leaves, *xs):
+                args = jax.tree_util.tree_leaves((leaves, xs))
+                return jax.tree_util.tree_unflatten(out_tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args))
+
+            return jax.jit(as_traced).lower(leaves, *xs)
+        perms = kernel_perms(closed, n)
+
+        def inner(stored, *xs):
+            args = jax.tree_util.tree_leaves((stored, xs))
+            return jax.tree_util.tree_unflatten(out_tree, channel_last(closed, args, perms, n))
+
+        specs = [jax.ShapeDtypeStruct(tuple(a.shape[d] for d in perms[i]) if i in perms else a.shape, a.dtype)
+                 for i, a in enumerate(flat[:n])]
+        stored = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(leaves), specs)
+        return _Lowered(jax.jit(inner).lower(stored, *xs), perms)
+
+
+def _split(tree):
+    leaves, xs = tree
+    return (leaves, *xs)
+
+
+class _Lowered:
+    def __init__(self, lowered, perms):
+        self.lowered, self.perms = lowered, perms
+
+    def as_text(self):
+        return self.lowered.as_text()
+
+    def compile(self):
+        return Executable(self.lowered.compile(), self.perms)
+
+
+class Executable:
+    """A compiled channel-last program; called with the parameters as they are (``layout``: the kernels'
+    stored layouts, by parameter leaf index, which the program cache writes beside the executable)."""
+
+    def __init__(self, compiled, layout):
+        self.compiled, self.layout = compiled, {int(i): tuple(p) for i, p in layout.items()}
+        self._src = self._stored = None
+
+    def __call__(self, leaves, *xs):
+        if leaves is not self._src:
+            flat, tree = jax.tree_util.tree_flatten(leaves)
+            stored = [_transposed(a, self.layout[i]) if i in self.layout else a for i, a in enumerate(flat)]
+            self._stored, self._src = jax.tree_util.tree_unflatten(tree, stored), leaves
+        return self.compiled(self._stored, *xs)
+
+    def as_text(self):
+        return self.compiled.as_text()
+
+
+def _transposed(a, perm):
+    """``a`` transposed, as an array on its device: on the CPU by numpy (an eager ``jnp.transpose`` compiles a
+    program per kernel shape: resnet50_v1's 53 kernels took 1.3 s in a fresh process, numpy 0.2 s)."""
+    if a.__class__ is not np.ndarray and {d.platform for d in a.devices()} != {"cpu"}:
+        return jnp.transpose(a, perm)
+    return jax.device_put(np.ascontiguousarray(np.transpose(np.asarray(a), perm)), next(iter(a.devices()))
+                          if hasattr(a, "devices") else None)

@@ -1,0 +1,220 @@
+"""Where the convolution time goes against ONNX Runtime and MXNet: one convolution at a time.
+
+    python -m bench.conv_ceiling [--quick] [--rounds 5]
+    python -m bench.conv_ceiling --rule       # the lowering rule's picks under the channel-last layout
+
+Every convolution of ResNet-18 v1 and ResNet-50 v1 at 224x224, batch 1 (each shape once, with how many
+times the network runs it), timed alone, ms per call, median of interleaved rounds:
+
+- **ours**: what a hybridized block runs for it, channel-last (``ops/channel_last.py``): the lowering
+  ``conv_lowering.choose`` picks (XLA's convolution or im2col + GEMM) on an NHWC input with a kernel stored
+  ``*spatial, I, O``, its output left NHWC, under ``jax.jit``; and the other lowering, for the best of the
+  two (**best**);
+- **ORT**: ONNX Runtime 1.19.2 running a one-node ONNX model (``Conv``, no bias) with its defaults (MLAS,
+  its NCHWc layout transformer), in the oracle's process;
+- **MXNet**: MXNet 1.9.1's ``nd.Convolution`` (oneDNN), ``no_bias``, in the same process.
+
+The last line weights each shape by its count: the network's convolutions alone, per contender.  What it
+locates: whether the gap to ONNX Runtime on whole networks is in the convolution kernels themselves (then
+nothing in how the program is arranged around them closes it) or elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ast_hybrid.ops import channel_last as CL
+from ast_hybrid.ops.conv_lowering import LOWERINGS, choose
+
+# (label, count in resnet18_v1, count in resnet50_v1, cin, size, cout, kernel, stride)
+CASES = [
+    ("stem 7x7/2 3->64 @224", 1, 1, 3, 224, 64, 7, 2),
+    ("3x3 64 @56", 4, 3, 64, 56, 64, 3, 1),
+    ("3x3/2 64->128 @56", 1, 0, 64, 56, 128, 3, 2),
+    ("1x1/2 64->128 @56", 1, 0, 64, 56, 128, 1, 2),
+    ("3x3 128 @28", 3, 4, 128, 28, 128, 3, 1),
+    ("3x3/2 128->256 @28", 1, 0, 128, 28, 256, 3, 2),
+    ("1x1/2 128->256 @28", 1, 0, 128, 28, 256, 1, 2),
+    ("3x3 256 @14", 3, 6, 256, 14, 256, 3, 1),
+    ("3x3/2 256->512 @14", 1, 0, 256, 14, 512, 3, 2),
+    ("1x1/2 256->512 @14", 1, 0, 256, 14, 512, 1, 2),
+    ("3x3 512 @7", 3, 3, 512, 7, 512, 3, 1),
+    # ResNet-50's bottlenecks (v1: the stride on the first 1x1)
+    ("1x1 64->64 @56", 0, 1, 64, 56, 64, 1, 1),
+    ("1x1 64->256 @56", 0, 4, 64, 56, 256, 1, 1),
+    ("1x1 256->64 @56", 0, 2, 256, 56, 64, 1, 1),
+    ("1x1/2 256->128 @56", 0, 1, 256, 56, 128, 1, 2),
+    ("1x1/2 256->512 @56", 0, 1, 256, 56, 512, 1, 2),
+    ("1x1 128->512 @28", 0, 4, 128, 28, 512, 1, 1),
+    ("1x1 512->128 @28", 0, 3, 512, 28, 128, 1, 1),
+    ("1x1/2 512->256 @28", 0, 1, 512, 28, 256, 1, 2),
+    ("1x1/2 512->1024 @28", 0, 1, 512, 28, 1024, 1, 2),
+    ("1x1 256->1024 @14", 0, 6, 256, 14, 1024, 1, 1),
+    ("1x1 1024->256 @14", 0, 5, 1024, 14, 256, 1, 1),
+    ("1x1/2 1024->512 @14", 0, 1, 1024, 14, 512, 1, 2),
+    ("1x1/2 1024->2048 @14", 0, 1, 1024, 14, 2048, 1, 2),
+    ("1x1 512->2048 @7", 0, 3, 512, 7, 2048, 1, 1),
+    ("1x1 2048->512 @7", 0, 2, 2048, 7, 512, 1, 1),
+]
+# --rule: the lowering rule under the channel-last layout, at batch 1 and 16 (label, cin, size, cout, k, stride)
+RULE_CASES = [
+    ("incv3 3x3 32 @149", 32, 149, 32, 3, 1), ("incv3 3x3 32->64 @147", 32, 147, 64, 3, 1),
+    ("incv3 3x3 80->192 @73", 80, 73, 192, 3, 1), ("incv3 3x3/2 288->384 @35", 288, 35, 384, 3, 2),
+    ("incv3 3x3 64->96 @35", 64, 35, 96, 3, 1), ("incv3 3x3 96 @35", 96, 35, 96, 3, 1),
+    ("incv3 3x3 448->384 @8", 448, 8, 384, 3, 1), ("sq 3x3 16->64 @55", 16, 55, 64, 3, 1),
+    ("sq 3x3 32->128 @27", 32, 27, 128, 3, 1), ("sq 3x3 48->192 @13", 48, 13, 192, 3, 1),
+    ("sq 3x3 64->256 @13", 64, 13, 256, 3, 1), ("r18 3x3 64 @56", 64, 56, 64, 3, 1),
+    ("r18 3x3 128 @28", 128, 28, 128, 3, 1), ("r18 3x3 256 @14", 256, 14, 256, 3, 1),
+    ("r18 3x3 512 @7", 512, 7, 512, 3, 1), ("stem 7x7/2 3->64 @224", 3, 224, 64, 7, 2),
+]
+QUICK = ["stem 7x7/2 3->64 @224", "3x3 64 @56", "3x3 256 @14", "1x1 256->1024 @14", "3x3 512 @7"]
+
+ORACLE_SETUP = """
+import sys, time
+if inp_folder not in sys.path:
+    sys.path.insert(0, inp_folder)
+import onnx, onnxruntime as ort
+from onnx import helper, TensorProto, numpy_helper
+cin, size, cout, k, s = (int(v) for v in inp['shape'])
+x = np.random.RandomState(0).standard_normal((1, cin, size, size)).astype('float32')
+w = (np.random.RandomState(1).standard_normal((cout, cin, k, k)) * 0.05).astype('float32')
+p = k // 2
+node = helper.make_node('Conv', ['x', 'w'], ['y'], kernel_shape=[k, k], strides=[s, s], pads=[p, p, p, p])
+graph = helper.make_graph([node], 'conv', [helper.make_tensor_value_info('x', TensorProto.FLOAT, x.shape)],
+                          [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)],
+                          initializer=[numpy_helper.from_array(w, 'w')])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
+model.ir_version = 8
+opts = ort.SessionOptions()
+opts.log_severity_level = 3
+sess = ort.InferenceSession(model.SerializeToString(), opts, providers=['CPUExecutionProvider'])
+feed = {'x': x}
+xm, wm = nd.array(x), nd.array(w)
+def mxconv():
+    return nd.Convolution(xm, wm, kernel=(k, k), stride=(s, s), pad=(p, p), num_filter=cout, no_bias=True)
+y_ort = sess.run(None, feed)[0]
+y_mx = mxconv().asnumpy()
+meta['agree'] = float(np.abs(y_ort - y_mx).max() / max(np.abs(y_mx).max(), 1e-30))
+mx._conv = sess, feed, mxconv
+"""
+
+ORACLE_TIME = """
+import time
+sess, feed, mxconv = mx._conv
+n = int(inp['n'])
+if int(inp['which']) == 0:
+    sess.run(None, feed)
+    t = time.perf_counter()
+    for _ in range(n): sess.run(None, feed)
+else:
+    mxconv().wait_to_read()
+    t = time.perf_counter()
+    for _ in range(n): y = mxconv()
+    nd.waitall()
+meta['s'] = (time.perf_counter() - t) / n
+"""
+
+
+def _ours(cin, size, cout, k, s, batch=1):
+    """{lowering: timer} of the convolution as a channel-last program runs it (``ops/channel_last.py``: the
+    input stored NHWC, the kernel ``*spatial, I, O``, the output left channel-last), and the rule's pick."""
+    x = jnp.asarray(np.random.RandomState(0).standard_normal((batch, cin, size, size)).astype("float32"))
+    w = jnp.asarray((np.random.RandomState(1).standard_normal((cout, cin, k, k)) * 0.05).astype("float32"))
+    p = ((k // 2, k // 2),) * 2
+    pick = choose(x.shape, w.shape, (s, s), (1, 1), p, 1, True)
+    timers = {}
+    for name in ("xla", "im2col"):
+        closed = jax.make_jaxpr(lambda w, x, name=name: LOWERINGS[name](x, w, (s, s), (1, 1), p, 1, True))(w, x)
+        perms = {**CL.kernel_perms(closed, 1), 1: (0, 2, 3, 1)}
+        args = [jnp.transpose(a, perms[i]) for i, a in enumerate((w, x))]
+        f = jax.jit(lambda *a, closed=closed, perms=perms: CL.channel_last(closed, a, perms, 1, stored_out=True)[0][0])
+        f(*args).block_until_ready()
+
+        def timer(n, f=f, args=args):
+            f(*args).block_until_ready()
+            t = time.perf_counter()
+            for _ in range(n):
+                y = f(*args)
+            y.block_until_ready()
+            return (time.perf_counter() - t) / n
+        timers[name] = timer
+    return timers, pick
+
+
+def rule(batches=(1, 16), rounds=5):
+    """XLA's convolution against im2col per RULE_CASES shape, channel-last, and what the rule picks."""
+    print(f"{'convolution':<26} {'b':>3} {'xla ms':>9} {'im2col':>9} {'i2c/xla':>7} {'pick':<6} {'pick/best':>9}")
+    rows = []
+    for label, cin, size, cout, k, s in RULE_CASES:
+        for b in batches:
+            timers, pick = _ours(cin, size, cout, k, s, b)
+            n = max(1, int(0.05 / max(timers["xla"](1), 1e-5)))
+            times = {name: [] for name in timers}
+            for r in range(rounds):
+                for name in (["xla", "im2col"] if r % 2 == 0 else ["im2col", "xla"]):
+                    times[name].append(timers[name](n) * 1e3)
+            ms = {name: statistics.median(v) for name, v in times.items()}
+            print(f"{label:<26} {b:>3} {ms['xla']:>9.3f} {ms['im2col']:>9.3f} {ms['im2col'] / ms['xla']:>7.2f} "
+                  f"{pick:<6} {ms[pick] / min(ms.values()):>9.2f}", flush=True)
+            rows.append({"case": label, "batch": b, "ms": ms, "pick": pick})
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rule", action="store_true", help="XLA vs im2col per shape at batch 1 and 16 (no oracle)")
+    args = ap.parse_args(argv)
+    if args.rule:
+        return rule(rounds=args.rounds)
+    from ast_hybrid.testing.oracle import Oracle, ensure_onnx_pkgs
+
+    folder = str(ensure_onnx_pkgs())
+    mx = Oracle(as_users_run_it=True)
+    cases = [c for c in CASES if not args.quick or c[0] in QUICK]
+    print(f"{'convolution':<24} {'r18':>3} {'r50':>3} {'pick':<6} {'ours ms':>8} {'best':>8} {'ORT':>8} {'MXNet':>8} "
+          f"{'ours/ORT':>8} {'best/ORT':>8} {'ours/MX':>7}")
+    totals = {net: {k: 0.0 for k in ("ours", "best", "ort", "mxnet")} for net in ("resnet18_v1", "resnet50_v1")}
+    rows = []
+    try:
+        for label, c18, c50, cin, size, cout, k, s in cases:
+            timers, pick = _ours(cin, size, cout, k, s)
+            meta = mx.run(ORACLE_SETUP.replace("inp_folder", repr(folder)),
+                          shape=np.array([cin, size, cout, k, s]))["meta"]
+            contenders = {**timers,
+                          "ort": lambda n: mx.run(ORACLE_TIME, n=np.array(n), which=np.array(0))["meta"]["s"],
+                          "mxnet": lambda n: mx.run(ORACLE_TIME, n=np.array(n), which=np.array(1))["meta"]["s"]}
+            n = max(2, int(0.05 / max(timers[pick](1), 1e-5)))
+            times = {name: [] for name in contenders}
+            order = list(contenders)
+            for r in range(args.rounds):
+                for name in order[r % len(order):] + order[:r % len(order)]:
+                    times[name].append(contenders[name](n) * 1e3)
+            ms = {name: statistics.median(v) for name, v in times.items()}
+            ours, best = ms[pick], min(ms["xla"], ms["im2col"])
+            print(f"{label:<24} {c18:>3} {c50:>3} {pick:<6} {ours:>8.3f} {best:>8.3f} {ms['ort']:>8.3f} "
+                  f"{ms['mxnet']:>8.3f} {ours / ms['ort']:>8.2f} {best / ms['ort']:>8.2f} {ours / ms['mxnet']:>7.2f}"
+                  + ("" if meta["agree"] < 1e-4 else f"  (ORT and MXNet differ by {meta['agree']:.1e})"), flush=True)
+            rows.append({"case": label, "pick": pick, "ms": ms})
+            for net, c in (("resnet18_v1", c18), ("resnet50_v1", c50)):
+                for key, v in (("ours", ours), ("best", best), ("ort", ms["ort"]), ("mxnet", ms["mxnet"])):
+                    totals[net][key] += c * v
+    finally:
+        mx.close()
+    for net, t in totals.items():
+        if t["ort"]:
+            print(f"{net}'s convolutions, weighted by count: ours {t['ours']:.1f} ms, best lowering {t['best']:.1f}, "
+                  f"ORT {t['ort']:.1f}, MXNet {t['mxnet']:.1f}; ours/ORT {t['ours'] / t['ort']:.2f}, "
+                  f"best/ORT {t['best'] / t['ort']:.2f}, ours/MXNet {t['ours'] / t['mxnet']:.2f}")
+    return rows, totals
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""ops/channel_last.py: a program run channel-last computes what it computes as written.
+
+Generated programs (chains of the operations a vision network is made of, every convolution lowering) are
+run both ways and compared; the compiled program of consecutive convolutions has no transpose between them;
+a hybridized network gives the same values with the layout on and off, and after its parameters change."""
+
+import random
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+from ast_hybrid import nd
+from ast_hybrid.gluon import HybridBlock, nn
+from ast_hybrid.ops import channel_last as CL
+from ast_hybrid.ops.conv_lowering import convolve
+
+
+def _run_both(fn, args, n_static):
+    closed = jax.make_jaxpr(fn)(*args)
+    perms = CL.kernel_perms(closed, n_static)
+    stored = [jnp.transpose(a, perms[i]) if i in perms else a for i, a in enumerate(args)]
+    got = jax.jit(lambda *a: CL.channel_last(closed, a, perms, n_static))(*stored)
+    want = jax.jit(fn)(*args)
+    return closed, perms, got, jax.tree_util.tree_leaves(want)
+
+
+# --- generated programs ------------------------------------------------------------------------------------------
+
+def _conv_step(rng, x, params):
+    c = x.shape[1]
+    o = rng.choice([4, 8, c])
+    k = rng.choice([1, 3] + ([5] if x.shape[2] >= 5 else []))
+    stride = rng.choice([1, 1, 2])
+    depthwise = o == c and k == 3 and rng.random() < 0.3
+    w = jnp.asarray(np.random.RandomState(len(params)).randn(o, 1 if depthwise else c, k, k).astype("f4") * 0.3)
+    params.append(w)
+    lowering = "taps" if depthwise else rng.choice(["xla", "im2col"])
+    pad = ((k // 2, k // 2),) * 2
+    return lambda x, w: convolve(x, w, (stride, stride), (1, 1), pad, c if depthwise else 1, True, lowering)
+
+
+def _program(seed):
+    """A random chain on an NCHW input; returns (fn(params..., x), params, x)."""
+    rng = random.Random(seed)
+    x = jnp.asarray(np.random.RandomState(seed).randn(rng.choice([1, 2]), rng.choice([3, 4]), 9, 9).astype("f4"))
+    params, steps = [], []
+    shape = x.shape
+    for _ in range(rng.randint(3, 8)):
+        kind = rng.choice(["conv", "conv", "bias_relu", "pool", "concat", "pad_slice", "transpose2", "bn"])
+        if kind == "conv":
+            probe = jax.ShapeDtypeStruct(shape, jnp.float32)
+            f = _conv_step(rng, probe, params)
+            i = len(params) - 1
+            steps.append(lambda h, ps, f=f, i=i: f(h, ps[i]))
+        elif kind == "bias_relu":
+            params.append(jnp.asarray(np.random.RandomState(len(params)).randn(shape[1]).astype("f4")))
+            i = len(params) - 1
+            steps.append(lambda h, ps, i=i: jnp.maximum(h + ps[i].reshape(1, -1, 1, 1), 0.0))
+        elif kind == "bn":
+            params.append(jnp.asarray(np.random.RandomState(len(params)).rand(shape[1]).astype("f4") + 0.5))
+            i = len(params) - 1
+            steps.append(lambda h, ps, i=i: (h - jnp.mean(h, axis=(0, 2, 3), keepdims=True))
+                         * lax.rsqrt(ps[i][None, :, None, None] + 1e-5))
+        elif kind == "pool":
+            op = rng.choice([lax.max, lax.add])
+            init = -jnp.inf if op is lax.max else 0.0
+            steps.append(lambda h, ps, op=op, init=init: lax.reduce_window(
+                h, init, op, (1, 1, 2, 2), (1, 1, 1, 1), ((0, 0), (0, 0), (0, 1), (0, 1))))
+        elif kind == "concat":
+            steps.append(lambda h, ps: jnp.concatenate([h, jnp.tanh(h)], axis=1))
+        elif kind == "pad_slice":
+            steps.append(lambda h, ps: jnp.pad(h, ((0, 0), (0, 0), (1, 0), (0, 2)))[:, :, :-1, 1:-1])
+        elif kind == "transpose2":      # swap H and W and back, with a multiply between
+            steps.append(lambda h, ps: jnp.swapaxes(jnp.swapaxes(h, 2, 3) * 1.5, 2, 3))
+        shape = jax.eval_shape(lambda h: _apply(steps, params, h), jax.ShapeDtypeStruct(x.shape, jnp.float32)).shape
+    tail = rng.choice(["mean", "flatten_dense", "nothing"])
+    if tail == "flatten_dense":
+        params.append(jnp.asarray(np.random.RandomState(99).randn(5, int(np.prod(shape[1:]))).astype("f4")))
+        i = len(params) - 1
+        steps.append(lambda h, ps, i=i: h.reshape(h.shape[0], -1) @ ps[i].T)
+    elif tail == "mean":
+        steps.append(lambda h, ps: jnp.mean(h, axis=(2, 3)))
+    return (lambda *a: _apply(steps, a[:-1], a[-1])), params, x
+
+
+def _apply(steps, ps, h):
+    for s in steps:
+        h = s(h, ps)
+    return h
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_generated_program_computes_the_same_values(seed):
+    fn, params, x = _program(seed)
+    _, _, got, want = _run_both(fn, [*params, x], len(params))
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5 * float(np.abs(w).max() + 1))
+
+
+# --- what the compiled program does ------------------------------------------------------------------------------
+
+def test_consecutive_convolutions_have_no_transpose_between_them():
+    def net(w1, b1, w2, w3, x):
+        h = lax.conv_general_dilated(x, w1, (1, 1), ((1, 1), (1, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW"))
+        h = jnp.maximum(h + b1[None, :, None, None], 0)
+        h = convolve(h, w2, (1, 1), (1, 1), ((0, 0), (0, 0)), 1, True, "im2col")     # a 1x1: one dot_general
+        h = convolve(h, w3, (1, 1), (1, 1), ((1, 1), (1, 1)), 1, True, "im2col")     # a 3x3 by im2col
+        return h
+
+    r = np.random.RandomState(0)
+    shapes = [(16, 8, 3, 3), (16,), (16, 16, 1, 1), (8, 16, 3, 3), (2, 8, 12, 12)]
+    args = [jnp.asarray(r.randn(*s).astype("f4")) for s in shapes]
+    closed, perms, got, want = _run_both(net, args, 4)
+    assert perms == {0: (2, 3, 1, 0), 2: (2, 3, 1, 0), 3: (2, 3, 1, 0)}     # the kernels, not the bias
+    scale = float(np.abs(want[0]).max())
+    np.testing.assert_allclose(np.asarray(got[0]), np.asarray(want[0]), rtol=1e-5, atol=2e-6 * scale)
+    stored = [jnp.transpose(a, perms[i]) if i in perms else a for i, a in enumerate(args)]
+    jaxpr = jax.make_jaxpr(lambda *a: CL.channel_last(closed, a, perms, 4))(*stored)
+    moved = [e.invars[0].aval.shape for e in jaxpr.jaxpr.eqns if e.primitive.name == "transpose"]
+    assert moved == [(2, 8, 12, 12), (2, 12, 12, 8)]       # the input in, the output out: nothing between
+    hlo = jax.jit(lambda *a: CL.channel_last(closed, a, perms, 4)).lower(*stored).compile().as_text()
+    entry = hlo[hlo.index("\nENTRY"):]
+    moves = [line for line in entry.splitlines() if re.match(r"\s*(ROOT )?%(transpose|copy)", line)]
+    assert len(moves) == 2, entry       # the input's and the output's
+
+
+def test_a_program_without_convolutions_is_plain_jit():
+    prog = CL.Program(lambda leaves, x: jnp.tanh(x @ leaves[0]))
+    lowered = prog.lower((jnp.ones((3, 2)),), jnp.ones((4, 3)))
+    assert not isinstance(lowered, CL._Lowered)
+
+
+# --- in a hybridized block ---------------------------------------------------------------------------------------
+
+class _Net(HybridBlock):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.c1 = nn.Conv2D(8, 3, padding=1, in_channels=3)
+            self.bn = nn.BatchNorm(in_channels=8)
+            self.c2 = nn.Conv2D(16, 1, in_channels=8)
+            self.pool = nn.MaxPool2D(2, ceil_mode=True)
+            self.c3 = nn.Conv2D(16, 3, groups=16, in_channels=16)
+            self.out = nn.Dense(5)
+
+    def hybrid_forward(self, F, x):
+        h = F.relu(self.bn(self.c1(x)))
+        h = self.pool(F.concat(self.c2(h), h, dim=1)[:, :16])
+        return self.out(self.c3(h))
+
+
+def _built(monkeypatch, on):
+    monkeypatch.setenv(CL.ENV_SWITCH, "1" if on else "0")
+    net = _Net()
+    net.initialize()
+    x = nd.array(np.random.RandomState(1).randn(2, 3, 11, 11).astype("f4"))
+    net(x)
+    net.hybridize()
+    return net, x
+
+
+def test_a_hybridized_network_gives_the_same_values_with_the_layout_on_and_off(monkeypatch):
+    net, x = _built(monkeypatch, True)
+    on = net(x).asnumpy()
+    monkeypatch.setenv(CL.ENV_SWITCH, "0")
+    net.hybridize()         # built again
+    net._compiled = None
+    off = net(x).asnumpy()
+    np.testing.assert_allclose(on, off, rtol=1e-5, atol=1e-5)
+
+
+def test_new_parameter_values_reach_the_transposed_kernels(monkeypatch):
+    net, x = _built(monkeypatch, True)
+    before = net(x).asnumpy()
+    w = net.c2.weight
+    w.set_data(w.data() * 2.0)
+    after = net(x).asnumpy()
+    assert not np.allclose(before, after)
+    monkeypatch.setenv(CL.ENV_SWITCH, "0")
+    net._compiled = None
+    np.testing.assert_allclose(after, net(x).asnumpy(), rtol=1e-5, atol=1e-5)
