@@ -39,6 +39,10 @@ CASES = {
     "large-map-xla": ((1, 8, 32, 32), (8, 8, 3, 3), dict(pad=(1, 1)), "xla"),
     "stem-7x7-xla": ((1, 3, 30, 30), (16, 3, 7, 7), dict(stride=(2, 2), pad=(3, 3)), "xla"),
     "grouped-2-xla": ((1, 8, 10, 10), (6, 4, 3, 3), dict(num_group=2, pad=(1, 1)), "xla"),
+    # no padding: computed padded at the end, the extra outputs sliced off (conv_xla's docstring)
+    "unpadded-stride2-xla": ((2, 8, 20, 19), (8, 8, 3, 3), dict(stride=(2, 2)), "xla"),
+    "nhwc-unpadded-dilate-xla": ((1, 21, 19, 4), (6, 3, 3, 4), dict(dilate=(2, 1), layout="NHWC"), "xla"),
+    "1d-unpadded-xla": ((1, 4, 40), (3, 4, 5), dict(stride=(3,)), "xla"),
     "nhwc-depthwise-m2-stride2": ((2, 9, 8, 3), (6, 3, 3, 1), dict(stride=(2, 2), pad=(1, 1), num_group=3,
                                                                    layout="NHWC"), "taps"),
     "nhwc-small-map": ((1, 5, 6, 128), (16, 3, 3, 128), dict(pad=(1, 0), layout="NHWC"), "im2col"),
@@ -209,3 +213,23 @@ def test_the_environment_variable_overrides_the_rule_where_it_applies(monkeypatc
     monkeypatch.setenv(ENV, "taps")     # not a depthwise convolution: the rule stands
     assert choose(xs, ws, *args, 1, True) == "im2col"
     assert choose((1, 8, 9, 9), (8, 1, 3, 3), *args, 8, True) == "taps"
+
+
+@pytest.mark.parametrize("cid", ["unpadded-stride2-xla", "nhwc-unpadded-dilate-xla", "1d-unpadded-xla"])
+def test_an_unpadded_convolution_gives_xlas_unpadded_bits(cid):
+    """conv_xla pads an unpadded convolution (XLA:CPU runs it faster so) and slices: the same windows, the
+    same bits as XLA's own unpadded convolution."""
+    from jax import lax
+
+    from ast_hybrid.ops.conv_lowering import conv_xla
+
+    x, w, _, _, kwargs = _inputs(cid)
+    nsp = x.ndim - 2
+    cf = kwargs.get("layout", "NC")[1] == "C"
+    stride, dilate = kwargs.get("stride", (1,) * nsp), kwargs.get("dilate", (1,) * nsp)
+    sp = "DHW"[3 - nsp:]
+    dn = ("NC" + sp, "OI" + sp, "NC" + sp) if cf else ("N" + sp + "C", "O" + sp + "I", "N" + sp + "C")
+    want = lax.conv_general_dilated(x, w, stride, "VALID", rhs_dilation=dilate, dimension_numbers=dn)
+    got = conv_xla(jnp.asarray(x), jnp.asarray(w), stride, dilate, [(0, 0)] * nsp, 1, cf)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
