@@ -7,8 +7,9 @@ contenders interleaved round by round, medians, ratios to MXNet 1.9.1 static_all
 - ``mlp``: the chapter's MLP at batch 1, 64 and 1024 (``bench/mlp.py``);
 - ``control_flow``: while+if, an RNN over 50 steps as a Python ``for``, a loop with ``break``, a tiny
   function's call overhead, their first calls, conversion of a 100-line function (``bench/control_flow.py``);
-- ``zoo``: the vision model zoo at batch 1 and 16, first calls on an empty compile cache and in a second
-  process on a filled one (``bench/zoo.py``; ``--quick``: two models at 64x64, batch 1 and 4);
+- ``zoo``: the vision model zoo at batch 1 and 16, and at batch 1 on a 64x64 input where the model takes one,
+  with ONNX Runtime on MXNet's export; first calls on an empty compile cache and in a second process on a
+  filled one (``bench/zoo.py``; ``--quick``: two models at 64x64, batch 1 and 4);
 - ``train``: training steps, ``bench/train.py``'s ``main()`` where that file exists;
 - ``convert``: conversion of every function of MXNet's mxnet/gluon (``bench/convert_speed.py``);
 - ``lint``: lint throughput against flake8 (``bench/lint_speed.py``).

@@ -34,12 +34,15 @@ After::
 from __future__ import annotations
 
 import os
+import time
 
 import jax
-import numpy as np
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jax.extend import core
+
+from ast_hybrid.ops import conv_lowering
 
 __all__ = ["channel_last", "kernel_perms", "count_convolutions"]
 
@@ -102,14 +105,15 @@ class _Val:
         return out
 
 
-def count_convolutions(jaxpr):
-    """How many ``conv_general_dilated`` a jaxpr runs, inlined calls included."""
+def count_convolutions(jaxpr, ungrouped=False):
+    """How many ``conv_general_dilated`` (``ungrouped``: with one feature group) a jaxpr runs, inlined calls
+    included."""
     n = 0
     for e in jaxpr.eqns:
-        n += e.primitive.name == "conv_general_dilated"
+        n += e.primitive.name == "conv_general_dilated" and (not ungrouped or e.params["feature_group_count"] == 1)
         if e.primitive.name in _INLINE:
             sub = e.params[_INLINE[e.primitive.name]]
-            n += count_convolutions(getattr(sub, "jaxpr", sub))
+            n += count_convolutions(getattr(sub, "jaxpr", sub), ungrouped)
     return n
 
 
@@ -154,20 +158,21 @@ def kernel_perms(closed, n_inputs=None):
     return out
 
 
-def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False):
+def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2col=False):
     """Run ``closed`` (a ClosedJaxpr) on ``args`` channel-last; ``in_perms[i]``: the layout ``args[i]`` is
     stored in (default logical); the first ``n_static`` args are parameters (what only they determine is a
-    weight: ``dot_general`` puts the other operand first).  Returns the outputs, logical (``stored_out``:
-    as stored, each with its layout, for measuring a piece of a program)."""
+    weight: ``dot_general`` puts the other operand first); ``im2col``: every ungrouped XLA convolution
+    computed as im2col + one GEMM instead.  Returns the outputs, logical (``stored_out``: as stored, each with
+    its layout, for measuring a piece of a program)."""
     in_perms = in_perms or {}
     vals = [_Val(a, in_perms.get(i), static=i < n_static) for i, a in enumerate(args)]
-    outs = _run(closed.jaxpr, [_Val(c, static=True) for c in closed.consts], vals)
+    outs = _run(closed.jaxpr, [_Val(c, static=True) for c in closed.consts], vals, im2col)
     if stored_out:
         return [(o.get(o.perm), o.perm) for o in outs]
     return [o.get(None) for o in outs]
 
 
-def _run(jaxpr, consts, args):
+def _run(jaxpr, consts, args, im2col):
     env = {}
 
     def read(v):
@@ -179,7 +184,7 @@ def _run(jaxpr, consts, args):
         env[v] = a
     for e in jaxpr.eqns:
         ins = [read(v) for v in e.invars]
-        outs = _apply(e, ins)
+        outs = _apply(e, ins, im2col)
         if e.primitive.name not in _INLINE:
             static = all(i.static for i in ins)
             for o in outs:
@@ -190,14 +195,14 @@ def _run(jaxpr, consts, args):
     return [read(v) for v in jaxpr.outvars]
 
 
-def _apply(e, ins):
+def _apply(e, ins, im2col):
     name, params = e.primitive.name, e.params
     if name in _INLINE:
         sub = params[_INLINE[name]]
         if hasattr(sub, "consts"):
-            return _run(sub.jaxpr, [_Val(c, static=True) for c in sub.consts], ins)
-        return _run(sub, [], ins)
-    rule = _RULES.get(name)
+            return _run(sub.jaxpr, [_Val(c, static=True) for c in sub.consts], ins, im2col)
+        return _run(sub, [], ins, im2col)
+    rule = _conv_im2col if im2col and name == "conv_general_dilated" else _RULES.get(name)
     if rule is None and name in _ELEMENTWISE:
         rule = _elementwise
     if rule is None and name in _REDUCE:
@@ -238,6 +243,28 @@ def _conv(e, ins):
                                    (0, r - 1, *range(1, r - 1)))
     out_perm = (out[0], *out[2:], out[1])
     return _bind1(e, [x.get(x_perm), w.get(w_perm)], out_perm, dimension_numbers=new)
+
+
+def _conv_im2col(e, ins):
+    """An ungrouped float convolution as im2col + one GEMM, channel-last: the input's windows stacked before
+    its channels ``(N, *out, K, C)`` against the kernel as stored, ``(*kernel, I, O)`` = ``(K, C, O)``."""
+    x, w = ins
+    p = e.params
+    if p["feature_group_count"] != 1 or p["batch_group_count"] != 1 or any(d != 1 for d in p["lhs_dilation"]) \
+            or not jnp.issubdtype(e.outvars[0].aval.dtype, jnp.floating):
+        return _conv(e, ins)
+    dn = p["dimension_numbers"]
+    lhs, rhs, out = dn.lhs_spec, dn.rhs_spec, dn.out_spec
+    nsp = len(lhs) - 2
+    xs = x.get((lhs[0], *lhs[2:], lhs[1]))
+    ws = w.get((*rhs[2:], rhs[1], rhs[0]))
+    kernel = ws.shape[:nsp]
+    pad = [tuple(q) for q in p["padding"]]
+    windows = [win for _, win in conv_lowering._windows(xs, kernel, p["window_strides"], p["rhs_dilation"], pad, False)]
+    patches = windows[0][..., None, :] if len(windows) == 1 else jnp.stack(windows, axis=-2)
+    wk = ws.reshape(len(windows), ws.shape[-2], ws.shape[-1])
+    y = lax.dot_general(patches, wk, (((nsp + 1, nsp + 2), (0, 1)), ((), ())))
+    return [_Val(y, (out[0], *out[2:], out[1]))]
 
 
 def _target(ins):
@@ -483,27 +510,55 @@ class Program:
         return exe(leaves, *xs)
 
     def lower(self, leaves, *xs):
-        flat, in_tree = jax.tree_util.tree_flatten((leaves, xs))
+        closed, out_tree = self._trace(leaves, xs)
         n = len(jax.tree_util.tree_leaves(leaves))
-        closed, out_shape = jax.make_jaxpr(
-            lambda *a: self.fn(*_split(jax.tree_util.tree_unflatten(in_tree, a))), return_shape=True)(*flat)
-        out_tree = jax.tree_util.tree_structure(out_shape)
         if not count_convolutions(closed.jaxpr) or closed.effects:      # as traced (and not traced again)
             def as_traced(leaves, *xs):
                 args = jax.tree_util.tree_leaves((leaves, xs))
                 return jax.tree_util.tree_unflatten(out_tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args))
 
             return jax.jit(as_traced).lower(leaves, *xs)
-        perms = kernel_perms(closed, n)
+        candidates = [_lowered(closed, out_tree, n, leaves, xs)]
+        if _tuning(leaves, xs) and count_convolutions(closed.jaxpr, ungrouped=True):
+            # and the same program with im2col for XLA's convolutions: the faster is kept
+            candidates.append(_lowered(closed, out_tree, n, leaves, xs, im2col=True))
+        return _Lowered(candidates, leaves, xs)
 
-        def inner(stored, *xs):
-            args = jax.tree_util.tree_leaves((stored, xs))
-            return jax.tree_util.tree_unflatten(out_tree, channel_last(closed, args, perms, n))
+    def _trace(self, leaves, xs):
+        flat, in_tree = jax.tree_util.tree_flatten((leaves, xs))
+        closed, out_shape = jax.make_jaxpr(
+            lambda *a: self.fn(*_split(jax.tree_util.tree_unflatten(in_tree, a))), return_shape=True)(*flat)
+        return closed, jax.tree_util.tree_structure(out_shape)
 
-        specs = [jax.ShapeDtypeStruct(tuple(a.shape[d] for d in perms[i]) if i in perms else a.shape, a.dtype)
-                 for i, a in enumerate(flat[:n])]
-        stored = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(leaves), specs)
-        return _Lowered(jax.jit(inner).lower(stored, *xs), perms)
+
+TUNE_SWITCH = "AST_HYBRID_CONV_TUNE"
+
+
+def _tuning(leaves, xs):
+    """Whether to time the rule's program against the one with im2col for XLA's convolutions and keep the
+    faster: with ``AST_HYBRID_CONV_TUNE=1``, no lowering forced (``AST_HYBRID_CONV_LOWERING``), concrete
+    inputs.  Off by default: which program wins can change from one process to the next with the machine's
+    load, and the two round differently (the program cache keeps the winner for later processes)."""
+    if os.environ.get(TUNE_SWITCH, "").strip().lower() not in {"1", "on", "true", "yes"} \
+            or os.environ.get(conv_lowering.ENV):
+        return False
+    return all(isinstance(a, (jax.Array, np.ndarray)) and not isinstance(a, jax.core.Tracer)
+               for a in jax.tree_util.tree_leaves((leaves, xs)))
+
+
+def _lowered(closed, out_tree, n, leaves, xs, im2col=False):
+    """(lowered channel-last program taking the stored parameters, the kernels' layouts)."""
+    perms = kernel_perms(closed, n)
+
+    def inner(stored, *xs):
+        args = jax.tree_util.tree_leaves((stored, xs))
+        return jax.tree_util.tree_unflatten(out_tree, channel_last(closed, args, perms, n, im2col=im2col))
+
+    flat = jax.tree_util.tree_leaves(leaves)
+    specs = [jax.ShapeDtypeStruct(tuple(a.shape[d] for d in perms[i]) if i in perms else a.shape, a.dtype)
+             for i, a in enumerate(flat)]
+    stored = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(leaves), specs)
+    return jax.jit(inner).lower(stored, *xs), perms
 
 
 def _split(tree):
@@ -512,14 +567,32 @@ def _split(tree):
 
 
 class _Lowered:
-    def __init__(self, lowered, perms):
-        self.lowered, self.perms = lowered, perms
+    """One candidate program, or two (the rule's lowerings, and im2col wherever it applies): ``compile()``
+    compiles them and, for two, keeps the faster on these parameters and inputs (each run once to warm up,
+    then timed alternately; medians of up to three)."""
+
+    def __init__(self, candidates, leaves, xs):
+        self.candidates, self.leaves, self.xs = candidates, leaves, xs
 
     def as_text(self):
-        return self.lowered.as_text()
+        return self.candidates[0][0].as_text()
 
     def compile(self):
-        return Executable(self.lowered.compile(), self.perms)
+        exes = [Executable(lowered.compile(), perms) for lowered, perms in self.candidates]
+        if len(exes) > 1:
+            times = [[] for _ in exes]
+            for r in range(4):
+                for i, exe in enumerate(exes if r % 2 == 0 else exes[::-1]):
+                    k = exes.index(exe)
+                    t = time.perf_counter()
+                    jax.block_until_ready(exe(self.leaves, *self.xs))
+                    if r:
+                        times[k].append(time.perf_counter() - t)
+                if times[0] and times[0][-1] > 0.5:     # a long program: one timed run each is enough
+                    break
+            exes = [min(zip(exes, times), key=lambda et: sorted(et[1])[len(et[1]) // 2])[0]]
+        self.leaves = self.xs = None
+        return exes[0]
 
 
 class Executable:
@@ -529,22 +602,22 @@ class Executable:
     def __init__(self, compiled, layout):
         self.compiled, self.layout = compiled, {int(i): tuple(p) for i, p in layout.items()}
         self._src = self._stored = None
+        which = sorted(self.layout)
+        perms = [self.layout[i] for i in which]
+        # one program transposes every kernel (JAX's compilation cache keeps it for the next process: eager
+        # transposes compile one program per kernel shape, 1.3 s for resnet50_v1's 53 in a fresh process;
+        # numpy's strided copies took 0.18 s of a 0.42 s first call there)
+        self._prepare = jax.jit(lambda ks: [lax.transpose(k, p) for k, p in zip(ks, perms)])
+        self._which = which
 
     def __call__(self, leaves, *xs):
         if leaves is not self._src:
             flat, tree = jax.tree_util.tree_flatten(leaves)
-            stored = [_transposed(a, self.layout[i]) if i in self.layout else a for i, a in enumerate(flat)]
+            stored = list(flat)
+            for i, k in zip(self._which, self._prepare([flat[i] for i in self._which])):
+                stored[i] = k
             self._stored, self._src = jax.tree_util.tree_unflatten(tree, stored), leaves
         return self.compiled(self._stored, *xs)
 
     def as_text(self):
         return self.compiled.as_text()
-
-
-def _transposed(a, perm):
-    """``a`` transposed, as an array on its device: on the CPU by numpy (an eager ``jnp.transpose`` compiles a
-    program per kernel shape: resnet50_v1's 53 kernels took 1.3 s in a fresh process, numpy 0.2 s)."""
-    if a.__class__ is not np.ndarray and {d.platform for d in a.devices()} != {"cpu"}:
-        return jnp.transpose(a, perm)
-    return jax.device_put(np.ascontiguousarray(np.transpose(np.asarray(a), perm)), next(iter(a.devices()))
-                          if hasattr(a, "devices") else None)

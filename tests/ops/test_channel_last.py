@@ -19,11 +19,11 @@ from ast_hybrid.ops import channel_last as CL
 from ast_hybrid.ops.conv_lowering import convolve
 
 
-def _run_both(fn, args, n_static):
+def _run_both(fn, args, n_static, im2col=False):
     closed = jax.make_jaxpr(fn)(*args)
     perms = CL.kernel_perms(closed, n_static)
     stored = [jnp.transpose(a, perms[i]) if i in perms else a for i, a in enumerate(args)]
-    got = jax.jit(lambda *a: CL.channel_last(closed, a, perms, n_static))(*stored)
+    got = jax.jit(lambda *a: CL.channel_last(closed, a, perms, n_static, im2col=im2col))(*stored)
     want = jax.jit(fn)(*args)
     return closed, perms, got, jax.tree_util.tree_leaves(want)
 
@@ -93,10 +93,11 @@ def _apply(steps, ps, h):
     return h
 
 
+@pytest.mark.parametrize("im2col", [False, True], ids=["as-lowered", "xla-convolutions-as-im2col"])
 @pytest.mark.parametrize("seed", range(40))
-def test_a_generated_program_computes_the_same_values(seed):
+def test_a_generated_program_computes_the_same_values(seed, im2col):
     fn, params, x = _program(seed)
-    _, _, got, want = _run_both(fn, [*params, x], len(params))
+    _, _, got, want = _run_both(fn, [*params, x], len(params), im2col)
     for g, w in zip(got, want):
         assert g.shape == w.shape
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5 * float(np.abs(w).max() + 1))
@@ -184,3 +185,38 @@ def test_new_parameter_values_reach_the_transposed_kernels(monkeypatch):
     monkeypatch.setenv(CL.ENV_SWITCH, "0")
     net._compiled = None
     np.testing.assert_allclose(after, net(x).asnumpy(), rtol=1e-5, atol=1e-5)
+
+
+# --- the rule's program against im2col wherever it applies --------------------------------------------------------
+
+def _conv_program(leaves, x):
+    h = convolve(x, leaves[0], (1, 1), (1, 1), ((1, 1), (1, 1)), 1, True)      # the rule: XLA's (a large map)
+    return jnp.maximum(h, 0.0).sum(axis=(2, 3))
+
+
+def _conv_args():
+    r = np.random.RandomState(3)
+    return (jnp.asarray(r.randn(8, 4, 3, 3).astype("f4")),), jnp.asarray(r.randn(2, 4, 24, 24).astype("f4"))
+
+
+def test_both_lowerings_are_compiled_and_the_faster_kept(monkeypatch):
+    monkeypatch.setenv(CL.TUNE_SWITCH, "1")
+    monkeypatch.delenv("AST_HYBRID_CONV_LOWERING", raising=False)
+    leaves, x = _conv_args()
+    lowered = CL.Program(_conv_program).lower(leaves, x)
+    assert len(lowered.candidates) == 2
+    texts = [c[0].as_text() for c in lowered.candidates]
+    assert "convolution" in texts[0] and "convolution" not in texts[1]      # XLA's, then im2col's GEMM
+    exe = lowered.compile()
+    np.testing.assert_allclose(np.asarray(exe(leaves, x)), np.asarray(jax.jit(_conv_program)(leaves, x)),
+                               rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("env", [{}, {"AST_HYBRID_CONV_TUNE": "0"},
+                                 {"AST_HYBRID_CONV_TUNE": "1", "AST_HYBRID_CONV_LOWERING": "xla"}])
+def test_by_default_or_with_a_lowering_forced_only_the_rule_is_compiled(monkeypatch, env):
+    monkeypatch.delenv(CL.TUNE_SWITCH, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    leaves, x = _conv_args()
+    assert len(CL.Program(_conv_program).lower(leaves, x).candidates) == 1
