@@ -40,7 +40,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.extend import core
 
 from ast_hybrid.ops import conv_lowering
 
@@ -121,6 +120,8 @@ def kernel_perms(closed, n_inputs=None):
     """{input index: perm} for the program inputs (among the first ``n_inputs``) that are convolution
     kernels: used only as a convolution's kernel or reshaped (an im2col convolution's kernel), each with the
     layout :func:`channel_last` wants kernels in, ``*spatial, I, O``."""
+    from jax.extend import core     # here, not at import: a program read from the program cache needs none (26 ms)
+
     uses = {}
 
     def walk(jaxpr, names):
@@ -173,6 +174,8 @@ def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2c
 
 
 def _run(jaxpr, consts, args, im2col):
+    from jax.extend import core
+
     env = {}
 
     def read(v):
