@@ -399,7 +399,7 @@ def _stack(e, ins):
 def _dot(e, ins):
     lhs, rhs = ins
     (lc, rc), (lb, rb) = e.params["dimension_numbers"]
-    if (lhs.perm is None and rhs.perm is None) or lhs.make is not None or rhs.make is not None:
+    if not (_stored(lhs) or _stored(rhs)) or lhs.make is not None or rhs.make is not None:
         return None
     lp = lhs.perm or tuple(range(lhs.ndim))
     rp = rhs.perm or tuple(range(rhs.ndim))
@@ -473,8 +473,7 @@ def _reshape(e, ins):
 
 _RULES = {"conv_general_dilated": _conv, "broadcast_in_dim": _broadcast, "transpose": _transpose,
           "squeeze": _dropping("dimensions"), "pad": _pad, "slice": _slice, "concatenate": _concatenate,
-          "stack": _stack,
-          "dot_general": _dot, "reshape": _reshape}
+          "stack": _stack, "dot_general": _dot, "reshape": _reshape}
 
 
 # --- a predict program compiled channel-last, as jax.jit compiles it ---------------------------------------------
@@ -501,8 +500,10 @@ class Program:
         self.table = {}
 
     def __call__(self, leaves, *xs):
+        # keyed by the inputs only, as the program cache keys it: the parameters' shapes cannot change under
+        # one program (the block builds a new one), and walking them would cost every call
         sig = []
-        for a in jax.tree_util.tree_leaves((leaves, xs)):
+        for a in jax.tree_util.tree_leaves(xs):
             if isinstance(a, jax.core.Tracer) or not hasattr(a, "shape"):
                 return self.plain(leaves, *xs)        # inside another trace, or Python values: jax.jit's path
             sig.append((a.shape, a.dtype, getattr(a, "weak_type", False)))
@@ -521,10 +522,11 @@ class Program:
                 return jax.tree_util.tree_unflatten(out_tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args))
 
             return jax.jit(as_traced).lower(leaves, *xs)
-        candidates = [_lowered(closed, out_tree, n, leaves, xs)]
+        perms = kernel_perms(closed, n)
+        candidates = [_lowered(closed, out_tree, perms, n, leaves, xs)]
         if _tuning(leaves, xs) and count_convolutions(closed.jaxpr, ungrouped=True):
             # and the same program with im2col for XLA's convolutions: the faster is kept
-            candidates.append(_lowered(closed, out_tree, n, leaves, xs, im2col=True))
+            candidates.append(_lowered(closed, out_tree, perms, n, leaves, xs, im2col=True))
         return _Lowered(candidates, leaves, xs)
 
     def _trace(self, leaves, xs):
@@ -549,10 +551,8 @@ def _tuning(leaves, xs):
                for a in jax.tree_util.tree_leaves((leaves, xs)))
 
 
-def _lowered(closed, out_tree, n, leaves, xs, im2col=False):
-    """(lowered channel-last program taking the stored parameters, the kernels' layouts)."""
-    perms = kernel_perms(closed, n)
-
+def _lowered(closed, out_tree, perms, n, leaves, xs, im2col=False):
+    """(lowered channel-last program taking the stored parameters, the kernels' layouts ``perms``)."""
     def inner(stored, *xs):
         args = jax.tree_util.tree_leaves((stored, xs))
         return jax.tree_util.tree_unflatten(out_tree, channel_last(closed, args, perms, n, im2col=im2col))
@@ -585,11 +585,10 @@ class _Lowered:
         if len(exes) > 1:
             times = [[] for _ in exes]
             for r in range(4):
-                for i, exe in enumerate(exes if r % 2 == 0 else exes[::-1]):
-                    k = exes.index(exe)
+                for k in (0, 1) if r % 2 == 0 else (1, 0):
                     t = time.perf_counter()
-                    jax.block_until_ready(exe(self.leaves, *self.xs))
-                    if r:
+                    jax.block_until_ready(exes[k](self.leaves, *self.xs))
+                    if r:       # round 0 warms up
                         times[k].append(time.perf_counter() - t)
                 if times[0] and times[0][-1] > 0.5:     # a long program: one timed run each is enough
                     break
