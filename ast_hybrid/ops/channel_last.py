@@ -17,6 +17,9 @@ the logical axis that stored axis ``i`` holds), so that
   layout first, so the rewrite is exact for every program: the values are the same operations on the
   same numbers, only stored in another order (float results equal up to XLA's own reassociation).
 
+:class:`Program` (what a hybridized block's predict program is) also computes as im2col + GEMM each XLA
+convolution that ``conv_tuning`` measured faster so on this machine (``im2col``: a set of signatures).
+
 Nested jitted calls and ``custom_jvp``/``custom_vjp`` functions are inlined (this is for predict programs:
 nothing differentiates the result).  ``kernel_perms`` tells which program inputs are used only as
 convolution kernels, so that a caller can store those parameters already transposed, once, instead of in
@@ -41,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid.ops import conv_lowering
+from ast_hybrid.ops import conv_lowering, conv_tuning
 
 __all__ = ["channel_last", "kernel_perms", "count_convolutions"]
 
@@ -116,6 +119,16 @@ def count_convolutions(jaxpr, ungrouped=False):
     return n
 
 
+def convolutions(jaxpr):
+    """The ``conv_general_dilated`` equations of a jaxpr, inlined calls included."""
+    for e in jaxpr.eqns:
+        if e.primitive.name == "conv_general_dilated":
+            yield e
+        elif e.primitive.name in _INLINE:
+            sub = e.params[_INLINE[e.primitive.name]]
+            yield from convolutions(getattr(sub, "jaxpr", sub))
+
+
 def kernel_perms(closed, n_inputs=None):
     """{input index: perm} for the program inputs (among the first ``n_inputs``) that are convolution
     kernels: used only as a convolution's kernel or reshaped (an im2col convolution's kernel), each with the
@@ -163,7 +176,7 @@ def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2c
     """Run ``closed`` (a ClosedJaxpr) on ``args`` channel-last; ``in_perms[i]``: the layout ``args[i]`` is
     stored in (default logical); the first ``n_static`` args are parameters (what only they determine is a
     weight: ``dot_general`` puts the other operand first); ``im2col``: every ungrouped XLA convolution
-    computed as im2col + one GEMM instead.  Returns the outputs, logical (``stored_out``: as stored, each with
+    computed as im2col + one GEMM instead (True), or those whose ``conv_tuning.signature`` it holds (a set).  Returns the outputs, logical (``stored_out``: as stored, each with
     its layout, for measuring a piece of a program)."""
     in_perms = in_perms or {}
     vals = [_Val(a, in_perms.get(i), static=i < n_static) for i, a in enumerate(args)]
@@ -205,7 +218,10 @@ def _apply(e, ins, im2col):
         if hasattr(sub, "consts"):
             return _run(sub.jaxpr, [_Val(c, static=True) for c in sub.consts], ins, im2col)
         return _run(sub, [], ins, im2col)
-    rule = _conv_im2col if im2col and name == "conv_general_dilated" else _RULES.get(name)
+    if name == "conv_general_dilated" and (im2col is True or (im2col and conv_tuning.signature(e) in im2col)):
+        rule = _conv_im2col
+    else:
+        rule = _RULES.get(name)
     if rule is None and name in _ELEMENTWISE:
         rule = _elementwise
     if rule is None and name in _REDUCE:
@@ -523,7 +539,10 @@ class Program:
 
             return jax.jit(as_traced).lower(leaves, *xs)
         perms = kernel_perms(closed, n)
-        candidates = [_lowered(closed, out_tree, perms, n, leaves, xs)]
+        # convolutions measured faster as im2col on this machine (ops/conv_tuning.py)
+        picks = conv_tuning.im2col_picks(convolutions(closed.jaxpr)) \
+            if conv_tuning.enabled() and _concrete(leaves, xs) else set()
+        candidates = [_lowered(closed, out_tree, perms, n, leaves, xs, im2col=picks)]
         if _tuning(leaves, xs) and count_convolutions(closed.jaxpr, ungrouped=True):
             # and the same program with im2col for XLA's convolutions: the faster is kept
             candidates.append(_lowered(closed, out_tree, perms, n, leaves, xs, im2col=True))
@@ -540,13 +559,18 @@ TUNE_SWITCH = "AST_HYBRID_CONV_TUNE"
 
 
 def _tuning(leaves, xs):
-    """Whether to time the rule's program against the one with im2col for XLA's convolutions and keep the
+    """Whether to time the whole program against the one with im2col for every XLA convolution and keep the
     faster: with ``AST_HYBRID_CONV_TUNE=1``, no lowering forced (``AST_HYBRID_CONV_LOWERING``), concrete
-    inputs.  Off by default: which program wins can change from one process to the next with the machine's
-    load, and the two round differently (the program cache keeps the winner for later processes)."""
+    inputs.  Off by default (each convolution is timed alone instead, ``conv_tuning``): which program wins
+    can change from one process to the next with the machine's load, and the two round differently (the
+    program cache keeps the winner for later processes)."""
     if os.environ.get(TUNE_SWITCH, "").strip().lower() not in {"1", "on", "true", "yes"} \
             or os.environ.get(conv_lowering.ENV):
         return False
+    return _concrete(leaves, xs)
+
+
+def _concrete(leaves, xs):
     return all(isinstance(a, (jax.Array, np.ndarray)) and not isinstance(a, jax.core.Tracer)
                for a in jax.tree_util.tree_leaves((leaves, xs)))
 

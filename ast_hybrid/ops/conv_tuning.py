@@ -1,0 +1,178 @@
+"""Per-shape choice between XLA's convolution and im2col + GEMM, by measurement, kept on disk.
+
+The rule in ``conv_lowering`` (derived from measurements) picks a lowering per convolution shape when the
+program is traced.  Under the channel-last layout its XLA picks are not always right, and not in a way a
+rule can follow: a 3x3 convolution 32 -> 128 channels on 27x27 at batch 16 takes 9.5 ms on XLA and 6.5 ms
+as im2col, the same at 64 -> 64 takes 9.1 and 23.5 (``bench/README.md``).  So, for each convolution the rule
+left to XLA, a hybridized block's channel-last program (``channel_last.Program``) times that convolution both
+ways, alone, in the form the program will run it (NHWC, ``*spatial, I, O`` kernel), and computes it as
+im2col where that is clearly faster (at most 0.9x XLA's time).  Each shape is measured once per machine: the
+answers are kept in ``conv_tuning.json`` beside JAX's compilation cache (not written when that cache is
+off), keyed by what the timing depends on (jax, jaxlib, the CPU, ``XLA_FLAGS``).  A hybridized ResNet-50's
+first call on a new machine measures 3 shapes, SqueezeNet's 5 (about 0.25 s each: two small compiles).
+
+``AST_HYBRID_CONV_TUNE=0`` turns it off (the rule alone); ``AST_HYBRID_CONV_LOWERING`` forcing a lowering
+turns it off too.  ``AST_HYBRID_CONV_TUNE=1`` also times the whole program against im2col everywhere
+(``channel_last._Lowered``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+FORMAT = 1
+MARGIN = 0.9        # im2col is kept where it takes at most this fraction of XLA's time
+_OFF = {"0", "off", "false", "no"}
+ENV = "AST_HYBRID_CONV_TUNE"
+
+
+def enabled() -> bool:
+    from ast_hybrid.ops import conv_lowering
+
+    return os.environ.get(ENV, "").strip().lower() not in _OFF and not os.environ.get(conv_lowering.ENV)
+
+
+def signature(e):
+    """What the timing of convolution equation ``e`` depends on, as a string; None where im2col cannot
+    compute it (grouped, dilated input, not floating point)."""
+    p = e.params
+    x, w = (v.aval for v in e.invars)
+    if p["feature_group_count"] != 1 or p["batch_group_count"] != 1 or any(d != 1 for d in p["lhs_dilation"]) \
+            or not jnp.issubdtype(e.outvars[0].aval.dtype, jnp.floating):
+        return None
+    dn = p["dimension_numbers"]
+    return json.dumps([[x.shape[d] for d in dn.lhs_spec], [w.shape[d] for d in dn.rhs_spec], str(x.dtype),
+                       list(p["window_strides"]), [list(q) for q in p["padding"]], list(p["rhs_dilation"])])
+
+
+def im2col_picks(convs):
+    """The signatures, among those of ``convs`` (convolution equations), measured faster as im2col."""
+    table = Table()
+    picks = set()
+    for e in convs:
+        sig = signature(e)
+        if sig is None:
+            continue
+        if sig not in table.answers:
+            table.answers[sig] = _measure(e)
+            table.dirty = True
+        if table.answers[sig]["pick"] == "im2col":
+            picks.add(sig)
+    table.save()
+    return picks
+
+
+def _measure(e):
+    """Time ``e`` as XLA's convolution and as im2col, channel-last, on random inputs: each compiled, run once,
+    then alternately, medians of up to 7 (fewer when a run is long)."""
+    from ast_hybrid.ops import channel_last as CL
+
+    with jax.ensure_compile_time_eval():        # run now, whatever trace is active
+        return _timed(e, CL)
+
+
+def _timed(e, CL):
+    dn = e.params["dimension_numbers"]
+    x_aval, w_aval = (v.aval for v in e.invars)
+    x_perm = (dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1])
+    w_perm = (*dn.rhs_spec[2:], dn.rhs_spec[1], dn.rhs_spec[0])
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal([x_aval.shape[d] for d in x_perm]).astype(x_aval.dtype))
+    w = jnp.asarray(rng.standard_normal([w_aval.shape[d] for d in w_perm]).astype(w_aval.dtype))
+
+    def program(rule):
+        def run(x, w):
+            (out,) = rule(e, [CL._Val(x, x_perm), CL._Val(w, w_perm)])
+            return out.arr
+        return jax.jit(run).lower(x, w).compile()
+
+    exes = [program(CL._conv), program(CL._conv_im2col)]
+    times = [[], []]
+    for exe in exes:
+        jax.block_until_ready(exe(x, w))
+    spent = time.perf_counter()
+    for r in range(7):
+        for k in (0, 1) if r % 2 == 0 else (1, 0):
+            t = time.perf_counter()
+            jax.block_until_ready(exes[k](x, w))
+            times[k].append(time.perf_counter() - t)
+        if r >= 2 and time.perf_counter() - spent > 0.2:
+            break
+    xla, im2col = (sorted(t)[len(t) // 2] for t in times)
+    return {"pick": "im2col" if im2col <= MARGIN * xla else "xla", "xla_s": xla, "im2col_s": im2col}
+
+
+def _fingerprint():
+    import jaxlib
+
+    device = jax.devices()[0]
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next((line for line in fh if line.startswith(("model name", "flags"))), "")
+    except OSError:
+        cpu = platform.processor()
+    return json.dumps([FORMAT, jax.__version__, jaxlib.__version__, device.platform, device.device_kind,
+                       platform.machine(), cpu.strip(), os.cpu_count(), os.environ.get("XLA_FLAGS", "")])
+
+
+def _on_disk():
+    """Whether answers are kept on disk: as JAX's compilation cache is (``AST_HYBRID_COMPILE_CACHE=0``: each
+    process measures again)."""
+    from ast_hybrid.gluon import compile_cache
+
+    return compile_cache.enabled()
+
+
+class Table:
+    """The measured answers for this machine: ``answers[signature] = {"pick", "xla_s", "im2col_s"}``, read
+    from and written back to ``path()`` (other machines' entries kept; a file that cannot be read or
+    written only costs measuring again)."""
+
+    def __init__(self):
+        self.key = _fingerprint()
+        self.dirty = False
+        mine = self._load().get(self.key)
+        self.answers = {k: v for k, v in mine.items() if isinstance(v, dict) and v.get("pick") in ("xla", "im2col")} \
+            if isinstance(mine, dict) else {}
+
+    @staticmethod
+    def path() -> Path:
+        from ast_hybrid.gluon import compile_cache
+
+        return compile_cache.cache_dir() / "conv_tuning.json"
+
+    def _load(self):
+        if not _on_disk():
+            return {}
+        try:
+            data = json.loads(self.path().read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def save(self):
+        if not self.dirty or not _on_disk():
+            return
+        path = self.path()
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            data = self._load()         # what another process wrote meanwhile, merged
+            theirs = data.get(self.key)
+            data[self.key] = {**(theirs if isinstance(theirs, dict) else {}), **self.answers}
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(data, indent=0, sort_keys=True))
+            os.replace(tmp, path)
+            self.dirty = False
+        except OSError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
