@@ -124,3 +124,9 @@ def test_a_real_measurement_runs_even_inside_a_trace():
     (answer,) = got
     assert answer["pick"] in ("xla", "im2col") and answer["xla_s"] > 0 and answer["im2col_s"] > 0
     assert (answer["pick"] == "im2col") == (answer["im2col_s"] <= T.MARGIN * answer["xla_s"])
+
+
+def test_a_large_convolution_stays_xlas_after_one_run(monkeypatch):
+    monkeypatch.setattr(T, "LONG", 0.0)         # every convolution counts as large
+    answer = T._measure(_convs()[0])
+    assert answer["pick"] == "xla" and answer["im2col_s"] is None and answer["xla_s"] > 0
