@@ -130,3 +130,40 @@ def test_a_large_convolution_stays_xlas_after_one_run(monkeypatch):
     monkeypatch.setattr(T, "LONG", 0.0)         # every convolution counts as large
     answer = T._measure(_convs()[0])
     assert answer["pick"] == "xla" and answer["im2col_s"] is None and answer["xla_s"] > 0
+
+
+def test_a_convolution_that_cannot_be_timed_stays_xlas(monkeypatch):
+    def broken(e, CL):
+        raise RuntimeError("no")
+    monkeypatch.setattr(T, "_timed", broken)
+    convs = _convs()
+    assert T.im2col_picks(convs) == set()
+    assert T.Table().answers[T.signature(convs[0])]["pick"] == "xla"
+
+
+_SHAPES = {
+    "1-D": ((2, 4, 20), (8, 4, 3), dict(window_strides=(1,), padding=[(1, 1)], dimension_numbers=("NCH", "OIH", "NCH"))),
+    "3-D": ((1, 4, 6, 6, 6), (8, 4, 3, 3, 3),
+            dict(window_strides=(1, 1, 1), padding=[(1, 1)] * 3, dimension_numbers=("NCDHW", "OIDHW", "NCDHW"))),
+    "strided": ((1, 4, 9, 9), (8, 4, 3, 3), dict(window_strides=(2, 2), padding=[(0, 1)] * 2,
+                                                  dimension_numbers=("NCHW", "OIHW", "NCHW"))),
+    "dilated": ((1, 4, 9, 9), (8, 4, 3, 3), dict(window_strides=(1, 1), padding=[(2, 2)] * 2, rhs_dilation=(2, 2),
+                                                  dimension_numbers=("NCHW", "OIHW", "NCHW"))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SHAPES))
+def test_every_convolution_im2col_takes_is_timed_and_computed_either_way(case):
+    xs, ws, kw = _SHAPES[case]
+    r = np.random.RandomState(1)
+    x, w = jnp.asarray(r.randn(*xs).astype("f4")), jnp.asarray(r.randn(*ws).astype("f4"))
+
+    def f(x, w):
+        return lax.conv_general_dilated(x, w, **kw)
+    closed = jax.make_jaxpr(f)(x, w)
+    (e,) = CL.convolutions(closed.jaxpr)
+    assert T._measure(e)["pick"] in ("xla", "im2col")
+    perm = (*range(2, len(ws)), 1, 0)
+    for im2col in (set(), {T.signature(e)}):
+        got = jax.jit(lambda x, w: CL.channel_last(closed, [x, w], {1: perm}, 1, im2col=im2col))(x, w.transpose(perm))
+        np.testing.assert_allclose(np.asarray(got[0]), np.asarray(f(x, w)), rtol=1e-5, atol=1e-4)
