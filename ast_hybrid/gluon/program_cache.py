@@ -273,15 +273,54 @@ def _environment():
 
 def _package_hash():
     """sha256 of every .py file of ast_hybrid/ and passes/ (relative path and content); the modules already
-    imported must not have changed since the process started (``_file_bytes``)."""
+    imported must not have changed since the process started (``_file_bytes``).  Reading ~190 files is half
+    of a second process's key (~10 ms): the hash is kept beside the programs with every file's size and
+    modification time, and reused while they are all the same (``_source_manifest``)."""
     imported = {getattr(m, "__file__", None) for m in list(sys.modules.values())}
-    h = hashlib.sha256()
+    files = []
     for root in _PACKAGES:
-        files = [os.path.join(d, f) for d, _, names in os.walk(root) for f in names if f.endswith(".py")]
-        for f in sorted(files):
-            h.update(os.path.relpath(f, root).encode() + b"\0")
-            h.update(_file_bytes(f) if f in imported else Path(f).read_bytes())
-    return h.hexdigest()
+        found = [os.path.join(d, f) for d, _, names in os.walk(root) for f in names if f.endswith(".py")]
+        files += [(root, f, os.stat(f)) for f in sorted(found)]
+    for _, f, st in files:
+        if f in imported and st.st_mtime > _started() - 2:
+            raise Uncacheable(f"{f} changed after this process started")
+    stats = [[os.path.relpath(f, root), st.st_mtime_ns, st.st_size] for root, f, st in files]
+    manifest = _source_manifest()
+    try:
+        kept = json.loads(manifest.read_text())
+        if kept["stats"] == stats and isinstance(kept["sha256"], str):
+            return kept["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    h = hashlib.sha256()
+    for root, f, _ in files:
+        h.update(os.path.relpath(f, root).encode() + b"\0")
+        h.update(_file_bytes(f) if f in imported else Path(f).read_bytes())
+    digest = h.hexdigest()
+    # kept only once every file is older than the clocks' resolution (2 s): a file written again within it
+    # could keep its size and time ("racily clean", as git calls it) and must be read again
+    if all(st.st_mtime < time.time() - 2 for _, _, st in files):
+        _write_quietly(manifest, json.dumps({"sha256": digest, "stats": stats}))
+    return digest
+
+
+def _source_manifest():
+    roots = hashlib.sha256("\0".join(_PACKAGES).encode()).hexdigest()[:16]
+    return directory() / f"source-{roots}.json"
+
+
+def _write_quietly(path, text):
+    """Write ``text`` to ``path`` atomically; a folder that cannot be written leaves nothing."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _cpu_flags():

@@ -266,6 +266,26 @@ def test_the_source_hash_follows_every_file(tmp_path, monkeypatch):
     assert program_cache._package_hash() != before
 
 
+def test_the_source_hash_is_kept_while_every_file_is_the_same(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    _write(pkg / "sub", "a.py", "x = 1\n")
+    _write(pkg, "b.py", "y = 2\n")
+    old = time.time() - 60
+    for f in pkg.rglob("*.py"):
+        os.utime(f, (old, old))
+    monkeypatch.setattr(program_cache, "_PACKAGES", (str(pkg),))
+    monkeypatch.setenv("AST_HYBRID_COMPILE_CACHE_DIR", str(tmp_path / "cache"))
+    before = program_cache._package_hash()
+    assert program_cache._source_manifest().is_file()       # every file older than 2 s: kept
+    reads = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or real(self))
+    assert program_cache._package_hash() == before and reads == []     # nothing read again
+    _write(pkg / "sub", "a.py", "x = 10\n")
+    os.utime(pkg / "sub" / "a.py", (old, old))                          # same time, another size
+    assert program_cache._package_hash() != before and reads
+
+
 @pytest.mark.parametrize("effect", ["self.calls = getattr(self, 'calls', 0) + 1",
                                     "self.last_shape = tuple(x.shape)"])
 def test_a_forward_that_changes_an_attribute_while_traced_is_not_written(tmp_path, effect):
