@@ -110,13 +110,7 @@ class _Val:
 def count_convolutions(jaxpr, ungrouped=False):
     """How many ``conv_general_dilated`` (``ungrouped``: with one feature group) a jaxpr runs, inlined calls
     included."""
-    n = 0
-    for e in jaxpr.eqns:
-        n += e.primitive.name == "conv_general_dilated" and (not ungrouped or e.params["feature_group_count"] == 1)
-        if e.primitive.name in _INLINE:
-            sub = e.params[_INLINE[e.primitive.name]]
-            n += count_convolutions(getattr(sub, "jaxpr", sub), ungrouped)
-    return n
+    return sum(not ungrouped or e.params["feature_group_count"] == 1 for e in convolutions(jaxpr))
 
 
 def convolutions(jaxpr):
@@ -176,8 +170,9 @@ def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2c
     """Run ``closed`` (a ClosedJaxpr) on ``args`` channel-last; ``in_perms[i]``: the layout ``args[i]`` is
     stored in (default logical); the first ``n_static`` args are parameters (what only they determine is a
     weight: ``dot_general`` puts the other operand first); ``im2col``: every ungrouped XLA convolution
-    computed as im2col + one GEMM instead (True), or those whose ``conv_tuning.signature`` it holds (a set).  Returns the outputs, logical (``stored_out``: as stored, each with
-    its layout, for measuring a piece of a program)."""
+    computed as im2col + one GEMM instead (True), or those whose ``conv_tuning.signature`` it holds (a set).
+    Returns the outputs, logical (``stored_out``: as stored, each with its layout, for measuring a piece of a
+    program)."""
     in_perms = in_perms or {}
     vals = [_Val(a, in_perms.get(i), static=i < n_static) for i, a in enumerate(args)]
     outs = _run(closed.jaxpr, [_Val(c, static=True) for c in closed.consts], vals, im2col)
@@ -555,7 +550,7 @@ class Program:
         return closed, jax.tree_util.tree_structure(out_shape)
 
 
-TUNE_SWITCH = "AST_HYBRID_CONV_TUNE"
+TUNE_SWITCH = conv_tuning.ENV        # "1": the whole program timed too
 
 
 def _tuning(leaves, xs):

@@ -180,17 +180,10 @@ class Table:
     def save(self):
         if not self.dirty or not _on_disk():
             return
-        path = self.path()
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            data = self._load()         # what another process wrote meanwhile, merged
-            theirs = data.get(self.key)
-            data[self.key] = {**(theirs if isinstance(theirs, dict) else {}), **self.answers}
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(data, indent=0, sort_keys=True))
-            os.replace(tmp, path)
-            self.dirty = False
-        except OSError:
-            pass
-        finally:
-            tmp.unlink(missing_ok=True)
+        from ast_hybrid.gluon.program_cache import _write_quietly
+
+        data = self._load()         # what another process wrote meanwhile, merged
+        theirs = data.get(self.key)
+        data[self.key] = {**(theirs if isinstance(theirs, dict) else {}), **self.answers}
+        _write_quietly(self.path(), json.dumps(data, indent=0, sort_keys=True))
+        self.dirty = False
