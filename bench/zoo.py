@@ -28,6 +28,7 @@ leaves it out; a model the exporter cannot convert is reported as not run, with 
 
 from __future__ import annotations
 
+import atexit
 import argparse
 import importlib.abc
 import importlib.util
@@ -37,7 +38,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -81,7 +81,7 @@ meta['s'] = (time.perf_counter() - t) / n
 
 
 MX_ONNX = """
-import importlib, os, sys, tempfile, time
+import importlib, os, shutil, sys, tempfile, time
 if inp_folder not in sys.path:
     sys.path.insert(0, inp_folder)
     # mxnet.onnx's converters were imported with mxnet, before onnx was importable: register them again
@@ -108,6 +108,7 @@ s = ort.InferenceSession(f, opts, providers=['CPUExecutionProvider'])
 feed = {s.get_inputs()[0].name: feed_x}
 y = s.run(None, feed)[0]
 meta['first_s'] = time.perf_counter() - t
+shutil.rmtree(d, ignore_errors=True)   # the session holds the model: ~1 GB per run left in /tmp otherwise
 want = net(x).asnumpy()
 meta['err'] = float(np.abs(y - want).max() / max(np.abs(want).max(), 1e-30))
 mx._ort = s, feed
@@ -158,6 +159,7 @@ def vision():
     from ast_hybrid.testing.corpus import gluon_tree
 
     root = Path(tempfile.mkdtemp(prefix="ast_hybrid_bench_zoo_"))
+    atexit.register(shutil.rmtree, root, True)        # imported lazily: kept until the process ends
     shutil.copytree(Path(gluon_tree()) / "model_zoo", root / "mxnet" / "gluon" / "model_zoo",
                     ignore=shutil.ignore_patterns("__pycache__"))
 
@@ -186,12 +188,15 @@ def scenario(report, mx=None, quick=False, models=None, calls=None, onnx=None):
     """Every model at batch 1 and 16, and at batch 1 on a 64x64 input where it takes one (``SMALL``;
     ``--quick``: two small ones at batch 1 and 4): ours vs MXNet (and ONNX
     Runtime on MXNet's export, ``onnx``: its packages' folder), then the first call in a second process."""
+    with tempfile.TemporaryDirectory(prefix="ast_hybrid_bench_params_") as folder:
+        _models(report, mx, quick, models or (QUICK if quick else FULL), calls, onnx, Path(folder))
+
+
+def _models(report, mx, quick, models, calls, onnx, folder):
     from ast_hybrid import nd
 
-    models = models or (QUICK if quick else FULL)
     batches = (1, 4) if quick else (1, 16)
     v = vision()
-    folder = Path(tempfile.mkdtemp(prefix="ast_hybrid_bench_params_"))
     params = {}
     for name, side in models.items():
         path = str(folder / f"{name}.params")

@@ -6,9 +6,9 @@ MXNet 1.9.1 cannot hybridize a block that calls an ``autograd.Function`` (its sy
 run of the same block.  Custom operators hybridize in MXNet (``sym.Custom``): hybridized against hybridized.
 """
 
+import os
 import tempfile
 import warnings
-from pathlib import Path
 
 import jax
 import numpy as np
@@ -322,11 +322,16 @@ def _inputs():
 ARR = _inputs()
 
 
+# One folder for the module's case files, removed when the process ends (its finalizer).
+_CASES = tempfile.TemporaryDirectory(prefix="ah_custom_")
+
+
 def _source_file(code):
     """A file holding ``code`` (hybridize converts hybrid_forward from its source)."""
-    path = Path(tempfile.mkdtemp(prefix="ah_custom_")) / "case.py"
-    path.write_text(code)
-    return str(path)
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="case_", dir=_CASES.name)
+    with os.fdopen(fd, "w") as f:
+        f.write(code)
+    return path
 
 
 def ours(code, **inputs):

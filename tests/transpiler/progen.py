@@ -133,16 +133,14 @@ def generate(r: random.Random) -> str:
 
 
 _counter = itertools.count()
-_tmpdir: Path | None = None
+# the generated modules' files, removed when the process ends (the directory's finalizer)
+_tmpdir = tempfile.TemporaryDirectory(prefix="ast_hybrid_progen_")
 
 
 def load(source: str, name: str = "f"):
     """Write ``source`` to a real module file, import it, return ``name`` from it."""
-    global _tmpdir
-    if _tmpdir is None:
-        _tmpdir = Path(tempfile.mkdtemp(prefix="ast_hybrid_progen_"))
     modname = f"_progen_{next(_counter)}"
-    path = _tmpdir / f"{modname}.py"
+    path = Path(_tmpdir.name) / f"{modname}.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location(modname, path)
     mod = importlib.util.module_from_spec(spec)
