@@ -3,7 +3,8 @@
     python -m bench.conv_ceiling [--quick] [--rounds 5]
     python -m bench.conv_ceiling --rule       # the lowering rule's picks under the channel-last layout
 
-Every convolution of ResNet-18 v1 and ResNet-50 v1 at 224x224, batch 1 (each shape once, with how many
+Every convolution of ResNet-18 v1 and ResNet-50 v1 at 224x224, batch 1, or with ``--net NAME [--side S] [--batch
+B]`` of any model-zoo network (traced: its ungrouped convolutions) (each shape once, with how many
 times the network runs it), timed alone, ms per call, median of interleaved rounds:
 
 - **ours**: what a hybridized block runs for it, channel-last (``ops/channel_last.py``): the lowering
@@ -22,15 +23,21 @@ nothing in how the program is arranged around them closes it) or elsewhere.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from ast_hybrid.ops import channel_last as CL
-from ast_hybrid.ops.conv_lowering import LOWERINGS, choose
+from ast_hybrid.ops import conv_tuning
+from ast_hybrid.ops.conv_lowering import choose
+
+NCHW = ("NCHW", "OIHW", "NCHW")
 
 # (label, count in resnet18_v1, count in resnet50_v1, cin, size, cout, kernel, stride)
 CASES = [
@@ -81,11 +88,11 @@ if inp_folder not in sys.path:
     sys.path.insert(0, inp_folder)
 import onnx, onnxruntime as ort
 from onnx import helper, TensorProto, numpy_helper
-cin, size, cout, k, s = (int(v) for v in inp['shape'])
-x = np.random.RandomState(0).standard_normal((1, cin, size, size)).astype('float32')
-w = (np.random.RandomState(1).standard_normal((cout, cin, k, k)) * 0.05).astype('float32')
-p = k // 2
-node = helper.make_node('Conv', ['x', 'w'], ['y'], kernel_shape=[k, k], strides=[s, s], pads=[p, p, p, p])
+n, cin, h, wd, cout, kh, kw, sh, sw, pt, pb, pl, pr, dh, dw = (int(v) for v in inp['spec'])
+x = np.random.RandomState(0).standard_normal((n, cin, h, wd)).astype('float32')
+w = (np.random.RandomState(1).standard_normal((cout, cin, kh, kw)) * 0.05).astype('float32')
+node = helper.make_node('Conv', ['x', 'w'], ['y'], kernel_shape=[kh, kw], strides=[sh, sw], pads=[pt, pl, pb, pr],
+                        dilations=[dh, dw])
 graph = helper.make_graph([node], 'conv', [helper.make_tensor_value_info('x', TensorProto.FLOAT, x.shape)],
                           [helper.make_tensor_value_info('y', TensorProto.FLOAT, None)],
                           initializer=[numpy_helper.from_array(w, 'w')])
@@ -96,8 +103,15 @@ opts.log_severity_level = 3
 sess = ort.InferenceSession(model.SerializeToString(), opts, providers=['CPUExecutionProvider'])
 feed = {'x': x}
 xm, wm = nd.array(x), nd.array(w)
-def mxconv():
-    return nd.Convolution(xm, wm, kernel=(k, k), stride=(s, s), pad=(p, p), num_filter=cout, no_bias=True)
+if (pt, pl) == (pb, pr):
+    def mxconv():
+        return nd.Convolution(xm, wm, kernel=(kh, kw), stride=(sh, sw), pad=(pt, pl), dilate=(dh, dw),
+                              num_filter=cout, no_bias=True)
+else:       # asymmetric padding: MXNet's Convolution pads symmetrically, so pad first (counted)
+    def mxconv():
+        xp = nd.pad(xm, mode='constant', pad_width=(0, 0, 0, 0, pt, pb, pl, pr))
+        return nd.Convolution(xp, wm, kernel=(kh, kw), stride=(sh, sw), dilate=(dh, dw), num_filter=cout,
+                              no_bias=True)
 y_ort = sess.run(None, feed)[0]
 y_mx = mxconv().asnumpy()
 meta['agree'] = float(np.abs(y_ort - y_mx).max() / max(np.abs(y_mx).max(), 1e-30))
@@ -121,22 +135,43 @@ meta['s'] = (time.perf_counter() - t) / n
 """
 
 
-def _ours(cin, size, cout, k, s, batch=1):
-    """{lowering: timer} of the convolution as a channel-last program runs it (``ops/channel_last.py``: the
-    input stored NHWC, the kernel ``*spatial, I, O``, the output left channel-last), and the rule's pick."""
-    x = jnp.asarray(np.random.RandomState(0).standard_normal((batch, cin, size, size)).astype("float32"))
-    w = jnp.asarray((np.random.RandomState(1).standard_normal((cout, cin, k, k)) * 0.05).astype("float32"))
+def _equation(cin, size, cout, k, s, batch=1):
+    """The ``conv_general_dilated`` equation of a square NCHW convolution padded ``k // 2``."""
     p = ((k // 2, k // 2),) * 2
-    pick = choose(x.shape, w.shape, (s, s), (1, 1), p, 1, True)
+    x = jax.ShapeDtypeStruct((batch, cin, size, size), jnp.float32)
+    w = jax.ShapeDtypeStruct((cout, cin, k, k), jnp.float32)
+    closed = jax.make_jaxpr(lambda x, w: lax.conv_general_dilated(x, w, (s, s), p, dimension_numbers=NCHW))(x, w)
+    return closed.jaxpr.eqns[0]
+
+
+def _spec(e):
+    """The oracle's description of 2-D convolution ``e``: N, C, H, W, O, kh, kw, strides, pads, dilations."""
+    x, w = json.loads(conv_tuning.signature(e))[:2]
+    strides, pad, dil = json.loads(conv_tuning.signature(e))[3:]
+    return [*x, w[0], *w[2:], *strides, pad[0][0], pad[0][1], pad[1][0], pad[1][1], *dil]
+
+
+def _pick(e, tuned=True):
+    """What a channel-last program runs for ``e``: the rule's lowering, then (``tuned``) the per-shape timing
+    for XLA's."""
+    x, w = json.loads(conv_tuning.signature(e))[:2]
+    strides, pad, dil = json.loads(conv_tuning.signature(e))[3:]
+    pick = choose(tuple(x), tuple(w), tuple(strides), tuple(dil), [tuple(q) for q in pad], 1, True)
+    if tuned and pick == "xla" and conv_tuning.signature(e) in conv_tuning.im2col_picks([e]):
+        pick = "im2col"
+    return pick
+
+
+def _ours(e):
+    """{lowering: timer} of ``e`` as a channel-last program runs it (``ops/channel_last.py``: the input stored
+    NHWC, the kernel ``*spatial, I, O``, the output left channel-last), each lowering compiled alone."""
+    args, _ = conv_tuning.inputs(e)
     timers = {}
     for name in ("xla", "im2col"):
-        closed = jax.make_jaxpr(lambda w, x, name=name: LOWERINGS[name](x, w, (s, s), (1, 1), p, 1, True))(w, x)
-        perms = {**CL.kernel_perms(closed, 1), 1: (0, 2, 3, 1)}
-        args = [jnp.transpose(a, perms[i]) for i, a in enumerate((w, x))]
-        f = jax.jit(lambda *a, closed=closed, perms=perms: CL.channel_last(closed, a, perms, 1, stored_out=True)[0][0])
+        f = conv_tuning.program(e, name)
         f(*args).block_until_ready()
 
-        def timer(n, f=f, args=args):
+        def timer(n, f=f):
             f(*args).block_until_ready()
             t = time.perf_counter()
             for _ in range(n):
@@ -144,7 +179,7 @@ def _ours(cin, size, cout, k, s, batch=1):
             y.block_until_ready()
             return (time.perf_counter() - t) / n
         timers[name] = timer
-    return timers, pick
+    return timers
 
 
 def rule(batches=(1, 16), rounds=5):
@@ -153,7 +188,8 @@ def rule(batches=(1, 16), rounds=5):
     rows = []
     for label, cin, size, cout, k, s in RULE_CASES:
         for b in batches:
-            timers, pick = _ours(cin, size, cout, k, s, b)
+            e = _equation(cin, size, cout, k, s, b)
+            timers, pick = _ours(e), _pick(e, tuned=False)
             n = max(1, int(0.05 / max(timers["xla"](1), 1e-5)))
             times = {name: [] for name in timers}
             for r in range(rounds):
@@ -166,28 +202,77 @@ def rule(batches=(1, 16), rounds=5):
     return rows
 
 
+def network(name, side, batch):
+    """[(label, {name: count}, equation)]: every ungrouped convolution hybridized model-zoo network ``name``
+    runs on a ``batch x 3 x side x side`` input, one per shape, with how many times it runs it (its predict
+    program traced with XLA's convolution everywhere, so that none is hidden as a GEMM)."""
+    from collections import Counter
+
+    from ast_hybrid import nd
+    from ast_hybrid.ops import conv_lowering
+    from bench.zoo import _input, vision
+
+    traced = []
+    plain = CL.Program._trace
+
+    def trace(self, leaves, xs):
+        traced.append(plain(self, leaves, xs))
+        return traced[-1]
+
+    saved = {k: os.environ.get(k) for k in (conv_lowering.ENV, "AST_HYBRID_PROGRAM_CACHE")}
+    os.environ.update({conv_lowering.ENV: "xla", "AST_HYBRID_PROGRAM_CACHE": "0"})
+    CL.Program._trace = trace
+    try:
+        net = vision().get_model(name, classes=1000)
+        net.initialize()
+        net.hybridize()
+        net(nd.array(_input(batch, side)))
+    finally:
+        CL.Program._trace = plain
+        for k, v in saved.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    counts, first = Counter(), {}
+    for e in CL.convolutions(traced[-1][0].jaxpr):
+        sig = conv_tuning.signature(e)
+        if sig is not None:
+            counts[sig] += 1
+            first.setdefault(sig, e)
+    cases = []
+    for sig, e in first.items():
+        n, cin, h, w, cout, kh, kw, sh, sw, *_ = _spec(e)
+        cases.append((f"{kh}x{kw}{'/' + str(sh) if sh > 1 else ''} {cin}->{cout} @{h}x{w}", {name: counts[sig]}, e))
+    return cases
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--rule", action="store_true", help="XLA vs im2col per shape at batch 1 and 16 (no oracle)")
+    ap.add_argument("--net", help="every convolution of this model-zoo network instead of ResNet-18/50's list")
+    ap.add_argument("--side", type=int, default=224, help="--net: the input's side")
+    ap.add_argument("--batch", type=int, default=1, help="--net: the batch")
     args = ap.parse_args(argv)
     if args.rule:
         return rule(rounds=args.rounds)
+    if args.net:
+        cases = network(args.net, args.side, args.batch)
+    else:
+        cases = [(label, {"resnet18_v1": c18, "resnet50_v1": c50}, _equation(cin, size, cout, k, s))
+                 for label, c18, c50, cin, size, cout, k, s in CASES if not args.quick or label in QUICK]
     from ast_hybrid.testing.oracle import Oracle, ensure_onnx_pkgs
 
     folder = str(ensure_onnx_pkgs())
     mx = Oracle(as_users_run_it=True)
-    cases = [c for c in CASES if not args.quick or c[0] in QUICK]
-    print(f"{'convolution':<24} {'r18':>3} {'r50':>3} {'pick':<6} {'ours ms':>8} {'best':>8} {'ORT':>8} {'MXNet':>8} "
-          f"{'ours/ORT':>8} {'best/ORT':>8} {'ours/MX':>7}")
-    totals = {net: {k: 0.0 for k in ("ours", "best", "ort", "mxnet")} for net in ("resnet18_v1", "resnet50_v1")}
+    nets = list(cases[0][1])
+    print(f"{'convolution':<24} " + " ".join(f"{n[:8]:>8}" for n in nets) + f" {'pick':<6} {'ours ms':>8} {'best':>8} "
+          f"{'ORT':>8} {'MXNet':>8} {'ours/ORT':>8} {'best/ORT':>8} {'ours/MX':>7}")
+    totals = {net: {k: 0.0 for k in ("ours", "best", "ort", "mxnet")} for net in nets}
     rows = []
     try:
-        for label, c18, c50, cin, size, cout, k, s in cases:
-            timers, pick = _ours(cin, size, cout, k, s)
-            meta = mx.run(ORACLE_SETUP.replace("inp_folder", repr(folder)),
-                          shape=np.array([cin, size, cout, k, s]))["meta"]
+        for label, counts, e in cases:
+            timers, pick = _ours(e), _pick(e)
+            meta = mx.run(ORACLE_SETUP.replace("inp_folder", repr(folder)), spec=np.array(_spec(e)))["meta"]
             contenders = {**timers,
                           "ort": lambda n: mx.run(ORACLE_TIME, n=np.array(n), which=np.array(0))["meta"]["s"],
                           "mxnet": lambda n: mx.run(ORACLE_TIME, n=np.array(n), which=np.array(1))["meta"]["s"]}
@@ -199,13 +284,14 @@ def main(argv=None):
                     times[name].append(contenders[name](n) * 1e3)
             ms = {name: statistics.median(v) for name, v in times.items()}
             ours, best = ms[pick], min(ms["xla"], ms["im2col"])
-            print(f"{label:<24} {c18:>3} {c50:>3} {pick:<6} {ours:>8.3f} {best:>8.3f} {ms['ort']:>8.3f} "
-                  f"{ms['mxnet']:>8.3f} {ours / ms['ort']:>8.2f} {best / ms['ort']:>8.2f} {ours / ms['mxnet']:>7.2f}"
+            print(f"{label:<24} " + " ".join(f"{counts[n]:>8}" for n in nets) + f" {pick:<6} {ours:>8.3f} "
+                  f"{best:>8.3f} {ms['ort']:>8.3f} {ms['mxnet']:>8.3f} {ours / ms['ort']:>8.2f} "
+                  f"{best / ms['ort']:>8.2f} {ours / ms['mxnet']:>7.2f}"
                   + ("" if meta["agree"] < 1e-4 else f"  (ORT and MXNet differ by {meta['agree']:.1e})"), flush=True)
-            rows.append({"case": label, "pick": pick, "ms": ms})
-            for net, c in (("resnet18_v1", c18), ("resnet50_v1", c50)):
+            rows.append({"case": label, "pick": pick, "ms": ms, "counts": counts})
+            for net in nets:
                 for key, v in (("ours", ours), ("best", best), ("ort", ms["ort"]), ("mxnet", ms["mxnet"])):
-                    totals[net][key] += c * v
+                    totals[net][key] += counts[net] * v
     finally:
         mx.close()
     for net, t in totals.items():

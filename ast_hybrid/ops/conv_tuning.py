@@ -90,7 +90,9 @@ def _measure(e):
         return _timed(e, CL)
 
 
-def _timed(e, CL):
+def inputs(e):
+    """Random ``(x, w)`` for convolution equation ``e``, stored as a channel-last program stores them (NHWC
+    input, ``*spatial, I, O`` kernel), and their layouts ``(x_perm, w_perm)``."""
     dn = e.params["dimension_numbers"]
     x_aval, w_aval = (v.aval for v in e.invars)
     x_perm = (dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1])
@@ -98,20 +100,32 @@ def _timed(e, CL):
     rng = np.random.default_rng(0)
     x = jnp.asarray(rng.standard_normal([x_aval.shape[d] for d in x_perm]).astype(x_aval.dtype))
     w = jnp.asarray(rng.standard_normal([w_aval.shape[d] for d in w_perm]).astype(w_aval.dtype))
+    return (x, w), (x_perm, w_perm)
 
-    def program(rule):
-        def run(x, w):
-            (out,) = rule(e, [CL._Val(x, x_perm), CL._Val(w, w_perm)])
-            return out.arr
-        return jax.jit(run).lower(x, w).compile()
 
-    exes = [program(CL._conv)]
+def program(e, lowering, CL=None):
+    """``e`` alone as a channel-last program computes it, compiled: ``lowering`` ``"xla"`` (XLA's
+    convolution) or ``"im2col"``; it takes :func:`inputs`' arrays and leaves its output channel-last."""
+    if CL is None:
+        from ast_hybrid.ops import channel_last as CL
+    (x, w), (x_perm, w_perm) = inputs(e)
+    rule = {"xla": CL._conv, "im2col": CL._conv_im2col}[lowering]
+
+    def run(x, w):
+        (out,) = rule(e, [CL._Val(x, x_perm), CL._Val(w, w_perm)])
+        return out.arr
+    return jax.jit(run).lower(x, w).compile()
+
+
+def _timed(e, CL):
+    (x, w), _ = inputs(e)
+    exes = [program(e, "xla", CL)]
     t = time.perf_counter()
     jax.block_until_ready(exes[0](x, w))
     first = time.perf_counter() - t
     if first > LONG:        # a large convolution: XLA's, without timing im2col
         return {"pick": "xla", "xla_s": first, "im2col_s": None}
-    exes.append(program(CL._conv_im2col))
+    exes.append(program(e, "im2col", CL))
     jax.block_until_ready(exes[1](x, w))
     times = [[], []]
     spent = time.perf_counter()

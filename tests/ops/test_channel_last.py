@@ -131,6 +131,51 @@ def test_consecutive_convolutions_have_no_transpose_between_them():
     assert len(moves) == 2, entry       # the input's and the output's
 
 
+_POOLS = {"max": (lax.max, -jnp.inf), "min": (lax.min, jnp.inf), "sum": (lax.add, 0.0)}
+
+
+@pytest.mark.parametrize("op", list(_POOLS))
+@pytest.mark.parametrize("window, strides, pad, dilation, steps", [
+    ((3, 3), (2, 2), ((0, 1), (0, 1)), (1, 1), 2),      # SqueezeNet's pools (ceil_mode)
+    ((3, 3), (1, 1), ((1, 1), (1, 1)), (1, 1), 2),      # Inception's average pools
+    ((3, 2), (2, 1), ((1, 0), (0, 1)), (1, 1), 2),
+    ((3, 3), (1, 1), ((2, 2), (2, 2)), (2, 2), 2),      # dilated windows
+    ((3, 1), (2, 1), ((1, 1), (0, 0)), (1, 1), 1),      # one axis only: as it was
+    ((2, 2), (2, 2), ((0, 0), (0, 0)), (1, 1), 1),      # windows that do not overlap: whole
+    ((5, 5), (5, 5), ((0, 0), (0, 0)), (1, 1), 1),      # global pooling
+    ((3, 3, 3), (2, 2, 2), ((1, 1),) * 3, (1, 1, 1), 3),
+])
+def test_overlapping_pooling_windows_are_reduced_one_axis_at_a_time(op, window, strides, pad, dilation, steps):
+    """The same values (max and min bit for bit, the sum to float rounding), with one reduce_window per axis
+    where the windows overlap, one for the whole window elsewhere."""
+    fn, init = _POOLS[op]
+    nsp = len(window)
+    r = np.random.RandomState(5)
+    w = jnp.asarray(r.randn(6, 3, *(1,) * nsp).astype("f4"))
+    x = jnp.asarray(r.randn(2, 3, *(11 - nsp,) * nsp).astype("f4"))
+    spec = "DHW"[3 - nsp:]
+    dn = (f"NC{spec}", f"OI{spec}", f"NC{spec}")
+
+    def net(w, x):
+        h = lax.conv_general_dilated(x, w, (1,) * nsp, ((0, 0),) * nsp, dimension_numbers=dn)
+        return lax.reduce_window(h, init, fn, (1, 1, *window), (1, 1, *strides), ((0, 0), (0, 0), *pad),
+                                 window_dilation=(1, 1, *dilation))
+
+    closed, perms, got, want = _run_both(net, [w, x], 1)
+    if op == "sum":
+        np.testing.assert_allclose(np.asarray(got[0]), np.asarray(want[0]), rtol=1e-6, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
+    stored = [jnp.transpose(w, perms[0]), x]
+    eqns = jax.make_jaxpr(lambda *a: CL.channel_last(closed, a, perms, 1))(*stored).jaxpr.eqns
+    windows = [e for e in eqns if e.primitive.name.startswith("reduce_window")]
+    assert len(windows) == steps
+    if steps > 1:       # each over one stored axis, the last first
+        axes = [[d for d, k in enumerate(e.params["window_dimensions"]) if k > 1 or e.params["window_strides"][d] > 1]
+                for e in windows]
+        assert all(len(a) == 1 for a in axes) and [a[0] for a in axes] == sorted((a[0] for a in axes), reverse=True)
+
+
 def test_a_program_without_convolutions_is_plain_jit():
     prog = CL.Program(lambda leaves, x: jnp.tanh(x @ leaves[0]))
     lowered = prog.lower((jnp.ones((3, 2)),), jnp.ones((4, 3)))
