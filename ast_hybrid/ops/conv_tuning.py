@@ -9,7 +9,7 @@ ways, alone, in the form the program will run it (NHWC, ``*spatial, I, O`` kerne
 im2col where that is clearly faster (at most 0.9x XLA's time).  Each shape is measured once per machine: the
 answers are kept in ``conv_tuning.json`` beside JAX's compilation cache (not written when that cache is
 off), keyed by what the timing depends on (jax, jaxlib, the CPU, ``XLA_FLAGS``).  A hybridized ResNet-50's
-first call on a new machine measures 3 shapes, SqueezeNet's 5 (about 0.25 s each: two small compiles;
+first call on a new machine measures 3 shapes, SqueezeNet's 5 (about 0.3 s each: two small compiles;
 large ones, batch 16 at 224x224, are left to XLA after one run).
 
 ``AST_HYBRID_CONV_TUNE=0`` turns it off (the rule alone); ``AST_HYBRID_CONV_LOWERING`` forcing a lowering
@@ -30,8 +30,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-FORMAT = 1
+FORMAT = 2          # 2: samples of several calls, their minimum (1: single calls, their median)
 MARGIN = 0.9        # im2col is kept where it takes at most this fraction of XLA's time
+# each timed sample runs a convolution ~SAMPLE seconds' worth of calls, and the fastest sample of each lowering is
+# compared: single calls, medians, swung SqueezeNet's ratios 0.83-1.34 (one shape) and 0.7-7.5 (another) from one
+# process to the next, these 0.83-0.91 and 0.95-0.99 (bench/README.md); at most ~BUDGET seconds per shape
+SAMPLE = 0.004
+BUDGET = 0.3
 # a convolution whose first run on XLA takes longer is left to XLA untimed: in the sweep of bench/README.md the
 # largest one im2col won took 9.5 ms on XLA, and timing the large ones (batch 16 at 224x224) cost seconds each
 LONG = 0.025
@@ -82,8 +87,9 @@ def im2col_picks(convs):
 
 def _measure(e):
     """Time ``e`` as XLA's convolution and as im2col, channel-last, on random inputs: each compiled, run once,
-    then alternately, medians of up to 7 (one when the first round differs by 1.5x, fewer when a run is
-    long); a convolution whose first XLA run takes over ``LONG`` stays XLA's untimed."""
+    then alternately in samples of ``SAMPLE`` seconds' worth of calls, the fastest of up to 9 each (one when
+    the first round differs by 1.5x, fewer past ``BUDGET``); a convolution whose first XLA run takes over
+    ``LONG`` stays XLA's untimed."""
     from ast_hybrid.ops import channel_last as CL
 
     with jax.ensure_compile_time_eval():        # run now, whatever trace is active
@@ -127,18 +133,23 @@ def _timed(e, CL):
         return {"pick": "xla", "xla_s": first, "im2col_s": None}
     exes.append(program(e, "im2col", CL))
     jax.block_until_ready(exes[1](x, w))
+    t = time.perf_counter()
+    jax.block_until_ready(exes[0](x, w))
+    calls = max(1, int(SAMPLE / max(time.perf_counter() - t, 1e-6)))
     times = [[], []]
     spent = time.perf_counter()
-    for r in range(7):
+    for r in range(9):
         for k in (0, 1) if r % 2 == 0 else (1, 0):
             t = time.perf_counter()
-            jax.block_until_ready(exes[k](x, w))
-            times[k].append(time.perf_counter() - t)
+            for _ in range(calls):
+                y = exes[k](x, w)
+            jax.block_until_ready(y)
+            times[k].append((time.perf_counter() - t) / calls)
         if r == 0 and not 0.6 < times[1][0] / times[0][0] < 1.5:
             break       # clear at once
-        if r >= 2 and time.perf_counter() - spent > 0.2:
+        if r >= 2 and time.perf_counter() - spent > BUDGET:
             break
-    xla, im2col = (sorted(t)[len(t) // 2] for t in times)
+    xla, im2col = min(times[0]), min(times[1])
     return {"pick": "im2col" if im2col <= MARGIN * xla else "xla", "xla_s": xla, "im2col_s": im2col}
 
 
