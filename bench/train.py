@@ -97,8 +97,11 @@ MX_TIME = """
 import time
 step = mx._bench_train
 n = int(inp['n'])
-for _ in range(max(1, n // 5)): step()
-nd.waitall()
+w, t = float(inp['warm']), time.perf_counter()
+while True:                        # untimed steps for harness.WARM_S, as ours
+    step()
+    nd.waitall()
+    if time.perf_counter() - t >= w: break
 t = time.perf_counter()
 for _ in range(n): step()
 nd.waitall()
@@ -264,7 +267,7 @@ def main(argv=None):
             contenders[harness.JIT] = harness.local(one)
             if mx is not None:
                 mx.run(MX_SETUP.replace("{net}", NETS[name][0]), x=x, y=y)
-                contenders[harness.MXNET] = lambda k, mx=mx: mx.run(MX_TIME, n=np.array(k))["meta"]["s"]
+                contenders[harness.MXNET] = harness.remote(mx, MX_TIME)
             n = max(1, CALLS[name] // (2 if args.quick else 1))
             t = harness.interleave(contenders, n, rounds=rounds)
             rows.append(report.add("training steps", name, "ms", {k: v * 1e3 for k, v in t.items()}))
