@@ -75,10 +75,11 @@ def _ident(p):
 class _Val:
     """A value stored as ``transpose(logical, perm)``; ``make(perm)`` (a broadcast) builds it in any layout."""
 
-    __slots__ = ("arr", "perm", "make", "shape", "static", "_memo")
+    __slots__ = ("arr", "perm", "make", "shape", "static", "elementwise", "_memo")
 
     def __init__(self, arr, perm=None, make=None, shape=None, static=False):
         self.arr, self.make, self.static, self._memo = arr, make, static, {}
+        self.elementwise = False        # made by an element-wise operation (XLA fuses it into its consumer)
         self.perm = None if perm is None or _ident(perm) else tuple(perm)
         if shape is None:
             stored = tuple(np.shape(arr))
@@ -294,7 +295,9 @@ def _elementwise(e, ins):
     if perm is None:
         return None
     arrays = [v.get(perm) if v.ndim == len(perm) else v.get(None) for v in ins]
-    return _bind1(e, arrays, perm)
+    out = _bind1(e, arrays, perm)
+    out[0].elementwise = True
+    return out
 
 
 def _broadcast(e, ins):
@@ -420,7 +423,30 @@ def _concatenate(e, ins):
     perm = _target(ins)
     if perm is None:
         return None
-    return _bind1(e, [v.get(perm) for v in ins], perm, dimension=_inv(perm)[e.params["dimension"]])
+    arrays = [v.get(perm) for v in ins]
+    d = _inv(perm)[e.params["dimension"]]
+    if len(arrays) == _SELECTED and d == len(perm) - 1 and all(v.elementwise for v in ins):
+        return [_Val(_selected(arrays), perm)]
+    return _bind1(e, arrays, perm, dimension=d)
+
+
+_SELECTED = 2       # concatenations of this many element-wise results on the channel axis: padded and selected
+
+
+def _selected(arrays):
+    """Two arrays joined on their last axis as ``select(index < n, pad(a), pad(b))``: the same values, and
+    where element-wise operations make both (a Fire module's two ReLUs), XLA fuses them with it into one
+    pass, where its concatenate is a copy of its own after they were written.  SqueezeNet 1.1, whole
+    programs interleaved: batch 1 6.83 -> 6.50 ms, 16 143 -> 136 and 140 -> 137.  Not taken where an operand
+    is not element-wise (DenseNet's growing concatenations, 2.8% slower at batch 16 this way), nor for
+    three or four operands (Inception-v3's, 2.7% slower) (bench/README.md)."""
+    a, b = arrays
+    n, total = a.shape[-1], a.shape[-1] + b.shape[-1]
+    zero = jnp.zeros((), a.dtype)
+    keep = [(0, 0, 0)] * (a.ndim - 1)
+    pa = lax.pad(a, zero, keep + [(0, total - n, 0)])
+    pb = lax.pad(b, zero, keep + [(n, 0, 0)])
+    return lax.select(lax.broadcasted_iota(jnp.int32, pa.shape, a.ndim - 1) < n, pa, pb)
 
 
 def _stack(e, ins):

@@ -176,6 +176,40 @@ def test_overlapping_pooling_windows_are_reduced_one_axis_at_a_time(op, window, 
         assert all(len(a) == 1 for a in axes) and [a[0] for a in axes] == sorted((a[0] for a in axes), reverse=True)
 
 
+@pytest.mark.parametrize("case, joined", [
+    ("two relus", "select"),                  # a Fire module: padded, selected, one fusion with the ReLUs
+    ("a relu and a convolution", "concatenate"),    # not both element-wise: XLA's concatenate
+    ("three relus", "concatenate"),
+    ("two relus on the height axis", "concatenate"),
+])
+def test_a_two_way_concatenation_of_elementwise_results_on_the_channels_is_selected(case, joined):
+    r = np.random.RandomState(7)
+    w1, w2 = (jnp.asarray(r.randn(o, 4, 3, 3).astype("f4")) for o in (5, 6))
+    b1, b2 = (jnp.asarray(r.randn(o).astype("f4")) for o in (5, 6))
+    x = jnp.asarray(r.randn(2, 4, 9, 9).astype("f4"))
+
+    def net(w1, w2, b1, b2, x):
+        conv = [lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW"))
+                for w in (w1, w2)]
+        relu = [jnp.maximum(c + b[None, :, None, None], 0.0) for c, b in zip(conv, (b1, b2))]
+        if case == "two relus":
+            return jnp.concatenate(relu, axis=1)
+        if case == "a relu and a convolution":
+            return jnp.concatenate([relu[0], conv[1]], axis=1)
+        if case == "three relus":
+            return jnp.concatenate([relu[0], relu[1], relu[0]], axis=1)
+        return jnp.concatenate([relu[0], relu[0]], axis=2)
+
+    args = [w1, w2, b1, b2, x]
+    closed, perms, got, want = _run_both(net, args, 4)
+    np.testing.assert_array_equal(np.asarray(got[0]), np.asarray(want[0]))
+    stored = [jnp.transpose(a, perms[i]) if i in perms else a for i, a in enumerate(args)]
+    eqns = jax.make_jaxpr(lambda *a: CL.channel_last(closed, a, perms, 4))(*stored).jaxpr.eqns
+    names = [e.primitive.name for e in eqns]
+    assert ("concatenate" in names) == (joined == "concatenate")
+    assert ("select_n" in names) == (joined == "select")
+
+
 def test_a_program_without_convolutions_is_plain_jit():
     prog = CL.Program(lambda leaves, x: jnp.tanh(x @ leaves[0]))
     lowered = prog.lower((jnp.ones((3, 2)),), jnp.ones((4, 3)))
