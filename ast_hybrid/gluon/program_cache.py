@@ -67,6 +67,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ast_hybrid import host_memory
 from ast_hybrid.gluon import compile_cache, data_parallel
 
 ENV_SWITCH = "AST_HYBRID_PROGRAM_CACHE"
@@ -81,7 +82,7 @@ _VERSIONED = {"ast_hybrid", "passes", "jax", "jaxlib", "numpy", "ml_dtypes", "bu
 # Block's own bookkeeping: children and parameters are keyed structurally, the rest does not reach the trace
 _INTERNAL = {"_children", "_reg_params", "_params", "_scope", "_compiled", "_ah_converted"}
 _SKIPPED_CONFIG = ("cache", "log", "explain", "pprint", "traceback", "dump")
-_ENV_SKIPPED = {compile_cache.ENV_SWITCH, compile_cache.ENV_DIR, ENV_SWITCH}
+_ENV_SKIPPED = {compile_cache.ENV_SWITCH, compile_cache.ENV_DIR, ENV_SWITCH, host_memory.ENV}     # not in programs
 _MEMO: dict = {}
 
 
