@@ -5,7 +5,9 @@
 - ``walkers``: walks over gast trees (scopes, children, parameter lists, beniget's chains, silenced);
 - ``diagnostics``: the one ``Diagnostic`` type (with its fixes and edits) and ``ConversionError``;
 - ``rules``: the rule catalogue, the one source of each rule's facts;
-- ``render``: diagnostics as text, JSON, SARIF and GitHub annotations.
+- ``render``: diagnostics as text, JSON, SARIF and GitHub annotations;
+- ``host_memory``: glibc's malloc set for XLA's compiled programs when ``ast_hybrid`` is imported (the one
+  module here the runtime needs, kept here because ``import ast_hybrid`` must stay light).
 
 May import: the standard library, gast, beniget, and each other.  Never jax or numpy
 (``ast-hybrid lint`` must start fast and run where jax is not installed), and

@@ -67,7 +67,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ast_hybrid import host_memory
+from ast_hybrid.common import host_memory
 from ast_hybrid.gluon import compile_cache, data_parallel
 
 ENV_SWITCH = "AST_HYBRID_PROGRAM_CACHE"

@@ -1,4 +1,4 @@
-"""ast_hybrid/host_memory.py: a compiled program's large temporaries are reused from call to call.
+"""ast_hybrid/common/host_memory.py: a compiled program's large temporaries are reused from call to call.
 
 Measured in fresh processes (the setting holds for threads that have not allocated yet): a program with
 ~100 MB of temporaries on XLA's worker threads faults their pages in at every call with malloc as it is,
@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from ast_hybrid import host_memory
+from ast_hybrid.common import host_memory
 
 PROBE = r"""
 import json, resource
