@@ -144,18 +144,22 @@ def _equation(cin, size, cout, k, s, batch=1):
     return closed.jaxpr.eqns[0]
 
 
+def _signature(e):
+    """(x shape, w shape, strides, padding, dilation) of 2-D convolution ``e``, NCHW/OIHW."""
+    x, w, _, strides, pad, dil = json.loads(conv_tuning.signature(e))
+    return x, w, strides, pad, dil
+
+
 def _spec(e):
     """The oracle's description of 2-D convolution ``e``: N, C, H, W, O, kh, kw, strides, pads, dilations."""
-    x, w = json.loads(conv_tuning.signature(e))[:2]
-    strides, pad, dil = json.loads(conv_tuning.signature(e))[3:]
+    x, w, strides, pad, dil = _signature(e)
     return [*x, w[0], *w[2:], *strides, pad[0][0], pad[0][1], pad[1][0], pad[1][1], *dil]
 
 
 def _pick(e, tuned=True):
     """What a channel-last program runs for ``e``: the rule's lowering, then (``tuned``) the per-shape timing
     for XLA's."""
-    x, w = json.loads(conv_tuning.signature(e))[:2]
-    strides, pad, dil = json.loads(conv_tuning.signature(e))[3:]
+    x, w, strides, pad, dil = _signature(e)
     pick = choose(tuple(x), tuple(w), tuple(strides), tuple(dil), [tuple(q) for q in pad], 1, True)
     if tuned and pick == "xla" and conv_tuning.signature(e) in conv_tuning.im2col_picks([e]):
         pick = "im2col"
@@ -165,7 +169,7 @@ def _pick(e, tuned=True):
 def _ours(e):
     """{lowering: timer} of ``e`` as a channel-last program runs it (``ops/channel_last.py``: the input stored
     NHWC, the kernel ``*spatial, I, O``, the output left channel-last), each lowering compiled alone."""
-    args, _ = conv_tuning.inputs(e)
+    args = conv_tuning.inputs(e)
     timers = {}
     for name in ("xla", "im2col"):
         f = conv_tuning.program(e, name)

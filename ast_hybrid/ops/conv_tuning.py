@@ -96,17 +96,18 @@ def _measure(e):
         return _timed(e, CL)
 
 
-def inputs(e):
-    """Random ``(x, w)`` for convolution equation ``e``, stored as a channel-last program stores them (NHWC
-    input, ``*spatial, I, O`` kernel), and their layouts ``(x_perm, w_perm)``."""
+def _layouts(e):
+    """The stored shapes and layouts of ``e``'s input and kernel in a channel-last program (NHWC input,
+    ``*spatial, I, O`` kernel): ``[(shape, dtype, perm)] * 2``."""
     dn = e.params["dimension_numbers"]
-    x_aval, w_aval = (v.aval for v in e.invars)
-    x_perm = (dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1])
-    w_perm = (*dn.rhs_spec[2:], dn.rhs_spec[1], dn.rhs_spec[0])
+    perms = ((dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1]), (*dn.rhs_spec[2:], dn.rhs_spec[1], dn.rhs_spec[0]))
+    return [(tuple(v.aval.shape[d] for d in p), v.aval.dtype, p) for v, p in zip(e.invars, perms)]
+
+
+def inputs(e):
+    """Random ``(x, w)`` for convolution equation ``e``, stored as a channel-last program stores them."""
     rng = np.random.default_rng(0)
-    x = jnp.asarray(rng.standard_normal([x_aval.shape[d] for d in x_perm]).astype(x_aval.dtype))
-    w = jnp.asarray(rng.standard_normal([w_aval.shape[d] for d in w_perm]).astype(w_aval.dtype))
-    return (x, w), (x_perm, w_perm)
+    return tuple(jnp.asarray(rng.standard_normal(shape).astype(dtype)) for shape, dtype, _ in _layouts(e))
 
 
 def program(e, lowering, CL=None):
@@ -114,17 +115,17 @@ def program(e, lowering, CL=None):
     convolution) or ``"im2col"``; it takes :func:`inputs`' arrays and leaves its output channel-last."""
     if CL is None:
         from ast_hybrid.ops import channel_last as CL
-    (x, w), (x_perm, w_perm) = inputs(e)
+    (xs, xd, x_perm), (ws, wd, w_perm) = _layouts(e)
     rule = {"xla": CL._conv, "im2col": CL._conv_im2col}[lowering]
 
     def run(x, w):
         (out,) = rule(e, [CL._Val(x, x_perm), CL._Val(w, w_perm)])
         return out.arr
-    return jax.jit(run).lower(x, w).compile()
+    return jax.jit(run).lower(jax.ShapeDtypeStruct(xs, xd), jax.ShapeDtypeStruct(ws, wd)).compile()
 
 
 def _timed(e, CL):
-    (x, w), _ = inputs(e)
+    x, w = inputs(e)
     exes = [program(e, "xla", CL)]
     t = time.perf_counter()
     jax.block_until_ready(exes[0](x, w))
