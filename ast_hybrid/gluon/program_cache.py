@@ -71,7 +71,7 @@ from ast_hybrid.common import host_memory
 from ast_hybrid.gluon import compile_cache, data_parallel
 
 ENV_SWITCH = "AST_HYBRID_PROGRAM_CACHE"
-FORMAT = 2
+FORMAT = 3         # 3: a channel-last program with the program preparing its parameters
 MAGIC = b"ast-hybrid program\n"
 STATS = {"hits": 0, "misses": 0, "writes": 0, "uncacheable": 0, "unreadable": 0}
 LAST: dict = {"reason": None}
@@ -572,12 +572,13 @@ def _read(path, key):
             raise ValueError("another format or key")
         if len(payload) != head["size"] or hashlib.sha256(payload).hexdigest() != head["sha256"]:
             raise ValueError("its checksum does not match")
-        exe, in_tree, out_tree = pickle.loads(payload)
-        loaded = serialize_executable.deserialize_and_load(exe, in_tree, out_tree)
-        if head.get("layout") is not None:     # a channel-last program: its kernels' layouts (ops/channel_last.py)
+        parts = pickle.loads(payload)
+        loaded = serialize_executable.deserialize_and_load(*parts[0])
+        if head.get("sources") is not None:     # a channel-last program and what prepares its parameters
             from ast_hybrid.ops import channel_last
 
-            return channel_last.Executable(loaded, head["layout"])
+            prepare = serialize_executable.deserialize_and_load(*parts[1]) if parts[1] is not None else None
+            return channel_last.Executable(loaded, head["sources"], prepare)
         return loaded
     except Exception as exc:       # whatever a damaged entry raises: the program is traced instead
         _unreadable(path, exc)
@@ -590,16 +591,18 @@ def _write(path, key, compiled, summary):
     try:
         from jax.experimental import serialize_executable
 
-        layout = getattr(compiled, "layout", None)      # a channel-last program (ops/channel_last.py)
+        sources = getattr(compiled, "sources", None)      # a channel-last program (ops/channel_last.py)
+        prepare = getattr(compiled, "prepare", None)
         compiled = getattr(compiled, "compiled", compiled)
         unloaded = compiled._executable._unloaded_executable
         if unloaded.host_callbacks or unloaded.keepalive or unloaded.ordered_effects or \
                 unloaded.unordered_effects or getattr(unloaded, "mut", None):
             raise Uncacheable("the program has host callbacks or effects")
-        exe, in_tree, out_tree = serialize_executable.serialize(compiled)
-        payload = pickle.dumps((exe, in_tree, out_tree), protocol=pickle.HIGHEST_PROTOCOL)
+        parts = (serialize_executable.serialize(compiled),
+                 None if prepare is None else serialize_executable.serialize(prepare))
+        payload = pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL)
         head = {"format": FORMAT, "key": key, "size": len(payload), "sha256": hashlib.sha256(payload).hexdigest(),
-                "program": summary, "layout": None if layout is None else {str(i): p for i, p in layout.items()}}
+                "program": summary, "sources": None if sources is None else [list(s) for s in sources]}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:

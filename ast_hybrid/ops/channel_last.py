@@ -23,7 +23,9 @@ convolution that ``conv_tuning`` measured faster so on this machine (``im2col``:
 Nested jitted calls and ``custom_jvp``/``custom_vjp`` functions are inlined (this is for predict programs:
 nothing differentiates the result).  ``kernel_perms`` tells which program inputs are used only as
 convolution kernels, so that a caller can store those parameters already transposed, once, instead of in
-every call (:func:`kernel_perms`, ``stored_inputs``).
+every call (:func:`kernel_perms`).  :class:`Program` first moves what the parameters alone determine out of
+the program (``ops/hoist.py``); one small compiled program computes it and the transposed kernels once per
+parameter update (:class:`Executable`).
 
 Before::
 
@@ -44,7 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid.ops import conv_lowering, conv_tuning
+from ast_hybrid.ops import conv_lowering, conv_tuning, hoist
 
 __all__ = ["channel_last", "kernel_perms", "count_convolutions"]
 
@@ -56,9 +58,7 @@ atanh reduce_precision stop_gradient imag real conj
 """.split())
 _REDUCE = frozenset("reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or argmax argmin".split())
 _WINDOW = frozenset("reduce_window_max reduce_window_min reduce_window_sum reduce_window".split())
-_INLINE = {"pjit": "jaxpr", "jit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr",
-           "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
-           "remat": "jaxpr", "checkpoint": "jaxpr"}
+_INLINE = hoist.INLINE       # nested calls, run inline
 
 
 def _inv(p):
@@ -589,15 +589,22 @@ class Program:
                 return jax.tree_util.tree_unflatten(out_tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args))
 
             return jax.jit(as_traced).lower(leaves, *xs)
-        perms = kernel_perms(closed, n)
+        # what the parameters alone determine, computed once per parameter update (ops/hoist.py)
+        flat = hoist.inline(closed, _specs((leaves, xs)))
+        mode = hoist.mode()
+        cut = hoist.split(flat, n, hoisting=mode != "off")
         # convolutions measured faster as im2col on this machine (ops/conv_tuning.py)
-        picks = conv_tuning.im2col_picks(convolutions(closed.jaxpr)) \
+        picks = conv_tuning.im2col_picks(convolutions(cut.main.jaxpr)) \
             if conv_tuning.enabled() and _concrete(leaves, xs) else set()
-        candidates = [_lowered(closed, out_tree, perms, n, leaves, xs, im2col=picks)]
-        if _tuning(leaves, xs) and count_convolutions(closed.jaxpr, ungrouped=True):
+        candidates = [_candidate(cut, out_tree, xs, picks)]
+        if _tuning(leaves, xs) and count_convolutions(cut.main.jaxpr, ungrouped=True):
             # and the same program with im2col for XLA's convolutions: the faster is kept
-            candidates.append(_lowered(closed, out_tree, perms, n, leaves, xs, im2col=True))
-        return _Lowered(candidates, leaves, xs)
+            candidates.append(_candidate(cut, out_tree, xs, True))
+        alternative = None
+        if mode == "timed" and cut.hoisted and len(candidates) == 1 and _concrete(leaves, xs):
+            # the program as written, timed against it where it is short (hoist.LONG)
+            alternative = lambda: _candidate(hoist.split(flat, n, hoisting=False), out_tree, xs, picks)
+        return _Lowered(candidates, leaves, xs, alternative)
 
     def _trace(self, leaves, xs):
         flat, in_tree = jax.tree_util.tree_flatten((leaves, xs))
@@ -626,17 +633,47 @@ def _concrete(leaves, xs):
                for a in jax.tree_util.tree_leaves((leaves, xs)))
 
 
-def _lowered(closed, out_tree, perms, n, leaves, xs, im2col=False):
-    """(lowered channel-last program taking the stored parameters, the kernels' layouts ``perms``)."""
-    def inner(stored, *xs):
-        args = jax.tree_util.tree_leaves((stored, xs))
-        return jax.tree_util.tree_unflatten(out_tree, channel_last(closed, args, perms, n, im2col=im2col))
+def _specs(tree):
+    return [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in jax.tree_util.tree_leaves(tree)]
 
-    flat = jax.tree_util.tree_leaves(leaves)
-    specs = [jax.ShapeDtypeStruct(tuple(a.shape[d] for d in perms[i]) if i in perms else a.shape, a.dtype)
-             for i, a in enumerate(flat)]
-    stored = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(leaves), specs)
-    return jax.jit(inner).lower(stored, *xs), perms
+
+def _candidate(cut, out_tree, xs, im2col):
+    """(lowered, preparation): ``cut.main`` (a ``hoist.Split``'s program over the residuals, then the inputs)
+    lowered channel-last, taking the residuals as stored (the kernels transposed to ``kernel_perms``), and
+    what prepares them (:func:`_preparation`)."""
+    main, n_res = cut.main, len(cut.sources)
+    perms = kernel_perms(main, n_res)
+
+    def inner(stored, *xs):
+        args = list(stored) + jax.tree_util.tree_leaves(xs)
+        return jax.tree_util.tree_unflatten(out_tree, channel_last(main, args, perms, n_res, im2col=im2col))
+
+    specs = [jax.ShapeDtypeStruct(tuple(v.aval.shape[d] for d in perms[i]) if i in perms else v.aval.shape,
+                                  v.aval.dtype) for i, v in enumerate(main.jaxpr.invars[:n_res])]
+    return jax.jit(inner).lower(specs, *xs), _preparation(cut, perms)
+
+
+def _preparation(cut, perms):
+    """(``sources``, ``prepare``) for :class:`Executable`: each residual of ``cut`` (a ``hoist.Split``) is a
+    parameter as it is (``("param", j)``) or the ``k``-th output of ``prepare(flat parameters)``
+    (``("prepared", k)``): what the parameters alone determine, and the kernels transposed to their
+    ``perms``.  ``prepare`` is None where there is nothing to prepare."""
+    sources, jobs = [], []
+    for i, (kind, j) in enumerate(cut.sources):
+        if kind == "param" and i not in perms:
+            sources.append(("param", j))
+        else:
+            sources.append(("prepared", len(jobs)))
+            jobs.append((kind, j, perms.get(i)))
+    if not jobs:
+        return tuple(sources), None
+
+    def prepare(flat):
+        computed = cut.prepare(flat) if any(kind == "computed" for kind, _, _ in jobs) else []
+        values = [flat[j] if kind == "param" else computed[j] for kind, j, _ in jobs]
+        return [v if perm is None else lax.transpose(v, perm) for v, (_, _, perm) in zip(values, jobs)]
+
+    return tuple(sources), prepare
 
 
 def _split(tree):
@@ -645,55 +682,85 @@ def _split(tree):
 
 
 class _Lowered:
-    """One candidate program, or two (the rule's lowerings, and im2col wherever it applies): ``compile()``
-    compiles them and, for two, keeps the faster on these parameters and inputs (each run once to warm up,
-    then timed alternately; medians of up to three)."""
+    """One candidate program, or two (the rule's lowerings, and im2col wherever it applies), each with what
+    prepares its parameters; ``alternative`` (or None) lowers the program without ``ops/hoist.py``'s split.
+    ``compile()`` compiles them and keeps the fastest on these parameters and inputs (:func:`_fastest`); the
+    alternative only where the first program's run is shorter than ``hoist.LONG``."""
 
-    def __init__(self, candidates, leaves, xs):
-        self.candidates, self.leaves, self.xs = candidates, leaves, xs
+    def __init__(self, candidates, leaves, xs, alternative=None):
+        self.candidates, self.leaves, self.xs, self.alternative = candidates, leaves, xs, alternative
 
     def as_text(self):
         return self.candidates[0][0].as_text()
 
     def compile(self):
-        exes = [Executable(lowered.compile(), perms) for lowered, perms in self.candidates]
+        exes = [self._compiled(c) for c in self.candidates]
+        if self.alternative is not None:
+            jax.block_until_ready(exes[0](self.leaves, *self.xs))     # its first run: YNNPACK builds its pipelines
+            t = time.perf_counter()
+            jax.block_until_ready(exes[0](self.leaves, *self.xs))
+            if time.perf_counter() - t < hoist.LONG:
+                exes.append(self._compiled(self.alternative()))
         if len(exes) > 1:
-            times = [[] for _ in exes]
-            for r in range(4):
-                for k in (0, 1) if r % 2 == 0 else (1, 0):
-                    t = time.perf_counter()
-                    jax.block_until_ready(exes[k](self.leaves, *self.xs))
-                    if r:       # round 0 warms up
-                        times[k].append(time.perf_counter() - t)
-                if times[0] and times[0][-1] > 0.5:     # a long program: one timed run each is enough
-                    break
-            exes = [min(zip(exes, times), key=lambda et: sorted(et[1])[len(et[1]) // 2])[0]]
-        self.leaves = self.xs = None
+            exes = [_fastest(exes, self.leaves, self.xs)]
+        self.leaves = self.xs = self.alternative = None
         return exes[0]
+
+    def _compiled(self, candidate):
+        lowered, (sources, prepare) = candidate
+        if prepare is not None:
+            prepare = jax.jit(prepare).lower(_specs(self.leaves)).compile()
+        return Executable(lowered.compile(), sources, prepare)
+
+
+_CALLS = 5
+
+
+def _fastest(exes, leaves, xs):
+    """The fastest of ``exes`` on ``leaves, xs``: each run once (its first run builds YNNPACK's pipelines),
+    then in turn, samples of ``conv_tuning.SAMPLE`` seconds' worth of consecutive calls, at least
+    ``_CALLS``, the fastest sample of each, up to 9 rounds or ``conv_tuning.BUDGET`` seconds (past 3 rounds);
+    one round for programs over 0.5 s.  Consecutive calls, as a user's loop makes them: resnet50_v1 64x64 b1
+    split by ops/hoist.py took 10.1 ms a single call against 10.5 as written, but 11.7 against 10.3 in runs
+    of 10 calls of each (the thread pool's state after the call before)."""
+    def run(exe, calls):
+        t = time.perf_counter()
+        for _ in range(calls):
+            out = exe(leaves, *xs)
+        jax.block_until_ready(out)
+        return (time.perf_counter() - t) / calls
+
+    for exe in exes:
+        run(exe, 1)
+    calls = max(_CALLS, int(conv_tuning.SAMPLE / max(run(exes[0], 1), 1e-6)))
+    times = [[] for _ in exes]
+    spent = time.perf_counter()
+    for r in range(9):
+        for k in range(len(exes)) if r % 2 == 0 else reversed(range(len(exes))):
+            times[k].append(run(exes[k], calls))
+        if times[0][-1] > 0.5 or (r >= 2 and time.perf_counter() - spent > conv_tuning.BUDGET):
+            break
+    return min(zip(exes, times), key=lambda et: min(et[1]))[0]
 
 
 class Executable:
-    """A compiled channel-last program; called with the parameters as they are (``layout``: the kernels'
-    stored layouts, by parameter leaf index, which the program cache writes beside the executable)."""
+    """A compiled channel-last program called with the parameters as they are: ``prepare`` (a compiled
+    program, or None) computes from them what the program reads besides them (``ops/hoist.py``, the kernels
+    transposed ``*spatial, I, O``) once per ``leaves`` tuple, i.e. once per parameter update, not per call;
+    ``sources`` says where each of the program's first inputs comes from (``("param", j)``: parameter leaf
+    ``j``; ``("prepared", k)``: ``prepare``'s ``k``-th output).  The program cache writes all three."""
 
-    def __init__(self, compiled, layout):
-        self.compiled, self.layout = compiled, {int(i): tuple(p) for i, p in layout.items()}
+    def __init__(self, compiled, sources, prepare=None):
+        self.compiled, self.prepare = compiled, prepare
+        self.sources = tuple((str(kind), int(i)) for kind, i in sources)
         self._src = self._stored = None
-        which = sorted(self.layout)
-        perms = [self.layout[i] for i in which]
-        # one program transposes every kernel (JAX's compilation cache keeps it for the next process: eager
-        # transposes compile one program per kernel shape, 1.3 s for resnet50_v1's 53 in a fresh process;
-        # numpy's strided copies took 0.18 s of a 0.42 s first call there)
-        self._prepare = jax.jit(lambda ks: [lax.transpose(k, p) for k, p in zip(ks, perms)])
-        self._which = which
 
     def __call__(self, leaves, *xs):
         if leaves is not self._src:
-            flat, tree = jax.tree_util.tree_flatten(leaves)
-            stored = list(flat)
-            for i, k in zip(self._which, self._prepare([flat[i] for i in self._which])):
-                stored[i] = k
-            self._stored, self._src = jax.tree_util.tree_unflatten(tree, stored), leaves
+            flat = jax.tree_util.tree_leaves(leaves)
+            made = self.prepare(flat) if self.prepare is not None else ()
+            self._stored = [flat[i] if kind == "param" else made[i] for kind, i in self.sources]
+            self._src = leaves
         return self.compiled(self._stored, *xs)
 
     def as_text(self):
