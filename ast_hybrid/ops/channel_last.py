@@ -590,9 +590,12 @@ class Program:
 
             return jax.jit(as_traced).lower(leaves, *xs)
         # what the parameters alone determine, computed once per parameter update (ops/hoist.py)
-        flat = hoist.inline(closed, _specs((leaves, xs)))
         mode = hoist.mode()
-        cut = hoist.split(flat, n, hoisting=mode != "off")
+        if mode == "off" or not hoist.retraceable(closed):
+            mode, flat, cut = "off", None, hoist.unsplit(closed, n)
+        else:
+            flat = hoist.inline(closed)
+            cut = hoist.split(flat, n)
         # convolutions measured faster as im2col on this machine (ops/conv_tuning.py)
         picks = conv_tuning.im2col_picks(convolutions(cut.main.jaxpr)) \
             if conv_tuning.enabled() and _concrete(leaves, xs) else set()
@@ -631,10 +634,6 @@ def _tuning(leaves, xs):
 def _concrete(leaves, xs):
     return all(isinstance(a, (jax.Array, np.ndarray)) and not isinstance(a, jax.core.Tracer)
                for a in jax.tree_util.tree_leaves((leaves, xs)))
-
-
-def _specs(tree):
-    return [jax.ShapeDtypeStruct(np.shape(a), a.dtype) for a in jax.tree_util.tree_leaves(tree)]
 
 
 def _candidate(cut, out_tree, xs, im2col):
@@ -709,7 +708,8 @@ class _Lowered:
     def _compiled(self, candidate):
         lowered, (sources, prepare) = candidate
         if prepare is not None:
-            prepare = jax.jit(prepare).lower(_specs(self.leaves)).compile()
+            # on the parameters themselves: their shardings too (replicated over several devices)
+            prepare = jax.jit(prepare).lower(jax.tree_util.tree_leaves(self.leaves)).compile()
         return Executable(lowered.compile(), sources, prepare)
 
 

@@ -21,6 +21,10 @@ its consumer wants.  Nested calls (``pjit``, ``custom_jvp_call``, ...) are inlin
 jitted operator computes from its parameters is found inside it (this is for predict programs: nothing
 differentiates the result).
 
+``channel_last.Program`` splits every channel-last predict program so (``channel_last.Executable`` runs
+``prepare``, with the kernels' transposition, once per parameter update); a program whose call takes under
+``LONG`` is also compiled as written and the faster kept (:func:`mode`).
+
 Before::
 
     program(gamma, beta, mean, var, w, x):
@@ -41,7 +45,7 @@ from typing import Callable, NamedTuple
 import jax
 import numpy as np
 
-__all__ = ["Split", "split", "inline", "mode"]
+__all__ = ["Split", "split", "unsplit", "retraceable", "inline", "mode"]
 
 ENV_SWITCH = "AST_HYBRID_HOIST"
 _OFF = {"0", "off", "false", "no"}
@@ -74,9 +78,25 @@ def mode() -> str:
     return "off" if v in _OFF else "on" if v in _ON else "timed"
 
 
-def inline(closed, avals):
-    """``closed`` traced again with every nested call inlined: one flat ClosedJaxpr."""
+def inline(closed):
+    """``closed`` traced again with every nested call inlined: one flat ClosedJaxpr over the same inputs."""
+    avals = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in closed.jaxpr.invars]
     return jax.make_jaxpr(lambda *a: _eval(closed.jaxpr, closed.consts, a, inline=True))(*avals)
+
+
+def unsplit(closed, n_params: int) -> Split:
+    """``closed`` as it is: every parameter a residual, nothing to prepare (no trace)."""
+    return Split(closed, tuple(("param", j) for j in range(n_params)), None, 0)
+
+
+def retraceable(closed) -> bool:
+    """Whether ``closed`` can be traced again here with the same types: not where it holds 64-bit values
+    while ``jax_enable_x64`` is off now (a program traced under ``jax.experimental.enable_x64``): traced
+    again, they would become 32-bit."""
+    if jax.config.jax_enable_x64:
+        return True
+    text = str(closed.jaxpr)
+    return not any(t in text for t in ("f64[", "i64[", "u64[", "c128["))
 
 
 def split(closed, n_params: int, hoisting: bool = True) -> Split:
@@ -87,7 +107,7 @@ def split(closed, n_params: int, hoisting: bool = True) -> Split:
 
     jaxpr = closed.jaxpr
     params, inputs = jaxpr.invars[:n_params], jaxpr.invars[n_params:]
-    consts = dict(zip(jaxpr.constvars, closed.consts))
+    consts = {v: _typed(v, c) for v, c in zip(jaxpr.constvars, closed.consts)}
     known = set(params) | set(jaxpr.constvars)
 
     def operands(e):
@@ -133,7 +153,7 @@ def split(closed, n_params: int, hoisting: bool = True) -> Split:
         env.update(zip(residuals, res))
         env.update(zip(inputs, xs))
         _run(rest, env)
-        return [v.val if isinstance(v, core.Literal) else env[v] for v in jaxpr.outvars]
+        return [_read(v, env) for v in jaxpr.outvars]
 
     avals = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in residuals]
     main_closed = jax.make_jaxpr(main)(avals, *[jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in inputs])
@@ -156,11 +176,26 @@ def _size(v):
     return int(np.prod(getattr(v.aval, "shape", ()), dtype=np.int64))
 
 
+def _typed(v, value):
+    """``value`` (a constant or literal of variable ``v``) in ``v``'s dtype: a captured numpy constant keeps its
+    float64 where the traced program has float32, and bound to a primitive as it is, it would stay float64."""
+    dtype = getattr(v.aval, "dtype", None)
+    if dtype is not None and getattr(value, "dtype", dtype) != dtype:
+        return np.asarray(value, dtype) if isinstance(value, (np.ndarray, np.generic)) else value.astype(dtype)
+    return value
+
+
+def _read(v, env):
+    from jax.extend import core
+
+    return _typed(v, v.val) if isinstance(v, core.Literal) else env[v]
+
+
 def _run(eqns, env):
     from jax.extend import core
 
     for e in eqns:
-        ins = [v.val if isinstance(v, core.Literal) else env[v] for v in e.invars]
+        ins = [_read(v, env) for v in e.invars]
         for v, o in zip(e.outvars, _bind(e, ins)):
             if not isinstance(v, core.DropVar):
                 env[v] = o
@@ -175,10 +210,10 @@ def _bind(e, ins):
 def _eval(jaxpr, consts, args, inline):
     from jax.extend import core
 
-    env = dict(zip(jaxpr.constvars, consts))
+    env = {v: _typed(v, c) for v, c in zip(jaxpr.constvars, consts)}
     env.update(zip(jaxpr.invars, args))
     for e in jaxpr.eqns:
-        ins = [v.val if isinstance(v, core.Literal) else env[v] for v in e.invars]
+        ins = [_read(v, env) for v in e.invars]
         name = e.primitive.name
         if inline and name in INLINE:
             sub = e.params[INLINE[name]]
@@ -188,4 +223,4 @@ def _eval(jaxpr, consts, args, inline):
         for v, o in zip(e.outvars, outs):
             if not isinstance(v, core.DropVar):
                 env[v] = o
-    return [v.val if isinstance(v, core.Literal) else env[v] for v in jaxpr.outvars]
+    return [_read(v, env) for v in jaxpr.outvars]

@@ -20,8 +20,7 @@ from ast_hybrid.ops import hoist
 
 def _split(fn, params, xs):
     closed = jax.make_jaxpr(fn)(*params, *xs)
-    cut = hoist.split(hoist.inline(closed, [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in (*params, *xs)]),
-                      len(params))
+    cut = hoist.split(hoist.inline(closed), len(params))
     computed = cut.prepare(list(params))
     res = [params[i] if kind == "param" else computed[i] for kind, i in cut.sources]
     got = jax.jit(lambda *a: jax.core.eval_jaxpr(cut.main.jaxpr, cut.main.consts, *a))(*res, *xs)
