@@ -606,7 +606,7 @@ class Program:
         alternative = None
         if mode == "timed" and cut.hoisted and len(candidates) == 1 and _concrete(leaves, xs):
             # the program as written, timed against it where it is short (hoist.LONG)
-            alternative = lambda: _candidate(hoist.split(flat, n, hoisting=False), out_tree, xs, picks)
+            alternative = lambda: _candidate(hoist.unsplit(flat, n), out_tree, xs, picks)
         return _Lowered(candidates, leaves, xs, alternative)
 
     def _trace(self, leaves, xs):

@@ -91,18 +91,34 @@ def unsplit(closed, n_params: int) -> Split:
 
 def retraceable(closed) -> bool:
     """Whether ``closed`` can be traced again here with the same types: not where it holds 64-bit values
-    while ``jax_enable_x64`` is off now (a program traced under ``jax.experimental.enable_x64``): traced
+    while ``jax_enable_x64`` is off now (a program traced under ``jax.enable_x64(True)``): traced
     again, they would become 32-bit."""
-    if jax.config.jax_enable_x64:
-        return True
-    text = str(closed.jaxpr)
-    return not any(t in text for t in ("f64[", "i64[", "u64[", "c128["))
+    return jax.config.jax_enable_x64 or not _wide(closed.jaxpr)
 
 
-def split(closed, n_params: int, hoisting: bool = True) -> Split:
+_WIDE = frozenset({"float64", "int64", "uint64", "complex128"})
+
+
+def _wide(jaxpr):
+    """Whether ``jaxpr`` (or one nested in it) has a 64-bit variable."""
+    for v in (*jaxpr.invars, *jaxpr.constvars, *(o for e in jaxpr.eqns for o in e.outvars)):
+        dtype = getattr(v.aval, "dtype", None)
+        if dtype is not None and np.dtype(dtype).name in _WIDE:
+            return True
+    return any(_wide(getattr(sub, "jaxpr", sub)) for e in jaxpr.eqns for sub in _jaxprs(e.params.values()))
+
+
+def _jaxprs(values):
+    for p in values:
+        if isinstance(p, (tuple, list)):
+            yield from _jaxprs(p)
+        elif hasattr(p, "eqns") or hasattr(p, "jaxpr"):
+            yield p
+
+
+def split(closed, n_params: int) -> Split:
     """Cut ``closed`` (a ClosedJaxpr whose first ``n_params`` inputs are parameters) into what the parameters
-    alone determine and the rest (see the module's docstring); ``hoisting=False``: nothing moved, the
-    residuals are the parameters the program reads."""
+    alone determine and the rest (see the module's docstring)."""
     from jax.extend import core
 
     jaxpr = closed.jaxpr
@@ -116,7 +132,7 @@ def split(closed, n_params: int, hoisting: bool = True) -> Split:
     hoisted = set()
     for i, e in enumerate(jaxpr.eqns):
         ins = operands(e)
-        if hoisting and ins and all(v in known for v in ins) and _pure(e) \
+        if ins and all(v in known for v in ins) and _pure(e) \
                 and max(_size(o) for o in e.outvars) <= max(_size(v) for v in ins):
             hoisted.add(i)
             known.update(e.outvars)
@@ -163,13 +179,7 @@ def split(closed, n_params: int, hoisting: bool = True) -> Split:
 def _pure(e):
     if e.effects or e.primitive.name.startswith("rng"):
         return False
-    return not any(_holds_jaxpr(p) for p in e.params.values())
-
-
-def _holds_jaxpr(p):
-    if isinstance(p, (tuple, list)):
-        return any(_holds_jaxpr(q) for q in p)
-    return hasattr(p, "eqns") or hasattr(p, "jaxpr")
+    return not any(True for _ in _jaxprs(e.params.values()))
 
 
 def _size(v):

@@ -118,7 +118,7 @@ def test_control_flow_and_random_numbers_stay():
 def test_split_off_leaves_the_program_as_written():
     params, xs = _bn_args()
     closed = jax.make_jaxpr(_bn)(*params, *xs)
-    cut = hoist.split(closed, len(params), hoisting=False)
+    cut = hoist.unsplit(closed, len(params))
     assert cut.hoisted == 0 and all(kind == "param" for kind, _ in cut.sources)
     assert "rsqrt" in _names(cut.main)
 
@@ -199,3 +199,11 @@ def test_a_short_program_is_also_compiled_as_written_and_the_faster_kept(monkeyp
     net2, _ = _net(monkeypatch, "")
     net2(x)
     assert seen == []
+
+
+def test_a_program_traced_with_64_bit_values_is_not_traced_again_with_x64_off():
+    with jax.enable_x64(True):      # as ops/quantization.py traces its float64 arithmetic
+        closed = jax.make_jaxpr(lambda a, x: x * jnp.sqrt(a))(np.ones(3), np.ones(3))
+        assert hoist.retraceable(closed)
+    assert not hoist.retraceable(closed)        # traced again here, its float64 would become float32
+    assert hoist.retraceable(jax.make_jaxpr(lambda a, x: x * jnp.sqrt(a))(np.ones(3), np.ones(3)))
