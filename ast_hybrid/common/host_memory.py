@@ -12,6 +12,9 @@ temporaries, tests/ops/test_host_memory.py) about a third of the processes still
 quarters of them in per call, after the heap's top is lowered and raised again (seen with strace; what
 lowers it, with the trim threshold at 1 GB, is not located).
 
+:func:`last_level_cache` reads the size of the CPU's last-level cache (Linux's sysfs), for programs that
+choose a GEMM's operand order by whether their weights stay in it (``ops/channel_last.py``).
+
 It holds for threads that have not allocated yet, so import ``ast_hybrid`` before running anything on JAX.
 Freed memory up to 1 GB then stays with the process.  ``AST_HYBRID_MALLOC=0`` leaves malloc as it is.  glibc
 only: elsewhere (macOS, Windows, musl) nothing is changed.
@@ -19,6 +22,7 @@ only: elsewhere (macOS, Windows, musl) nothing is changed.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -42,3 +46,25 @@ def configure() -> bool:
         return all(libc.mallopt(p, v) == 1 for p, v in settings)
     except (OSError, AttributeError):
         return False
+
+
+@functools.lru_cache(maxsize=None)
+def last_level_cache() -> int:
+    """Bytes of the largest CPU cache the first CPU reports (Linux's sysfs: its last level), 0 where unknown."""
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    sizes = [0]
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        return 0
+    for d in entries:
+        try:
+            with open(os.path.join(root, d, "size")) as fh:
+                text = fh.read().strip().upper()
+        except OSError:
+            continue
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+        digits = text.rstrip("KMG")
+        if digits.isdigit():
+            sizes.append(int(digits) * scale)
+    return max(sizes)

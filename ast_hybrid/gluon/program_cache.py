@@ -9,9 +9,10 @@ compiles it (``jax.jit(...).lower(...).compile()``: what ``jax.jit`` would do) a
 ``compile_cache.cache_dir()/programs``, under a key of everything the trace depends on:
 
 - ast-hybrid's version and a hash of its source files (``ast_hybrid/``, ``passes/``), the versions of Python,
-  jax, jaxlib and numpy, the backend (platform, its version, device kind and count), the machine (architecture
-  and CPU flags), ``XLA_FLAGS``, the ``AST_HYBRID_*`` environment variables (e.g. the convolution lowering) and
-  jax's configuration (``jax_enable_x64``, matmul precision, ...; not its cache or logging settings);
+  jax, jaxlib and numpy, the backend (platform, its version, device kind and count), the machine (architecture,
+  CPU flags, last-level cache's size), ``XLA_FLAGS``, the ``AST_HYBRID_*`` environment variables (e.g. the
+  convolution lowering) and jax's configuration (``jax_enable_x64``, matmul precision, ...; not its cache or
+  logging settings);
 - every block of the tree, in order: its class (qualified name, and for a class outside ast-hybrid/jax/numpy/
   the standard library, the content of its module's file and of its bases' files, the code of its methods and
   what they read as globals: plain values, other modules' files, functions followed the same way), every
@@ -268,7 +269,7 @@ def _environment():
             "jax": jax.__version__, "jaxlib": jaxlib.__version__, "numpy": np.__version__,
             "backend": jax.default_backend(), "platform_version": device.client.platform_version,
             "device_kind": device.device_kind, "devices": jax.device_count(),
-            "machine": platform.machine(), "cpu": _cpu_flags()}
+            "machine": platform.machine(), "cpu": _cpu_flags(), "llc": host_memory.last_level_cache()}
     return _MEMO["environment"]
 
 

@@ -18,7 +18,10 @@ the logical axis that stored axis ``i`` holds), so that
   same numbers, only stored in another order (float results equal up to XLA's own reassociation).
 
 :class:`Program` (what a hybridized block's predict program is) also computes as im2col + GEMM each XLA
-convolution that ``conv_tuning`` measured faster so on this machine (``im2col``: a set of signatures).
+convolution that ``conv_tuning`` measured faster so on this machine (``im2col``: a set of signatures), and,
+where its parameters do not fit the last-level cache, gives a GEMM over few rows (an im2col convolution on a
+small feature map, a Dense layer at a small batch) its weight as first operand, stored output-features-major
+(``weight_first``, :data:`WEIGHT_FIRST`): XLA:CPU streams a cold weight from memory faster that way.
 
 Nested jitted calls and ``custom_jvp``/``custom_vjp`` functions are inlined (this is for predict programs:
 nothing differentiates the result).  ``kernel_perms`` tells which program inputs are used only as
@@ -38,6 +41,7 @@ After::
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
@@ -46,6 +50,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ast_hybrid.common import host_memory
 from ast_hybrid.ops import conv_lowering, conv_tuning, hoist
 
 __all__ = ["channel_last", "kernel_perms", "count_convolutions"]
@@ -124,15 +129,21 @@ def convolutions(jaxpr):
             yield from convolutions(getattr(sub, "jaxpr", sub))
 
 
-def kernel_perms(closed, n_inputs=None):
+def kernel_perms(closed, n_inputs=None, im2col=False, weight_first=0):
     """{input index: perm} for the program inputs (among the first ``n_inputs``) that are convolution
     kernels: used only as a convolution's kernel or reshaped (an im2col convolution's kernel), each with the
-    layout :func:`channel_last` wants kernels in, ``*spatial, I, O``."""
+    layout :func:`channel_last` wants kernels in: ``*spatial, I, O``, or ``O, *spatial, I`` for a kernel
+    that is the first operand of its GEMMs (``weight_first``, ``im2col``: as :func:`channel_last` takes them)."""
     from jax.extend import core     # here, not at import: a program read from the program cache needs none (26 ms)
 
     uses = {}
 
     def walk(jaxpr, names):
+        readers = {}
+        for e in jaxpr.eqns:
+            for v in e.invars:
+                if not isinstance(v, core.Literal):
+                    readers.setdefault(v, []).append(e)
         for e in jaxpr.eqns:
             name = e.primitive.name
             if name in _INLINE:
@@ -146,9 +157,15 @@ def kernel_perms(closed, n_inputs=None):
                     continue
                 if name == "conv_general_dilated" and i == 1:
                     dn = e.params["dimension_numbers"]
-                    uses.setdefault(names[v], set()).add((*dn.rhs_spec[2:], dn.rhs_spec[1], dn.rhs_spec[0]))
+                    first = _im2col(e, im2col) and _conv_m(e) <= weight_first
+                    uses.setdefault(names[v], set()).add(_im2col_kernel_perm(dn.rhs_spec, first))
                 elif name == "reshape" and len(v.aval.shape) >= 3:
-                    uses.setdefault(names[v], set()).add("reshape")
+                    dots = [r for r in readers.get(e.outvars[0], ()) if r.primitive.name == "dot_general"]
+                    if dots and all(_gemm_m(d, e.outvars[0]) <= weight_first for d in dots):
+                        rank = len(v.aval.shape)
+                        uses.setdefault(names[v], set()).add((0, *range(2, rank), 1))
+                    else:
+                        uses.setdefault(names[v], set()).add("reshape")
                 else:
                     uses.setdefault(names[v], set()).add(None)
         for v in jaxpr.outvars:
@@ -167,22 +184,24 @@ def kernel_perms(closed, n_inputs=None):
     return out
 
 
-def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2col=False):
+def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2col=False, weight_first=0):
     """Run ``closed`` (a ClosedJaxpr) on ``args`` channel-last; ``in_perms[i]``: the layout ``args[i]`` is
     stored in (default logical); the first ``n_static`` args are parameters (what only they determine is a
     weight: ``dot_general`` puts the other operand first); ``im2col``: every ungrouped XLA convolution
-    computed as im2col + one GEMM instead (True), or those whose ``conv_tuning.signature`` it holds (a set).
-    Returns the outputs, logical (``stored_out``: as stored, each with its layout, for measuring a piece of a
-    program)."""
+    computed as im2col + one GEMM instead (True), or those whose ``conv_tuning.signature`` it holds (a set);
+    ``weight_first``: a GEMM of a weight with an activation whose other axes hold at most that many elements
+    (an im2col convolution on a small feature map, a Dense layer at a small batch) takes the weight as its
+    first operand, stored output-features-major (:data:`WEIGHT_FIRST`).  Returns the outputs, logical
+    (``stored_out``: as stored, each with its layout, for measuring a piece of a program)."""
     in_perms = in_perms or {}
     vals = [_Val(a, in_perms.get(i), static=i < n_static) for i, a in enumerate(args)]
-    outs = _run(closed.jaxpr, [_Val(c, static=True) for c in closed.consts], vals, im2col)
+    outs = _run(closed.jaxpr, [_Val(c, static=True) for c in closed.consts], vals, (im2col, weight_first))
     if stored_out:
         return [(o.get(o.perm), o.perm) for o in outs]
     return [o.get(None) for o in outs]
 
 
-def _run(jaxpr, consts, args, im2col):
+def _run(jaxpr, consts, args, opts):
     from jax.extend import core
 
     env = {}
@@ -196,7 +215,7 @@ def _run(jaxpr, consts, args, im2col):
         env[v] = a
     for e in jaxpr.eqns:
         ins = [read(v) for v in e.invars]
-        outs = _apply(e, ins, im2col)
+        outs = _apply(e, ins, opts)
         if e.primitive.name not in _INLINE:
             static = all(i.static for i in ins)
             for o in outs:
@@ -207,17 +226,21 @@ def _run(jaxpr, consts, args, im2col):
     return [read(v) for v in jaxpr.outvars]
 
 
-def _apply(e, ins, im2col):
+def _apply(e, ins, opts):
     name, params = e.primitive.name, e.params
+    im2col, weight_first = opts
     if name in _INLINE:
         sub = params[_INLINE[name]]
         if hasattr(sub, "consts"):
-            return _run(sub.jaxpr, [_Val(c, static=True) for c in sub.consts], ins, im2col)
-        return _run(sub, [], ins, im2col)
-    if name == "conv_general_dilated" and (im2col is True or (im2col and conv_tuning.signature(e) in im2col)):
-        rule = _conv_im2col
-    else:
-        rule = _RULES.get(name)
+            return _run(sub.jaxpr, [_Val(c, static=True) for c in sub.consts], ins, opts)
+        return _run(sub, [], ins, opts)
+    if name == "conv_general_dilated" and _im2col(e, im2col):
+        return _conv_im2col(e, ins, weight_first)
+    if name == "dot_general":
+        out = _dot(e, ins, weight_first)
+        if out is not None:
+            return out
+    rule = _RULES.get(name)
     if rule is None and name in _ELEMENTWISE:
         rule = _elementwise
     if rule is None and name in _REDUCE:
@@ -229,6 +252,13 @@ def _apply(e, ins, im2col):
         if out is not None:
             return out
     return _plain(e, [i.get(None) for i in ins])
+
+
+def _im2col(e, im2col):
+    """Whether convolution ``e`` is computed as im2col (``im2col``: True, or a set of signatures)."""
+    if im2col is True:
+        return _conv_im2col_applies(e)
+    return bool(im2col) and conv_tuning.signature(e) in im2col and _conv_im2col_applies(e)
 
 
 def _plain(e, arrays, **override):
@@ -260,26 +290,59 @@ def _conv(e, ins):
     return _bind1(e, [x.get(x_perm), w.get(w_perm)], out_perm, dimension_numbers=new)
 
 
-def _conv_im2col(e, ins):
+def _conv_im2col(e, ins, weight_first=0):
     """An ungrouped float convolution as im2col + one GEMM, channel-last: the input's windows stacked before
-    its channels ``(N, *out, K, C)`` against the kernel as stored, ``(*kernel, I, O)`` = ``(K, C, O)``."""
+    its channels ``(N, *out, K, C)`` against the kernel as stored, ``(*kernel, I, O)`` = ``(K, C, O)``; or,
+    where the output has at most ``weight_first`` positions, the kernel stored ``(O, *kernel, I)`` first."""
     x, w = ins
     p = e.params
-    if p["feature_group_count"] != 1 or p["batch_group_count"] != 1 or any(d != 1 for d in p["lhs_dilation"]) \
-            or not jnp.issubdtype(e.outvars[0].aval.dtype, jnp.floating):
+    if not _conv_im2col_applies(e):
         return _conv(e, ins)
     dn = p["dimension_numbers"]
     lhs, rhs, out = dn.lhs_spec, dn.rhs_spec, dn.out_spec
     nsp = len(lhs) - 2
     xs = x.get((lhs[0], *lhs[2:], lhs[1]))
-    ws = w.get((*rhs[2:], rhs[1], rhs[0]))
-    kernel = ws.shape[:nsp]
+    first = _conv_m(e) <= weight_first
+    ws = w.get(_im2col_kernel_perm(rhs, first))
+    kernel = ws.shape[1:-1] if first else ws.shape[:nsp]
     pad = [tuple(q) for q in p["padding"]]
     windows = [win for _, win in conv_lowering._windows(xs, kernel, p["window_strides"], p["rhs_dilation"], pad, False)]
     patches = windows[0][..., None, :] if len(windows) == 1 else jnp.stack(windows, axis=-2)
-    wk = ws.reshape(len(windows), ws.shape[-2], ws.shape[-1])
-    y = lax.dot_general(patches, wk, (((nsp + 1, nsp + 2), (0, 1)), ((), ())))
+    if first:       # (O, K, C) x (N, *out, K, C) -> (O, N, *out), then channel-last
+        wk = ws.reshape(ws.shape[0], len(windows), ws.shape[-1])
+        y = lax.dot_general(wk, patches, (((1, 2), (nsp + 1, nsp + 2)), ((), ())))
+        y = lax.transpose(y, (*range(1, nsp + 2), 0))
+    else:
+        wk = ws.reshape(len(windows), ws.shape[-2], ws.shape[-1])
+        y = lax.dot_general(patches, wk, (((nsp + 1, nsp + 2), (0, 1)), ((), ())))
     return [_Val(y, (out[0], *out[2:], out[1]))]
+
+
+def _conv_im2col_applies(e):
+    p = e.params
+    return p["feature_group_count"] == 1 and p["batch_group_count"] == 1 and all(d == 1 for d in p["lhs_dilation"]) \
+        and jnp.issubdtype(e.outvars[0].aval.dtype, jnp.floating)
+
+
+def _gemm_m(dot, weight):
+    """How many elements ``dot``'s operand other than ``weight`` holds outside its contracted axes (a huge
+    number for a batched dot: never weight-first)."""
+    (lc, rc), (lb, rb) = dot.params["dimension_numbers"]
+    other, contracted, batch = (dot.invars[1], rc, rb) if dot.invars[0] is weight else (dot.invars[0], lc, lb)
+    if batch:
+        return 1 << 62
+    return math.prod(n for d, n in enumerate(other.aval.shape) if d not in contracted)
+
+
+def _conv_m(e):
+    """The output positions (batch x spatial) of convolution ``e``: the GEMM's M as im2col computes it."""
+    shape = e.outvars[0].aval.shape
+    dn = e.params["dimension_numbers"]
+    return shape[dn.out_spec[0]] * math.prod(shape[d] for d in dn.out_spec[2:])
+
+
+def _im2col_kernel_perm(rhs, first):
+    return (rhs[0], *rhs[2:], rhs[1]) if first else (*rhs[2:], rhs[1], rhs[0])
 
 
 def _target(ins):
@@ -463,16 +526,24 @@ def _stack(e, ins):
     return _bind1(e, [v.get(perm) for v in ins], out_perm, axis=s)
 
 
-def _dot(e, ins):
+def _dot(e, ins, weight_first=0):
     lhs, rhs = ins
     (lc, rc), (lb, rb) = e.params["dimension_numbers"]
-    if not (_stored(lhs) or _stored(rhs)) or lhs.make is not None or rhs.make is not None:
+    if lhs.make is not None or rhs.make is not None:
         return None
+    nb = len(lb)
     lp = lhs.perm or tuple(range(lhs.ndim))
     rp = rhs.perm or tuple(range(rhs.ndim))
-    nb = len(lb)
     lfree = [d for d in range(len(lp)) if d not in lc and d not in lb]
     rfree = [d for d in range(len(rp)) if d not in rc and d not in rb]
+    # a weight (what the parameters alone determine) second: the activation's free axes lead the output,
+    # and a kernel stored ``*spatial, I, O`` is then a plain (K, O) matrix to XLA's GEMM; first where the
+    # activation has at most ``weight_first`` rows and the weight is stored with its free axes leading
+    # (a kernel ``O, *spatial, I``, a Dense weight ``(O, I)``): a plain (O, K) matrix
+    keep = lhs.static and not rhs.static and not nb and _rows(rhs, rfree) <= weight_first and _leads(lp, lfree, lc)
+    first = rhs.static and not lhs.static and not nb and _rows(lhs, lfree) <= weight_first and _leads(rp, rfree, rc)
+    if not (_stored(lhs) or _stored(rhs) or first):
+        return None
     # logical output: batch, lhs free (logical order), rhs free (logical order)
     lpos = {d: nb + i for i, d in enumerate(lfree)}
     rpos = {d: nb + len(lfree) + i for i, d in enumerate(rfree)}
@@ -482,9 +553,7 @@ def _dot(e, ins):
     pairs = sorted((li[a], ri[b]) for a, b in zip(lc, rc))     # contracted in the lhs's stored order
     dn_l = (tuple(a for a, _ in pairs), tuple(li[d] for d in lb))
     dn_r = (tuple(b for _, b in pairs), tuple(ri[d] for d in rb))
-    # a weight (what the parameters alone determine) second: the activation's free axes lead the output,
-    # and a kernel stored ``*spatial, I, O`` is then a plain (K, O) matrix to XLA's GEMM
-    if lhs.static and not rhs.static:
+    if first or (lhs.static and not rhs.static and not keep):
         pairs = sorted((b, a) for a, b in pairs)
         dn = ((tuple(b for b, _ in pairs), tuple(a for _, a in pairs)), (dn_r[1], dn_l[1]))
         perm = tuple(range(nb)) + tuple(rstored) + tuple(lstored)
@@ -494,6 +563,17 @@ def _dot(e, ins):
         perm = tuple(range(nb)) + tuple(lstored) + tuple(rstored)
         arrays = [lhs.arr, rhs.arr]
     return _bind1(e, arrays, perm, dimension_numbers=dn)
+
+
+def _rows(v, free):
+    """The elements of ``v`` outside its contracted and batch axes (``free``): a GEMM's M."""
+    return math.prod(v.shape[d] for d in free)
+
+
+def _leads(perm, free, contracted):
+    """Whether a value stored in ``perm`` holds its ``free`` axes before all its ``contracted`` ones."""
+    pos = _inv(perm)
+    return bool(free) and max(pos[d] for d in free) < min(pos[d] for d in contracted)
 
 
 def _groups(old, new):
@@ -540,7 +620,7 @@ def _reshape(e, ins):
 
 _RULES = {"conv_general_dilated": _conv, "broadcast_in_dim": _broadcast, "transpose": _transpose,
           "squeeze": _dropping("dimensions"), "pad": _pad, "slice": _slice, "concatenate": _concatenate,
-          "stack": _stack, "dot_general": _dot, "reshape": _reshape}
+          "stack": _stack, "reshape": _reshape}      # and dot_general: _dot, in _apply
 
 
 # --- a predict program compiled channel-last, as jax.jit compiles it ---------------------------------------------
@@ -599,14 +679,15 @@ class Program:
         # convolutions measured faster as im2col on this machine (ops/conv_tuning.py)
         picks = conv_tuning.im2col_picks(convolutions(cut.main.jaxpr)) \
             if conv_tuning.enabled() and _concrete(leaves, xs) else set()
-        candidates = [_candidate(cut, out_tree, xs, picks)]
+        first = weight_first(leaves)
+        candidates = [_candidate(cut, out_tree, xs, picks, first)]
         if _tuning(leaves, xs) and count_convolutions(cut.main.jaxpr, ungrouped=True):
             # and the same program with im2col for XLA's convolutions: the faster is kept
-            candidates.append(_candidate(cut, out_tree, xs, True))
+            candidates.append(_candidate(cut, out_tree, xs, True, first))
         alternative = None
         if mode == "timed" and cut.hoisted and len(candidates) == 1 and _concrete(leaves, xs):
             # the program as written, timed against it where it is short (hoist.LONG)
-            alternative = lambda: _candidate(hoist.unsplit(flat, n), out_tree, xs, picks)
+            alternative = lambda: _candidate(hoist.unsplit(flat, n), out_tree, xs, picks, first)
         return _Lowered(candidates, leaves, xs, alternative)
 
     def _trace(self, leaves, xs):
@@ -614,6 +695,33 @@ class Program:
         closed, out_shape = jax.make_jaxpr(
             lambda *a: self.fn(*_split(jax.tree_util.tree_unflatten(in_tree, a))), return_shape=True)(*flat)
         return closed, jax.tree_util.tree_structure(out_shape)
+
+
+# A GEMM whose activation operand holds at most this many rows (an im2col convolution's output positions, a
+# Dense layer's batch) takes its weight first, stored output-features-major, in programs whose parameters
+# do not fit the last-level cache.  Streaming a cold (K, O) weight row-major to few rows is what XLA:CPU's
+# GEMM does slowest: (4, 4608) x (4608, 512) with the weight out of cache 0.56 ms as (K, O) second, 0.29 as
+# (O, K) first (1.9x; 16 rows: 0.85 against 0.49); with the weight in cache the order as written is the
+# faster (0.12 against 0.14).  Whole programs, interleaved in one process, batch 1 at 64x64: resnet18_v1
+# (47 MB of parameters against a 32 MB L3) 0.76-0.91x, resnet18_v2 0.80-0.90x, resnet50_v1 0.86-0.93x, and
+# alexnet batch 16 at 224 (its Dense layers) 0.90x; but mobilenet1.0 (17 MB) 1.16x and mobilenetv2_1.0
+# (14 MB) 1.14x, whose weights stay in cache: hence the cache test (bench/README.md, session 21).
+WEIGHT_FIRST = 16
+FIRST_SWITCH = "AST_HYBRID_WEIGHT_FIRST"
+
+
+def weight_first(leaves):
+    """The row bound for weight-first GEMMs in a program over parameters ``leaves``: :data:`WEIGHT_FIRST`
+    where their bytes exceed the last-level cache, else 0; ``AST_HYBRID_WEIGHT_FIRST=0`` never, ``=1`` always
+    (whatever the cache)."""
+    env = os.environ.get(FIRST_SWITCH, "").strip().lower()
+    if env in _OFF:
+        return 0
+    if env in {"1", "on", "true", "yes"}:
+        return WEIGHT_FIRST
+    size = sum(getattr(a, "nbytes", 0) for a in jax.tree_util.tree_leaves(leaves))
+    cache = host_memory.last_level_cache()
+    return WEIGHT_FIRST if cache and size > cache else 0
 
 
 TUNE_SWITCH = conv_tuning.ENV        # "1": the whole program timed too
@@ -636,16 +744,17 @@ def _concrete(leaves, xs):
                for a in jax.tree_util.tree_leaves((leaves, xs)))
 
 
-def _candidate(cut, out_tree, xs, im2col):
+def _candidate(cut, out_tree, xs, im2col, first=0):
     """(lowered, preparation): ``cut.main`` (a ``hoist.Split``'s program over the residuals, then the inputs)
     lowered channel-last, taking the residuals as stored (the kernels transposed to ``kernel_perms``), and
     what prepares them (:func:`_preparation`)."""
     main, n_res = cut.main, len(cut.sources)
-    perms = kernel_perms(main, n_res)
+    perms = kernel_perms(main, n_res, im2col, first)
 
     def inner(stored, *xs):
         args = list(stored) + jax.tree_util.tree_leaves(xs)
-        return jax.tree_util.tree_unflatten(out_tree, channel_last(main, args, perms, n_res, im2col=im2col))
+        return jax.tree_util.tree_unflatten(out_tree, channel_last(main, args, perms, n_res, im2col=im2col,
+                                                                   weight_first=first))
 
     specs = [jax.ShapeDtypeStruct(tuple(v.aval.shape[d] for d in perms[i]) if i in perms else v.aval.shape,
                                   v.aval.dtype) for i, v in enumerate(main.jaxpr.invars[:n_res])]

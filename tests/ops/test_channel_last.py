@@ -20,11 +20,12 @@ from ast_hybrid.ops import conv_tuning
 from ast_hybrid.ops.conv_lowering import convolve
 
 
-def _run_both(fn, args, n_static, im2col=False):
+def _run_both(fn, args, n_static, im2col=False, weight_first=0):
     closed = jax.make_jaxpr(fn)(*args)
-    perms = CL.kernel_perms(closed, n_static)
+    perms = CL.kernel_perms(closed, n_static, im2col, weight_first)
     stored = [jnp.transpose(a, perms[i]) if i in perms else a for i, a in enumerate(args)]
-    got = jax.jit(lambda *a: CL.channel_last(closed, a, perms, n_static, im2col=im2col))(*stored)
+    got = jax.jit(lambda *a: CL.channel_last(closed, a, perms, n_static, im2col=im2col,
+                                             weight_first=weight_first))(*stored)
     want = jax.jit(fn)(*args)
     return closed, perms, got, jax.tree_util.tree_leaves(want)
 
@@ -102,6 +103,81 @@ def test_a_generated_program_computes_the_same_values(seed, im2col):
     for g, w in zip(got, want):
         assert g.shape == w.shape
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5 * float(np.abs(w).max() + 1))
+
+
+@pytest.mark.parametrize("im2col", [False, True], ids=["as-lowered", "xla-convolutions-as-im2col"])
+@pytest.mark.parametrize("seed", range(20))
+def test_a_generated_program_computes_the_same_values_with_weights_first(seed, im2col):
+    fn, params, x = _program(seed)
+    _, _, got, want = _run_both(fn, [*params, x], len(params), im2col, weight_first=1 << 30)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5 * float(np.abs(w).max() + 1))
+
+
+# --- a small GEMM takes its weight first, stored output-features-major -------------------------------------------
+
+def _small_maps(w1, w2, wd, wk, x):
+    """Two convolutions on a 2x2 map, one lowered im2col as traced, one computed so by the layout (as
+    ``conv_tuning``'s set asks), a Dense layer (its weight ``(O, I)``), and a weight stored ``(I, O)``."""
+    h = convolve(x, w1, (1, 1), (1, 1), ((1, 1), (1, 1)), 1, True, "im2col")
+    h = lax.conv_general_dilated(jnp.maximum(h, 0.0), w2, (1, 1), ((1, 1), (1, 1)),
+                                 dimension_numbers=("NCHW", "OIHW", "NCHW"))
+    h = lax.dot_general(h.reshape(h.shape[0], -1), wd, (((1,), (1,)), ((), ())))
+    return h @ wk
+
+
+def _small_args():
+    r = np.random.RandomState(5)
+    shapes = [(64, 32, 3, 3), (48, 64, 3, 3), (10, 192), (10, 7), (1, 32, 2, 2)]
+    return [jnp.asarray(r.randn(*s).astype("f4") * 0.1) for s in shapes]
+
+
+@pytest.mark.parametrize("first", [0, 16])
+def test_a_gemm_over_few_rows_takes_its_weight_first_where_asked(first):
+    args = _small_args()
+    closed = jax.make_jaxpr(_small_maps)(*args)
+    measured = {conv_tuning.signature(e) for e in CL.convolutions(closed.jaxpr)}
+    assert len(measured) == 1           # the first is a dot_general already
+    perms = CL.kernel_perms(closed, 4, measured, first)
+    # the kernels stored O, kh, kw, I (weight first) or kh, kw, I, O; the 2-D weights as they are
+    want = (0, 2, 3, 1) if first else (2, 3, 1, 0)
+    assert perms == {0: want, 1: want}
+    stored = [jnp.transpose(a, perms[i]) if i in perms else a for i, a in enumerate(args)]
+    run = lambda *a: CL.channel_last(closed, a, perms, 4, im2col=measured, weight_first=first)[0]    # noqa: E731
+    dots = [e for e in jax.make_jaxpr(run)(*stored).jaxpr.eqns if e.primitive.name == "dot_general"]
+    assert len(dots) == 4
+    for e, (rows, leads) in zip(dots, [(64, True), (48, True), (10, True), (7, False)]):
+        lhs = e.invars[0].aval.shape
+        # the weight first, its output features leading, where asked; never a weight stored (I, O)
+        assert (lhs[0] == rows) == (bool(first) and leads), (lhs, first)
+    np.testing.assert_allclose(np.asarray(jax.jit(run)(*stored)), np.asarray(jax.jit(_small_maps)(*args)),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_weights_first_only_where_the_parameters_exceed_the_last_level_cache(monkeypatch):
+    from ast_hybrid.common import host_memory
+
+    leaves = [np.zeros(1000, "f4")]         # 4,000 bytes
+    monkeypatch.delenv(CL.FIRST_SWITCH, raising=False)
+    monkeypatch.setattr(host_memory, "last_level_cache", lambda: 3_999)
+    assert CL.weight_first(leaves) == CL.WEIGHT_FIRST
+    monkeypatch.setattr(host_memory, "last_level_cache", lambda: 4_000)
+    assert CL.weight_first(leaves) == 0
+    monkeypatch.setattr(host_memory, "last_level_cache", lambda: 0)          # unknown: as written
+    assert CL.weight_first(leaves) == 0
+    monkeypatch.setenv(CL.FIRST_SWITCH, "1")
+    assert CL.weight_first(leaves) == CL.WEIGHT_FIRST
+    monkeypatch.setenv(CL.FIRST_SWITCH, "0")
+    monkeypatch.setattr(host_memory, "last_level_cache", lambda: 1)
+    assert CL.weight_first(leaves) == 0
+
+
+def test_the_last_level_cache_is_read_from_sysfs():
+    from ast_hybrid.common import host_memory
+
+    size = host_memory.last_level_cache()
+    assert size == 0 or size >= 256 * 1024
 
 
 # --- what the compiled program does ------------------------------------------------------------------------------
