@@ -719,7 +719,8 @@ def weight_first(leaves):
         return 0
     if env in {"1", "on", "true", "yes"}:
         return WEIGHT_FIRST
-    size = sum(getattr(a, "nbytes", 0) for a in jax.tree_util.tree_leaves(leaves))
+    size = sum(math.prod(a.shape) * np.dtype(a.dtype).itemsize for a in jax.tree_util.tree_leaves(leaves)
+               if hasattr(a, "shape") and hasattr(a, "dtype"))      # arrays or their ShapeDtypeStructs
     cache = host_memory.last_level_cache()
     return WEIGHT_FIRST if cache and size > cache else 0
 

@@ -162,6 +162,7 @@ def test_weights_first_only_where_the_parameters_exceed_the_last_level_cache(mon
     monkeypatch.delenv(CL.FIRST_SWITCH, raising=False)
     monkeypatch.setattr(host_memory, "last_level_cache", lambda: 3_999)
     assert CL.weight_first(leaves) == CL.WEIGHT_FIRST
+    assert CL.weight_first([jax.ShapeDtypeStruct((1000,), jnp.float32)]) == CL.WEIGHT_FIRST     # specs alike
     monkeypatch.setattr(host_memory, "last_level_cache", lambda: 4_000)
     assert CL.weight_first(leaves) == 0
     monkeypatch.setattr(host_memory, "last_level_cache", lambda: 0)          # unknown: as written
