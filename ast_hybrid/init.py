@@ -114,7 +114,7 @@ class Initializer:
             logging.info("Initialized %s as %s: %s", desc, init, self._print_func(arr))
 
     def __call__(self, desc, arr, dtype="float32", explicit=None):
-        from ast_hybrid.ndarray import NDArray
+        from ast_hybrid.core.ndarray import NDArray
 
         if not isinstance(arr, NDArray):   # ast-hybrid's call: (name, shape, dtype, explicit) -> a new array
             out = _zeros(arr, dtype)
@@ -144,7 +144,7 @@ class Initializer:
         self._init_default(name, arr)
 
     def _legacy_init(self, name, arr):
-        from ast_hybrid.ndarray import NDArray
+        from ast_hybrid.core.ndarray import NDArray
 
         warnings.warn("Calling initializer with init(str, NDArray) has been deprecated. please use "
                       "init(mx.init.InitDesc(...), NDArray) instead.", DeprecationWarning, stacklevel=3)

@@ -14,7 +14,8 @@ program, so ``F`` is this module in both modes.
     ((2, 3), <class 'numpy.float32'>)
 """
 
-from ast_hybrid.ndarray import Context, NDArray, cpu, current_context, gpu  # noqa: F401
+from ast_hybrid.core.context import Context, cpu, current_context, gpu  # noqa: F401
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops import *  # noqa: F401,F403
 from ast_hybrid.ops import _internal, contrib, linalg, random, sparse  # noqa: F401
 

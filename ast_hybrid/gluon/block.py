@@ -26,27 +26,36 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 from collections import OrderedDict
 
 import numpy as np
 
-from ast_hybrid import autograd, nd
+from ast_hybrid import nd
+from ast_hybrid.core import autograd
 from ast_hybrid.ops import rng
 from ast_hybrid.gluon import compile_cache, data_parallel, symbolic
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
-from ast_hybrid.autograd import STATE
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.autograd import STATE
+from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.trace import FRAMES
 from ast_hybrid.ops._core import raw
 
 __all__ = ["Block", "HybridBlock"]
 
-_GLOBAL_COUNTER: dict = {}     # MXNet's NameManager: top-level block names dense0_, dense1_, ...
-_SCOPE_STACK: list = []        # the blocks whose name_scope() is open
-TRACE_STACK: list = []        # the hybridized traces in progress (innermost last)
-# the non-hybridized forwards running (innermost last): (the parameters' arrays given to hybrid_forward, the
-# block's parameters), where an op that writes an input in place (a custom op's aux state) finds the parameter
-# behind it; None: a run whose writes must not land (the shape inference before a first compile)
-IMPERATIVE_STACK: list = []
+
+
+class _Naming(threading.local):
+    """This thread's naming state, as MXNet keeps it (its NameManager and _BlockScope are per thread):
+    ``counter`` numbers top-level blocks (dense0_, dense1_, ...), ``scopes`` are the blocks whose
+    ``name_scope()`` is open (innermost last)."""
+
+    def __init__(self):
+        self.counter = {}
+        self.scopes = []
+
+
+_NAMING = _Naming()
 
 
 class _BlockScope:
@@ -56,11 +65,13 @@ class _BlockScope:
 
     @staticmethod
     def create(prefix, params, hint):
-        current = _SCOPE_STACK[-1] if _SCOPE_STACK else None
+        scopes = _NAMING.scopes
+        current = scopes[-1] if scopes else None
         if current is None:
             if prefix is None:
-                n = _GLOBAL_COUNTER.get(hint, 0)
-                _GLOBAL_COUNTER[hint] = n + 1
+                counter = _NAMING.counter
+                n = counter.get(hint, 0)
+                counter[hint] = n + 1
                 prefix = f"{hint}{n}_"
             params = ParameterDict(prefix) if params is None else ParameterDict(params.prefix, params)
             return prefix, params
@@ -126,13 +137,14 @@ class Block:
             # dense0..dense2 of one counter)
             yield self
             return
-        _SCOPE_STACK.append(self._scope)
+        scopes = _NAMING.scopes
+        scopes.append(self._scope)
         symbolic.enter_prefix(self.prefix)      # MXNet's Prefix name manager: sym ops made inside are prefixed
         try:
             yield self
         finally:
             symbolic.exit_prefix()
-            _SCOPE_STACK.pop()
+            scopes.pop()
 
     def register_child(self, block, name=None):
         if name is None:
@@ -283,23 +295,25 @@ class _Trace:
     def bound(self):
         for p in self.params:
             p._trace = self
-        TRACE_STACK.append(self)
+        traces = FRAMES.traces
+        traces.append(self)
         try:
             yield self
         finally:
-            TRACE_STACK.pop()
+            traces.pop()
             for p in self.params:
                 p._trace = None
 
 
 @contextlib.contextmanager
 def imperative(entry):
-    """Within: a non-hybridized forward (``IMPERATIVE_STACK``)."""
-    IMPERATIVE_STACK.append(entry)
+    """Within: a non-hybridized forward (``core.trace.FRAMES.imperative``)."""
+    running = FRAMES.imperative
+    running.append(entry)
     try:
         yield
     finally:
-        IMPERATIVE_STACK.pop()
+        running.pop()
 
 
 def _mode(training):
@@ -502,7 +516,7 @@ class _Compiled:
 
     def __call__(self, args):
         state = autograd.STATE
-        if state[0] or state[1] or self.keyed:
+        if state.recording or state.training or self.keyed:
             return self._call_slow(args)
         try:
             return self._written(self.predict(self.leaves, *[a._arr if a.__class__ is NDArray else a for a in args]))
@@ -512,9 +526,9 @@ class _Compiled:
 
     def _call_slow(self, args):
         xs = [a._arr if a.__class__ is NDArray else a for a in args]
-        if autograd.STATE[0]:
+        if autograd.STATE.recording:
             return self._call_recorded(args, xs)
-        if autograd.STATE[1]:
+        if autograd.STATE.training:
             out, writes, _ = self.train(self.leaves, *rng.stream(), *xs)
             self._write_back(writes)
             return out
@@ -549,7 +563,7 @@ class _Compiled:
         tracked = tuple(p.data() for p in self.params)
         nd_args = [a if a.__class__ is NDArray else NDArray(a) if _is_array(a) else a for a in args]
         base, count = rng.stream()
-        training = autograd.STATE[1]
+        training = autograd.STATE.training
         needs = tuple(t._ag is not None for t in tracked) + tuple(_tracked(a) for a in args)
         at_forward = self.leaves
         out, writes, running, pullback = self.recorded(at_forward, base, count, *xs, needs=needs,
@@ -609,10 +623,10 @@ class HybridBlock(Block):
         super().cast(dtype)
 
     def __call__(self, *args):
-        if data_parallel.PLACEMENT.active and not TRACE_STACK:    # parameters on several devices: the batch
+        if data_parallel.PLACEMENT.active and not FRAMES.traces:    # parameters on several devices: the batch
             args = data_parallel.place_inputs(self, args)          # is split over them (gluon/data_parallel.py)
         c = self._compiled                  # set only while hybridized
-        if TRACE_STACK or (c is None and not self._active):
+        if FRAMES.traces or (c is None and not self._active):
             return self._call_imperative(*args)
         try:
             if c is None:
@@ -620,7 +634,7 @@ class HybridBlock(Block):
                     return symbolic.apply(self, args)
                 return self._build(args)(args)
             state = STATE
-            if not (state[0] or state[1] or c.keyed) and len(args) == 1:   # the fast path: at batch 1 any
+            if not (state.recording or state.training or c.keyed) and len(args) == 1:   # the fast path: at batch 1 any
                 # per-call Python work shows directly (a jitted call costs 5-8 us however small)
                 x = args[0]
                 try:
@@ -629,9 +643,9 @@ class HybridBlock(Block):
                     c.keyed = True
             return c(args)
         except Exception as exc:    # a custom op's error from inside the program, as it was raised (clean_error)
-            if not TRACE_STACK and symbolic.is_symbolic(args):    # placeholders given to a built program
+            if not FRAMES.traces and symbolic.is_symbolic(args):    # placeholders given to a built program
                 return symbolic.apply(self, args)
-            from ast_hybrid.operator import clean_error
+            from ast_hybrid.core.errors import clean_error
 
             err = clean_error(exc)
             if err is None:
@@ -656,7 +670,7 @@ class HybridBlock(Block):
         return c
 
     def _call_imperative(self, *args):
-        if not TRACE_STACK and symbolic.is_symbolic(args):      # net(sym.var('data')), not hybridized
+        if not FRAMES.traces and symbolic.is_symbolic(args):      # net(sym.var('data')), not hybridized
             return symbolic.apply(self, args)
         args = wrap_inputs(args)
         try:
@@ -668,7 +682,7 @@ class HybridBlock(Block):
             for p in self._reg_params.values():
                 p._finish_deferred_init()
             params = {k: p.data() for k, p in self._reg_params.items()}
-        hf = self._converted() if TRACE_STACK else self.hybrid_forward
+        hf = self._converted() if FRAMES.traces else self.hybrid_forward
         with imperative((params, self._reg_params)):
             return wrap_outputs(hf(nd, *args, **params))
 

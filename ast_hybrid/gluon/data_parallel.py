@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import warnings
 
-from ast_hybrid.autograd import _Leaf
+from ast_hybrid.core.autograd import _Leaf
 
 __all__ = ["AXIS", "PLACEMENT", "mesh_for", "replicate", "mesh_of", "place_inputs", "SummedLeaf", "mark_taken",
            "allreduce_across_processes", "PeerLost"]
@@ -57,7 +57,7 @@ def _mesh(devices):
 
 def mesh_for(contexts):
     """The 1-D mesh over the contexts' devices (None for one device); repeated contexts are an error."""
-    from ast_hybrid.ndarray import Context
+    from ast_hybrid.core.context import Context
 
     contexts = [Context(c) for c in contexts]
     if len(set(contexts)) != len(contexts):
@@ -102,7 +102,7 @@ def place_inputs(block, args):
     """``args`` of a hybridized block's call, the arrays among them put on the mesh of the block's parameters
     (or, for a block without any, of an input already on one): split along axis 0 when it divides evenly,
     else replicated.  Returns ``args`` itself when there is no mesh."""
-    from ast_hybrid.ndarray import NDArray
+    from ast_hybrid.core.ndarray import NDArray
 
     mesh = None
     for p in block.collect_params().values():
@@ -125,7 +125,7 @@ def place_inputs(block, args):
 def _place(a, mesh, block):
     import jax
 
-    from ast_hybrid.ndarray import NDArray
+    from ast_hybrid.core.ndarray import NDArray
 
     arr = a._arr if isinstance(a, NDArray) else a
     if not _is_concrete(arr) or getattr(arr.sharding, "mesh", None) == mesh:

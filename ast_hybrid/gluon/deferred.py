@@ -133,7 +133,7 @@ def concrete_pass(block, args):
     """The deferred-shape pass on the arrays themselves: the forward op by op, each op computing (and
     compiling for its shapes), nested hybridized blocks building their own programs; writes made by custom
     ops are dropped (``imperative(None)``)."""
-    from ast_hybrid import autograd
+    from ast_hybrid.core import autograd
     from ast_hybrid.gluon.block import imperative
 
     with autograd.mode_scope(False, False), imperative(None):
@@ -143,9 +143,9 @@ def concrete_pass(block, args):
 def _abstract_pass(block, args):
     import jax
 
-    from ast_hybrid import autograd
+    from ast_hybrid.core import autograd
     from ast_hybrid.gluon.block import _Trace, imperative
-    from ast_hybrid.ndarray import NDArray
+    from ast_hybrid.core.ndarray import NDArray
 
     leaves, treedef = jax.tree_util.tree_flatten(list(args), is_leaf=lambda v: v.__class__ is NDArray)
     where = [i for i, v in enumerate(leaves) if v.__class__ is NDArray or _is_array(v)]

@@ -17,7 +17,7 @@ import numpy as np
 
 from ast_hybrid.gluon import block as _block
 from ast_hybrid.gluon.block import HybridBlock
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss", "SoftmaxCrossEntropyLoss",
            "SoftmaxCELoss", "KLDivLoss", "CTCLoss", "HuberLoss", "HingeLoss", "SquaredHingeLoss", "LogisticLoss",
@@ -48,7 +48,7 @@ class Loss(HybridBlock):
 
     def __call__(self, *args):
         if (self._compiled is None and not self._active and type(self).__module__ == __name__
-                and not _block.TRACE_STACK and not _block.data_parallel.PLACEMENT.active
+                and not _block.FRAMES.traces and not _block.data_parallel.PLACEMENT.active
                 and all(a is None or a.__class__ is NDArray for a in args)):
             return self._build(args)(args)      # see the module doc; hybridize(False) does not undo it
         return super().__call__(*args)

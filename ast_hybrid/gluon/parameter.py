@@ -23,8 +23,8 @@ from collections import OrderedDict
 import numpy as np
 
 from ast_hybrid import init as _init
-from ast_hybrid.autograd import _Leaf
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.autograd import _Leaf
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
@@ -190,14 +190,14 @@ class Parameter:
 
     def _set_ctx(self, ctx):
         from ast_hybrid.gluon import data_parallel
-        from ast_hybrid.ndarray import Context
+        from ast_hybrid.core.context import Context
 
         self._ctx = [Context(c) for c in (ctx if isinstance(ctx, (list, tuple)) else [ctx])]
         self._mesh = data_parallel.mesh_for(self._ctx)
 
     def reset_ctx(self, ctx=None):
         """Move the value to ``ctx`` (a context or a list: several replicate it over their devices)."""
-        from ast_hybrid.ndarray import current_context
+        from ast_hybrid.core.context import current_context
 
         self._set_ctx(current_context() if ctx is None else ctx)
         if self._data is not None:
@@ -205,7 +205,7 @@ class Parameter:
 
     def list_ctx(self):
         """The contexts the parameter lives on."""
-        from ast_hybrid.ndarray import current_context
+        from ast_hybrid.core.context import current_context
 
         return list(self._ctx) if self._ctx else [current_context()]
 

@@ -221,7 +221,7 @@ def program_key(block, params, leaves, xs):
     raises :class:`Uncacheable`."""
     import jax
 
-    from ast_hybrid import autograd
+    from ast_hybrid.core import autograd
 
     if jax.config.jax_disable_jit:
         raise Uncacheable("jax_disable_jit is on")
@@ -240,7 +240,7 @@ def program_key(block, params, leaves, xs):
                       if (k.startswith("AST_HYBRID_") and k not in _ENV_SKIPPED) or k == "XLA_FLAGS"},
         "config": {k: repr(v) for k, v in sorted(jax.config.values.items())
                    if not any(s in k for s in _SKIPPED_CONFIG)},
-        "mode": [bool(autograd.STATE[0]), bool(autograd.STATE[1])],
+        "mode": [bool(autograd.STATE.recording), bool(autograd.STATE.training)],
         "tree": _tree(block, "net", []),
         "params": [[p.name, _plain(tuple(p.shape or ()), p.name), str(np.dtype(p.dtype)), p.grad_req, _aval(a)]
                    for p, a in zip(params, leaves)],

@@ -23,7 +23,7 @@ import os
 
 from ast_hybrid.gluon import symbolic
 from ast_hybrid.gluon.block import HybridBlock, wrap_outputs
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 
 __all__ = ["SymbolBlock"]
 

@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from ast_hybrid.gluon.symbolic import (_SCOPES, Symbol, _make_op, _MethodCall, _signature, _symbols_in, _topo,
+from ast_hybrid.gluon.symbolic import (unscoped, Symbol, _make_op, _MethodCall, _signature, _symbols_in, _topo,
                                        variable)
 
 __all__ = ["load_json", "to_json"]
@@ -90,12 +90,8 @@ def load_json(text, where="the graph"):
         args = [Symbol._of([built[i]._entries[j]]) for i, j, *_ in node["inputs"]]
         kwargs = {k: v for k, v in attrs.items() if not k.startswith("__")}
         key = node["op"].replace("_contrib_", "contrib.", 1) if node["op"].startswith("_contrib_") else node["op"]
-        saved = list(_SCOPES)
-        _SCOPES.clear()                     # the names are the file's, whatever scope is open
-        try:
+        with unscoped():                    # the names are the file's, whatever scope is open
             built.append(_make_op(fn, node["op"], args, kwargs, name=node["name"], key=key))
-        finally:
-            _SCOPES[:] = saved
     return Symbol._of([built[i]._entries[j] for i, j, *_ in heads])
 
 
@@ -147,13 +143,9 @@ def _fused_node(node, attrs, built, where):
                          f"options say {len(names)} ({', '.join(names)})")
     kwargs = {k: Symbol._of([built[i]._entries[j]]) for k, (i, j, *_) in zip(names, node["inputs"])}
     kwargs.update(options, **flags)
-    saved = list(_SCOPES)
-    _SCOPES.clear()
-    try:
+    with unscoped():
         return _make_op(ops._internal._sg_mkldnn_conv, node["op"], [], kwargs, name=node["name"], key=node["op"],
                         nout=ops.quantization.sg_mkldnn_conv_outputs(**flags))
-    finally:
-        _SCOPES[:] = saved
 
 
 def _attr_text(value):

@@ -29,10 +29,12 @@ a graph decides nothing); ``bind``/``simple_bind`` are not there (no executors: 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import numbers
 import operator
+import threading
 import types
 
 import numpy as np
@@ -153,7 +155,7 @@ class Symbol:
     def __getattr__(self, name):
         if name.startswith("_"):
             raise AttributeError(name)
-        from ast_hybrid.ndarray import NDArray
+        from ast_hybrid.core.ndarray import NDArray
 
         if name in _HOST_ONLY:
             raise NotImplementedError(f"Function {name} is not implemented for Symbol and only available in "
@@ -258,7 +260,7 @@ class Symbol:
         import jax
 
         from ast_hybrid.gluon.deferred import inferring
-        from ast_hybrid.ndarray import NDArray
+        from ast_hybrid.core.ndarray import NDArray
 
         free = _free_variables(self._entries)
         unknown = [n.name for n in free if shapes.get(n.name, n.attrs.get("__shape__")) is None]
@@ -326,21 +328,41 @@ class _Scope:
         return self.prefix + name
 
 
-_TOP = _Scope("")       # MXNet's process-wide NameManager: names of ops built outside any block call
-_SCOPES: list = []      # the Prefix name managers entered (blocks' name_scope()), innermost last
+class _Names(threading.local):
+    """This thread's name managers, as MXNet's (per thread): ``top`` names ops built outside any block call,
+    ``scopes`` are the Prefix name managers entered (blocks' name_scope()), innermost last."""
+
+    def __init__(self):
+        self.top = _Scope("")
+        self.scopes = []
+
+
+_NAMES = _Names()
 
 
 def enter_prefix(prefix):
     """A block's ``name_scope()`` opens (MXNet enters a new ``Prefix`` name manager each time)."""
-    _SCOPES.append(_Scope(prefix))
+    _NAMES.scopes.append(_Scope(prefix))
 
 
 def exit_prefix():
-    _SCOPES.pop()
+    _NAMES.scopes.pop()
+
+
+@contextlib.contextmanager
+def unscoped():
+    """Within: no Prefix name manager open in this thread (names as a graph file gives them)."""
+    names = _NAMES
+    saved, names.scopes = names.scopes, []
+    try:
+        yield
+    finally:
+        names.scopes = saved
 
 
 def _new_name(name, hint):
-    return (_SCOPES[-1] if _SCOPES else _TOP).get(name, hint)
+    names = _NAMES
+    return (names.scopes[-1] if names.scopes else names.top).get(name, hint)
 
 
 def _entry_name(node, index):

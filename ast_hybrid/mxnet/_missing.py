@@ -12,39 +12,23 @@ module, e.g. ``ast_hybrid.nd`` as ``mxnet.nd``) answers a missing name through a
 - any other name is Python's own ``AttributeError``, as MXNet gives;
 - a name kept so that code mentioning it runs (``mx.operator.CustomOp`` to subclass, ``mx.sym.Symbol`` for
   ``isinstance``) raises :class:`NotSupported`, a ``NotImplementedError`` naming the API, when called.
+
+The error types and ``unsupported`` are ``ast_hybrid.core.errors``'s (rooms below this door raise them too);
+what MXNet 1.9.1 has (``_api``) and the module ``__getattr__`` built from it are this door's.
 """
 
 from __future__ import annotations
 
 import types
 
+from ast_hybrid.core.errors import SPELLING, ModuleNotAvailable, NotAvailable, NotSupported, unsupported  # noqa: F401
+from ast_hybrid.core.errors import api_message as _message
 from ast_hybrid.mxnet._api import MODULES, NAMES
 
 __all__ = ["NotAvailable", "ModuleNotAvailable", "NotSupported", "missing", "unsupported", "module_getattr", "attach", "serve", "has", "MODULE_PATHS"]
 
 MODULE_PATHS = frozenset(MODULES)
-
-# MXNet's short names for its modules, as users write them
-_SPELLING = {"mxnet.ndarray": "mxnet.nd", "mxnet.symbol": "mxnet.sym", "mxnet.initializer": "mxnet.init",
-             "mxnet.kvstore": "mxnet.kv"}
-_WHY = ("ast-hybrid runs MXNet 1.9.1's Gluon API on JAX and has not implemented this; "
-        "see 'Run MXNet scripts unchanged' in ast-hybrid's README for what is there")
-
-
-class NotAvailable(AttributeError):
-    """``mxnet.X.Y`` exists in MXNet 1.9.1 but not in ast-hybrid."""
-
-
-class ModuleNotAvailable(ImportError):
-    """The MXNet 1.9.1 module ``mxnet.X`` has no counterpart in ast-hybrid."""
-
-
-class NotSupported(NotImplementedError):
-    """``mxnet.X.Y`` is here as a name (so that code defining or importing it runs) but cannot be called."""
-
-
-def _message(api: str, why: str | None) -> str:
-    return f"{api} is not available in ast-hybrid: {why or _WHY}"
+_SPELLING = SPELLING
 
 
 def missing(module_path: str, name: str, why: str | None = None) -> Exception:
@@ -54,11 +38,6 @@ def missing(module_path: str, name: str, why: str | None = None) -> Exception:
         return ModuleNotAvailable(_message(full, why), name=full)
     api = f"{_SPELLING.get(module_path, module_path)}.{name}"
     return NotAvailable(_message(api, why), name=name)
-
-
-def unsupported(module_path: str, name: str, why: str) -> NotSupported:
-    """The error for calling ``module_path.name``, a name kept only so that code mentioning it imports."""
-    return NotSupported(_message(f"{_SPELLING.get(module_path, module_path)}.{name}", why))
 
 
 def has(module_path: str, name: str) -> bool:

@@ -6,7 +6,7 @@ The ``Context`` class and its constructors are ``ast_hybrid.ndarray``'s own.
 from __future__ import annotations
 
 from ast_hybrid.mxnet._missing import module_getattr
-from ast_hybrid.ndarray import Context, cpu, current_context, gpu
+from ast_hybrid.core.context import Context, cpu, current_context, gpu
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 

@@ -18,7 +18,7 @@ import numpy
 
 from ast_hybrid import nd as ndarray
 from ast_hybrid.mxnet._missing import module_getattr
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 
 numeric_types = (float, int, numpy.generic)
 string_types = (str,)

@@ -40,10 +40,14 @@ Besides the families: ``_core`` (what makes a function an op: eager, traced, rec
 ``param_shapes`` (the shapes of deferred parameters, per op), ``rng`` (the PRNG stream behind
 ``random``, Dropout and the initializers).
 
-``Custom`` runs the Python operators of ``ast_hybrid.operator`` (MXNet's ``mx.operator``).
+``custom``: MXNet's Python custom operators (``Custom``, ``mx.operator``) and ``autograd.Function``, one
+lowering to ``jax.custom_vjp``.  ``conv_lowering``: the three lowerings of a convolution and the rule that
+picks one per shape (part of the op; the per-shape *timing* of that choice is an XLA rewrite,
+``ast_hybrid/xla``).  ``array_methods``: NDArray's operators and methods, installed on the class at the end
+of this module (the array type in ``ast_hybrid.core`` imports nothing of the ops).
 
-May import: jax, numpy, ``ast_hybrid.ndarray``, ``ast_hybrid.autograd`` and ``ast_hybrid.operator``.  Never the linter, the
-transpiler's tools, the CLI or ``testing``.
+May import: jax, numpy, ``ast_hybrid.core`` and ``ast_hybrid.common`` (the op output counts MXNet declares).
+Never the XLA rewrites, Gluon, MXNet's API rooms, the linter, the transpiler, the CLI or ``testing``.
 """
 
 from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \
@@ -72,9 +76,8 @@ linalg_extractdiag, linalg_makediag, linalg_inverse, linalg_det = (linalg.extrac
 linalg_slogdet, linalg_extracttrian, linalg_maketrian, linalg_gelqf = (linalg.slogdet, linalg.extracttrian,
                                                                        linalg.maketrian, linalg.gelqf)
 
+from ast_hybrid.ops.custom import Custom  # noqa: E402,F401  (MXNet's Custom: the Python operator named op_type)
 
-def Custom(*data, op_type=None, **kwargs):
-    """MXNet's ``Custom``: the Python operator registered as ``op_type`` (``ast_hybrid.operator``)."""
-    from ast_hybrid.operator import Custom as run
+from ast_hybrid.ops import array_methods as _array_methods  # noqa: E402  (needs every op above)
 
-    return run(*data, op_type=op_type, **kwargs)
+_array_methods.install()

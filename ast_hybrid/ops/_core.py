@@ -19,10 +19,11 @@ inside a hybridized trace (on NDArrays wrapping tracers).  While
 from __future__ import annotations
 
 import functools
+import threading
 
 import numpy as np
 
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 
 __all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_int", "norm_axis", "norm_axes",
            "as_tuple", "scalar_like", "c_cast", "rounded", "divided"]
@@ -91,15 +92,14 @@ def _compiled(impl, arrays):
     return run
 
 
-class CallHooks:
-    """What every op consults on each call, set by the front around a region of calls (one instance: HOOKS).
+class CallHooks(threading.local):
+    """What every op consults on each call, set by the front around a region of calls in one thread (one
+    instance, HOOKS, whose attributes are per thread).
 
     ``resolve_deferred``: set while a block's first call infers the shapes of parameters declared with
     unknown dimensions (:func:`ast_hybrid.gluon.deferred.inferring`): a function (op name, impl, args,
     kwargs) -> (args, kwargs) that replaces those parameters' stand-ins by their values; None otherwise.
     """
-
-    __slots__ = ("resolve_deferred",)
 
     def __init__(self):
         self.resolve_deferred = None
@@ -115,7 +115,7 @@ def op(impl=None, *, name=None, compile_arrays=None):
     even when called eagerly (the other parameters must then be hashable options)."""
     if impl is None:
         return functools.partial(op, name=name, compile_arrays=compile_arrays)
-    from ast_hybrid import autograd
+    from ast_hybrid.core import autograd
 
     state = autograd.STATE
     hooks = HOOKS
@@ -128,7 +128,7 @@ def op(impl=None, *, name=None, compile_arrays=None):
         out = kwargs.pop("out", None) if "out" in kwargs else None
         kwargs.pop("name", None)
         kwargs.pop("attr", None)
-        if state[0] and _tracked(args, kwargs):
+        if state.recording and _tracked(args, kwargs):
             # the compiled form: the forward and backward()'s replay under jax.vjp reuse one program per
             # signature (the raw impl made resnet18's first recorded step 4x slower)
             result = autograd.record_op(run, args, kwargs)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
 __all__ = ["adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"]

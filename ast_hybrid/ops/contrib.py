@@ -29,8 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid import autograd
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core import autograd
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, choice, divided, op, raw, rounded, wrap
 from ast_hybrid.ops.adamw import adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update
 from ast_hybrid.ops.deformable import DeformableConvolution, ModulatedDeformableConvolution

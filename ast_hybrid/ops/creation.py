@@ -13,7 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ast_hybrid.ndarray import Context, NDArray
+from ast_hybrid.core.context import Context
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, op
 
 __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy"]

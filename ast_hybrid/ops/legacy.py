@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import check, op, raw
 from ast_hybrid.ops import random as _random
 from ast_hybrid.ops.shape import slice as crop

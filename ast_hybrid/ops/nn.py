@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid import autograd
+from ast_hybrid.core import autograd
 from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import check, choice, norm_axis, op, raw, wrap
 

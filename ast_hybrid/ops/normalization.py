@@ -31,8 +31,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid import autograd
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core import autograd
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import check, choice, norm_axis, op
 
 __all__ = ["BatchNorm", "BatchNorm_v1", "LayerNorm", "InstanceNorm", "GroupNorm", "L2Normalization", "LRN",

@@ -15,7 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast_hybrid.ops import rng
-from ast_hybrid.ndarray import Context, NDArray
+from ast_hybrid.core.context import Context
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, op, raw
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson", "negative_binomial",

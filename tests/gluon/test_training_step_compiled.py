@@ -44,7 +44,7 @@ def _setup(hybridize):
 
 @pytest.mark.parametrize("hybridize", [False, True])
 def test_the_compiled_backward_gives_the_eager_gradients(hybridize):
-    from ast_hybrid import autograd
+    from ast_hybrid.core import autograd
 
     net, grads = _setup(hybridize)
     autograd._TAPE_PROGRAMS.clear()     # a cache the earlier tests filled (cleared whole past 64 programs)

@@ -27,7 +27,7 @@ def default_batchify_fn(data):
     """MXNet's: NDArray samples are stacked (``nd.stack``); tuples are batchified field by field into a list;
     anything else goes through ``np.asarray`` and becomes an NDArray of numpy's dtype."""
     from ast_hybrid import nd
-    from ast_hybrid.ndarray import NDArray
+    from ast_hybrid.core.ndarray import NDArray
 
     if isinstance(data[0], NDArray):
         return nd.stack(*data)
@@ -42,7 +42,7 @@ default_mp_batchify_fn = default_batchify_fn
 
 def _as_in_context(data, ctx):
     """``data`` (an NDArray, or nested lists/tuples of them) moved to ``ctx``; anything else as it is."""
-    from ast_hybrid.ndarray import NDArray
+    from ast_hybrid.core.ndarray import NDArray
 
     if isinstance(data, NDArray):
         return data.as_in_context(ctx)
@@ -115,7 +115,7 @@ class _MultiWorkerIter:
         if self._dataset is None:
             batch = pickle.loads(batch)
         if self._pin_memory:
-            from ast_hybrid.ndarray import Context
+            from ast_hybrid.core.context import Context
 
             batch = _as_in_context(batch, Context("cpu_pinned", self._pin_device_id))
         self._rcvd_idx += 1

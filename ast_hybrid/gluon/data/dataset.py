@@ -124,7 +124,7 @@ class ArrayDataset(Dataset):
     scalars."""
 
     def __init__(self, *args):
-        from ast_hybrid.ndarray import NDArray
+        from ast_hybrid.core.ndarray import NDArray
 
         assert len(args) > 0, "Needs at least 1 arrays"
         self._length = len(args[0])

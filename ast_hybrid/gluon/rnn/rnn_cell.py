@@ -20,8 +20,9 @@ GRU gates: reset, update, candidate (the candidate uses ``reset * h2h``).
 
 from __future__ import annotations
 
-from ast_hybrid.gluon.block import TRACE_STACK, Block, HybridBlock, indent, wrap_inputs
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.trace import FRAMES
+from ast_hybrid.gluon.block import Block, HybridBlock, indent, wrap_inputs
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
@@ -459,8 +460,8 @@ class _Carried:
 
 
 def _carried(cell):
-    if TRACE_STACK:
-        return TRACE_STACK[-1].carried.setdefault(id(cell), {})
+    if FRAMES.traces:
+        return FRAMES.traces[-1].carried.setdefault(id(cell), {})
     return cell.__dict__.setdefault("_carried_values", {})
 
 

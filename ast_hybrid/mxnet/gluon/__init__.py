@@ -15,7 +15,7 @@ from ast_hybrid.mxnet._missing import module_getattr, serve
 from ast_hybrid.mxnet.gluon import model_zoo, utils  # noqa: F401
 from ast_hybrid.mxnet.gluon._vision import ImageRecordDataset
 from ast_hybrid.mxnet.symbol import Symbol as _Symbol
-from ast_hybrid.ndarray import NDArray as _NDArray
+from ast_hybrid.core.ndarray import NDArray as _NDArray
 
 tensor_types = (_Symbol, _NDArray)
 

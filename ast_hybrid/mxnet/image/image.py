@@ -28,7 +28,7 @@ import numpy as np
 from ast_hybrid import nd
 from ast_hybrid.mxnet._missing import module_getattr, unsupported
 from ast_hybrid.mxnet.base import numeric_types
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import op
 
 __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "resize_short", "fixed_crop",

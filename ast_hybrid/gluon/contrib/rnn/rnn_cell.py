@@ -14,7 +14,7 @@ from __future__ import annotations
 from ast_hybrid.gluon.rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell, SequentialRNNCell,
                                            _Carried, _format_sequence, _get_begin_state,
                                            _mask_sequence_variable_length)
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
 __all__ = ["VariationalDropoutCell", "LSTMPCell", "dynamic_unroll"]

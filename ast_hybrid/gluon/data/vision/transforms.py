@@ -21,7 +21,7 @@ import numpy as np
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.gluon.data.vision import _color, _image
 from ast_hybrid.gluon.nn import HybridSequential, Sequential
-from ast_hybrid.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomResizedCrop",
            "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation",

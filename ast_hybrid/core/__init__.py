@@ -1,0 +1,13 @@
+"""The bottom of the front: what MXNet's operators, Gluon and ``import mxnet`` all stand on.
+
+- ``ndarray``: ``NDArray``, MXNet's array as a thin wrapper around one jax array (what it *is*; what
+  computes with it is installed by the operator package, ``ast_hybrid/ops/array_methods.py``);
+- ``context``: ``Context``, ``cpu``/``gpu`` and the current context (per thread);
+- ``autograd``: recording and training mode (per thread), the tape, ``backward``/``grad``;
+- ``errors``: the errors the front raises on purpose and the cleaner that takes them back out of JAX;
+- ``settings``: every ``AST_HYBRID_*`` switch, its default, accepted values and help (the one module that
+  reads them from the environment).
+
+May import: the standard library, numpy and jax (jax only inside functions, where it can be: ``settings``
+and ``errors`` never import it).  Nothing else of ast_hybrid: every other room of the front imports this one.
+"""

@@ -1,0 +1,103 @@
+"""Devices, MXNet-style: ``Context``, ``cpu(i)``, ``gpu(i)`` and the current context, per thread.
+
+``with mx.gpu(1):`` makes ``gpu(1)`` the current context of the thread that entered it (MXNet keeps its
+default context in a ``threading.local`` too); another thread still sees ``cpu(0)``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["Context", "cpu", "gpu", "current_context", "context_of"]
+
+
+class _Stack(threading.local):
+    """The contexts entered with ``with ctx:`` in this thread (innermost last)."""
+
+    def __init__(self):
+        self.entered = []
+
+
+_ENTERED = _Stack()
+
+
+class Context:
+    """A device, MXNet-style: ``cpu(0)``, ``gpu(0)``."""
+
+    __slots__ = ("device_type", "device_id")
+
+    def __init__(self, device_type="cpu", device_id=0):
+        if isinstance(device_type, Context):
+            device_type, device_id = device_type.device_type, device_type.device_id
+        elif isinstance(device_type, str) and device_type.endswith(")") and "(" in device_type:
+            # "gpu(1)": the string form MXNet's operators take for ctx
+            device_type, _, rest = device_type.partition("(")
+            device_id = rest[:-1]
+        if device_type not in ("cpu", "gpu", "cpu_pinned", "cpu_shared"):
+            raise ValueError(f"Context: unknown device_type {device_type!r} (expected 'cpu' or 'gpu')")
+        self.device_type, self.device_id = device_type, int(device_id)
+
+    def __repr__(self):
+        return f"{self.device_type}({self.device_id})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return isinstance(other, Context) and (self.device_type, self.device_id) == (
+            other.device_type, other.device_id)
+
+    def __hash__(self):
+        return hash((self.device_type, self.device_id))
+
+    def __enter__(self):
+        _ENTERED.entered.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _ENTERED.entered.pop()
+
+    def jax_device(self):
+        """The jax device this context names: ``cpu(i)``/``gpu(i)`` is this process's i-th local device of
+        that kind (as MXNet numbers a machine's devices; with several processes, each has its own)."""
+        import jax
+
+        kind = "gpu" if self.device_type == "gpu" else "cpu"
+        try:
+            devices = jax.local_devices(backend=kind)
+        except RuntimeError:
+            raise RuntimeError(f"{self!r}: jax has no {kind} device here (jax.devices(): {jax.devices()})") from None
+        if not 0 <= self.device_id < len(devices):
+            more = (" (to simulate more CPU devices, set XLA_FLAGS=--xla_force_host_platform_device_count=N "
+                    "before jax starts, or use `ast-hybrid launch --devices-per-process N`)" if kind == "cpu" else "")
+            raise RuntimeError(f"{self!r}: only {len(devices)} {kind} device(s) available, numbered from 0{more}")
+        return devices[self.device_id]
+
+
+def cpu(device_id=0):
+    return Context("cpu", device_id)
+
+
+def gpu(device_id=0):
+    return Context("gpu", device_id)
+
+
+def current_context():
+    """The context this thread entered last (``with ctx:``), else ``cpu(0)``."""
+    entered = _ENTERED.entered
+    return entered[-1] if entered else Context("cpu", 0)
+
+
+def context_of(arr):
+    """The context of the first (lowest-numbered) device holding ``arr``; a tracer's is the current one."""
+    devices = getattr(arr, "devices", None)
+    if devices is None:
+        return current_context()
+    try:
+        dev = min(devices(), key=lambda d: d.id)
+    except Exception:      # a tracer: no device yet
+        return current_context()
+    import jax
+
+    kind = "gpu" if dev.platform in ("gpu", "cuda", "rocm") else "cpu"
+    local = jax.local_devices(backend=dev.platform)
+    return Context(kind, local.index(dev) if dev in local else 0)
