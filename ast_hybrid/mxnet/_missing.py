@@ -28,7 +28,7 @@ MODULE_PATHS = frozenset(MODULES)
 _SPELLING = {"mxnet.ndarray": "mxnet.nd", "mxnet.symbol": "mxnet.sym", "mxnet.initializer": "mxnet.init",
              "mxnet.kvstore": "mxnet.kv"}
 _WHY = ("ast-hybrid runs MXNet 1.9.1's Gluon API on JAX and has not implemented this; "
-        "see 'Run MXNet scripts unchanged' in ast-hybrid's README for what is there")
+        "see docs/mxnet.md in ast-hybrid's repository for what is there and what is missing")
 
 
 class NotAvailable(AttributeError):
