@@ -33,7 +33,7 @@ def ready(y):
 # Each round of a contender starts with untimed calls for at least this long (and at least n // 5 of them),
 # every contender alike (MXNet's and ONNX Runtime's timing snippets read it as ``inp['warm']``).  After 0.4 s
 # of idleness, ours took 5-40 calls to come back to its steady time on this machine (squeezenet1.1 b1: 10.8 ms
-# for the first calls, 7.0 after 40), MXNet's not (bench/README.md): a round of 6 calls right after another
+# for the first calls, 7.0 after 40), MXNet's not (bench/HISTORY.md): a round of 6 calls right after another
 # contender's round measured whichever state the machine was left in.
 WARM_S = 0.3
 

@@ -2,16 +2,26 @@
 
 Both read the catalogue, :data:`~ast_hybrid.common.rules.RULES`: every code
 ast-hybrid can emit, HY999 (an internal error) included.
+
+The same pages are kept in the repository as Markdown, ``docs/rules/HY001.md``
+and so on, with an index ``docs/rules/README.md``: generated from the
+catalogue by ``python -m ast_hybrid.cli.rules --write-docs docs/rules`` (a
+test regenerates them and compares; edit the catalogue, not the pages).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
+from pathlib import Path
 
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, err
-from ast_hybrid.common.rules import RULES, get_rule
+from ast_hybrid.common.rules import RULES, TARGETS, get_rule
 
-__all__ = ["run"]
+__all__ = ["run", "page", "index_page", "write_docs"]
+
+#: the command that regenerates ``docs/rules`` (printed in every generated file)
+WRITE_DOCS = "python -m ast_hybrid.cli.rules --write-docs docs/rules"
 
 
 def run(args) -> int:
@@ -31,25 +41,86 @@ def print_page(code: str) -> int:
     if rule is None:
         err(f"unknown rule code {code!r}; `ast-hybrid rules` lists them")
         return EXIT_ERROR
-    print(f"# {rule.name} ({rule.code})\n")
-    print(f"{rule.summary}\n")
+    print(page(rule))
+    print(f"This page is also {rule.url} in ast-hybrid's repository.")
+    return EXIT_CLEAN
+
+
+def _severities(rule) -> str:
+    cells = []
+    for target in TARGETS:
+        sev = rule.severity(target)
+        cells.append(f"{sev.value if sev is not None else 'not reported'} on target {target}")
+    return "; ".join(cells)
+
+
+def page(rule) -> str:
+    """One rule's page, Markdown, as ``ast-hybrid rule CODE`` prints it (ending in a blank line)."""
+    out = [f"# {rule.name} ({rule.code})\n", f"{rule.summary}\n", f"Severity: {_severities(rule)}.\n"]
     if rule.internal:
-        print("Reported by: any part of ast-hybrid (a failure of the tool itself: the run exits 2).\n")
+        out.append("Reported by: any part of ast-hybrid (a failure of the tool itself: the run exits 2).\n")
     elif rule.origin != "lint":
-        print(f"Reported by: `ast_hybrid.{rule.origin}` (at conversion time).\n")
+        out.append(f"Reported by: `ast_hybrid.{rule.origin}` (at conversion time).\n")
     for title, body in (("What it does", rule.what), ("Why is this bad?", rule.why),
                         ("Example", rule.example), ("Use instead", rule.instead),
                         ("Fix safety", rule.fix)):
         if body:
-            print(f"## {title}\n")
+            out.append(f"## {title}\n")
             # code is shown fenced (an example may be code that does not parse: HY020's); a "use
             # instead" that is prose (HY999's) as it is
             if "```" not in body and (title == "Example" or title == "Use instead" and _is_python(body)):
-                print(f"```python\n{body.strip()}\n```\n")
+                out.append(f"```python\n{body.strip()}\n```\n")
             else:
-                print(f"{body.strip()}\n")
-    print(f"See {rule.url}")
-    return EXIT_CLEAN
+                out.append(f"{body.strip()}\n")
+    return "\n".join(out)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def index_page() -> str:
+    """``docs/rules/README.md``: every rule, one row each, linking its page."""
+    out = ["# Rules\n",
+           "Every diagnostic code ast-hybrid can emit, from the rule catalogue "
+           "(`ast_hybrid/common/rules.py`). `ast-hybrid rules` prints this list, `ast-hybrid rule HY001` "
+           "one rule's page. Severity per target: `jax` is what ast-hybrid's conversion rejects, `mxnet` "
+           "what breaks MXNet 1.x `hybridize()` (`-`: not reported on that target); `[*]`: the rule can "
+           "carry an automatic fix; origin `convert`: reported by `ast_hybrid.convert` at conversion time, "
+           "`internal`: a failure of ast-hybrid itself.\n",
+           "| code | name | summary | jax | mxnet | fix | origin |",
+           "|---|---|---|---|---|---|---|"]
+    for code, rule in RULES.items():
+        sev = [rule.severity(t).value if rule.severity(t) is not None else "-" for t in TARGETS]
+        fix = "[*]" if rule.fixes else ""
+        out.append(f"| [{code}]({code}.md) | `{rule.name}` | {_md_cell(rule.summary)} | "
+                   f"{' | '.join(sev)} | {fix} | {rule.origin} |")
+    out.append("")
+    out.append(_footer("this index"))
+    return "\n".join(out)
+
+
+def _footer(what: str) -> str:
+    return (f"<!-- Generated from ast_hybrid/common/rules.py by `{WRITE_DOCS}`: "
+            f"edit the catalogue, not {what}. -->\n")
+
+
+def write_docs(directory) -> list[Path]:
+    """Write every rule's page (``HY001.md``, ...) and ``README.md`` into ``directory``; remove the
+    pages of codes the catalogue no longer has.  Returns the files written."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {f"{code}.md": page(rule) + "\n" + _footer("this page") for code, rule in RULES.items()}
+    files["README.md"] = index_page()
+    for stale in directory.glob("HY*.md"):
+        if stale.name not in files:
+            stale.unlink()
+    written = []
+    for name, text in files.items():
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
 
 
 def _is_python(text: str) -> bool:
@@ -59,3 +130,18 @@ def _is_python(text: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ast_hybrid.cli.rules",
+                                     description="Write the rule catalogue's pages as Markdown.")
+    parser.add_argument("--write-docs", metavar="DIR", required=True,
+                        help="folder to write HY001.md ... and README.md into (docs/rules)")
+    args = parser.parse_args(argv)
+    for path in write_docs(args.write_docs):
+        print(path)
+    return EXIT_CLEAN
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

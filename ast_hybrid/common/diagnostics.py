@@ -23,9 +23,11 @@ from .source import Span
 
 __all__ = ["Severity", "Edit", "Fix", "Diagnostic", "ConversionError", "RULE_URL"]
 
-#: Where a rule's page lives; ``{code}`` is substituted.  The same text is
+#: Where a rule's page lives; ``{code}`` is substituted: a path relative to the root of
+#: ast-hybrid's repository (no website hosts the pages), to a page generated from the rule
+#: catalogue (``python -m ast_hybrid.cli.rules --write-docs docs/rules``).  The same text is
 #: printed by ``ast-hybrid rule CODE``.
-RULE_URL = "https://ast-hybrid.readthedocs.io/en/latest/rules/{code}.html"
+RULE_URL = "docs/rules/{code}.md"
 
 
 class Severity(str, Enum):

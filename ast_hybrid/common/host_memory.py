@@ -7,7 +7,7 @@ their pages in again (25,000 faults per call there).  :func:`configure`, run whe
 asks glibc for one arena and to keep freed memory up to 1 GB (its mmap and trim thresholds): the block is
 then reused.  Measured here (separate processes, steady calls): squeezenet1.1 b16 139 -> 102-113 ms,
 resnet50_v1 b16 876-906 -> 801-816 ms; batch-1 programs, whose temporaries fit, no different within the
-machine's noise (bench/README.md).  Not every process keeps every page: in a small probe (~100 MB of
+machine's noise (bench/HISTORY.md).  Not every process keeps every page: in a small probe (~100 MB of
 temporaries, tests/ops/test_host_memory.py) about a third of the processes still fault a quarter to three
 quarters of them in per call, after the heap's top is lowered and raised again (seen with strace; what
 lowers it, with the trim threshold at 1 GB, is not located).

@@ -4,7 +4,8 @@
   with carets under the exact span, a ``help:`` line, and a summary;
 - ``json``: ruff's JSON shape (``code``, ``message``, ``filename``,
   ``location``, ``end_location``, ``fix``, ``url``, ``noqa_row``; plus
-  ``severity``);
+  ``severity``; ``url`` is the rule's page, a path in ast-hybrid's repository,
+  ``docs/rules/HY001.md``);
 - ``sarif``: SARIF 2.1.0, one run, the rule catalogue as ``tool.driver.rules``;
 - ``github``: GitHub Actions workflow commands (``::error ...::``).
 
@@ -282,16 +283,21 @@ def _file_uri(path: str) -> str:
     return Path(os.path.abspath(path)).as_uri()
 
 
+# SARIF 2.1.0 defines ``helpUri`` (a rule's documentation) and ``informationUri`` (the tool's) as
+# absolute URIs.  ast-hybrid's pages are files of its repository (``docs/rules/HY001.md``, see
+# ``diagnostics.RULE_URL``) with no website behind them, so neither property is written: a rule's page
+# is named in its ``help`` text and as the ``page`` property (a path relative to the repository's root).
 def _sarif_rule(rule) -> dict:
     full = " ".join(p for p in (rule.what, rule.why) if p) or rule.summary
+    page = (f"`ast-hybrid rule {rule.code}` prints this rule's page "
+            f"({rule.url} in ast-hybrid's repository).")
     return {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": full},
-        "help": {"text": rule.instead or rule.summary},
-        "helpUri": rule.url,
-        "properties": {"origin": rule.origin},
+        "help": {"text": f"{rule.instead or rule.summary}\n\n{page}"},
+        "properties": {"origin": rule.origin, "page": rule.url},
     }
 
 
@@ -307,7 +313,7 @@ def render_sarif(diagnostics) -> str:
     for d in diagnostics:
         if d.code not in index:
             index[d.code] = len(rules)
-            rules.append({"id": d.code, "helpUri": d.url})
+            rules.append({"id": d.code})
         physical = {"artifactLocation": {"uri": _file_uri(d.path)}}
         if d.span is not None:
             physical["region"] = {"startLine": d.span.line, "startColumn": d.span.col,
@@ -339,7 +345,6 @@ def render_sarif(diagnostics) -> str:
             "tool": {"driver": {
                 "name": "ast-hybrid",
                 "version": __version__,
-                "informationUri": "https://ast-hybrid.readthedocs.io/",
                 "rules": rules,
             }},
             "results": results,

@@ -47,7 +47,7 @@ class NotSupported(NotImplementedError):
 SPELLING = {"mxnet.ndarray": "mxnet.nd", "mxnet.symbol": "mxnet.sym", "mxnet.initializer": "mxnet.init",
             "mxnet.kvstore": "mxnet.kv"}
 _WHY = ("ast-hybrid runs MXNet 1.9.1's Gluon API on JAX and has not implemented this; "
-        "see docs/mxnet.md in ast-hybrid's repository for what is there")
+        "see docs/mxnet.md in ast-hybrid's repository for what is there and what is missing")
 
 
 def api_message(api: str, why: str | None) -> str:

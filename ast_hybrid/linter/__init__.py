@@ -35,8 +35,8 @@ Targets: ``"jax"`` (default; what ast-hybrid's conversion rejects) and
 ``"mxnet"`` (what breaks MXNet 1.x ``hybridize()``).  Each rule's severity
 per target is in the rule catalogue, :mod:`ast_hybrid.common.rules`
 (``Rule.jax``, ``Rule.mxnet``; ``None``: not reported on that target), and
-nowhere else: ``ast-hybrid rule CODE`` prints a rule's page, and the
-README's rule table is checked against the catalogue by a test.
+nowhere else: ``ast-hybrid rule CODE`` prints a rule's page (also docs/rules/CODE.md), and
+docs/lint.md's rule table is checked against the catalogue by a test.
 
 An exception inside the analysis of one function becomes an HY999
 internal-error diagnostic at that function; the other functions are still

@@ -448,7 +448,7 @@ def _separable(e, x, params):
     pooling, Inception's average pooling) reduced over each axis in turn, the last stored axis first, where
     XLA:CPU's reduce_window visits every cell of every window: max pooling 3x3/2 on 111x111x64 (SqueezeNet's
     first pool) 0.61 -> 0.15 ms at batch 1, 8.5 -> 5.0 ms at 16; a 3x3/1 sum on 17x17x768 0.49 -> 0.10 ms
-    (bench/README.md).  A max or min is the same bit for bit (each step picks one of its inputs; padding adds
+    (bench/HISTORY.md).  A max or min is the same bit for bit (each step picks one of its inputs; padding adds
     the identity on each axis as on the whole window); a sum is added in another order (1e-7 relative).
     Windows that do not overlap (2x2 at stride 2, global pooling) measured slower in two steps: left whole."""
     window, strides = params["window_dimensions"], params["window_strides"]
@@ -502,7 +502,7 @@ def _selected(arrays):
     pass, where its concatenate is a copy of its own after they were written.  SqueezeNet 1.1, whole
     programs interleaved: batch 1 6.83 -> 6.50 ms, 16 143 -> 136 and 140 -> 137.  Not taken where an operand
     is not element-wise (DenseNet's growing concatenations, 2.8% slower at batch 16 this way), nor for
-    three or four operands (Inception-v3's, 2.7% slower) (bench/README.md)."""
+    three or four operands (Inception-v3's, 2.7% slower) (bench/HISTORY.md)."""
     a, b = arrays
     n, total = a.shape[-1], a.shape[-1] + b.shape[-1]
     zero = jnp.zeros((), a.dtype)
@@ -705,7 +705,7 @@ class Program:
 # faster (0.12 against 0.14).  Whole programs, interleaved in one process, batch 1 at 64x64: resnet18_v1
 # (47 MB of parameters against a 32 MB L3) 0.76-0.91x, resnet18_v2 0.80-0.90x, resnet50_v1 0.86-0.93x, and
 # alexnet batch 16 at 224 (its Dense layers) 0.90x; but mobilenet1.0 (17 MB) 1.16x and mobilenetv2_1.0
-# (14 MB) 1.14x, whose weights stay in cache: hence the cache test (bench/README.md, session 21).
+# (14 MB) 1.14x, whose weights stay in cache: hence the cache test (bench/HISTORY.md, session 21).
 WEIGHT_FIRST = 16
 FIRST_SWITCH = "AST_HYBRID_WEIGHT_FIRST"
 

@@ -14,7 +14,7 @@ same array up to float rounding, and all are plain jax (jax differentiates them)
   its grouped convolution is 35-75x slower.
 
 :func:`choose` is the rule, derived from ``bench/conv_lowering.py`` (numbers and reasoning in
-``bench/README.md``, section "Convolution lowering"); :func:`convolve` applies it.  The environment
+``bench/HISTORY.md``, section "Convolution lowering"); :func:`convolve` applies it.  The environment
 variable ``AST_HYBRID_CONV_LOWERING`` (``xla``, ``im2col`` or ``taps``) overrides the rule wherever that
 lowering applies (read when a convolution is traced, i.e. before a hybridized block's first call): to
 compare lowerings, or to fall back to XLA's convolution everywhere.
@@ -64,7 +64,7 @@ def conv_xla(x, w, stride, dilate, pad, groups, channel_first):
     """XLA's convolution.  One without padding is computed padded by one at the end of each spatial axis, its
     extra outputs sliced off: the same windows, the same bits, and XLA:CPU runs a padded convolution 1.3-2.7x
     faster than an unpadded one (jax 0.10: 3x3 80->192 on 73x73, batch 16, 352 ms unpadded, 142-162 padded;
-    bench/README.md, "Convolution lowering")."""
+    bench/HISTORY.md, "Convolution lowering")."""
     nsp = x.ndim - 2
     sp = "DHW"[3 - nsp:] if nsp <= 3 else None
     layout = "NC" + sp if channel_first else "N" + sp + "C"
@@ -134,7 +134,7 @@ def applicable(x_shape, w_shape, groups, channel_first):
 
 
 def choose(x_shape, w_shape, stride, dilate, pad, groups, channel_first, dtype=jnp.float32):
-    """The lowering for this convolution (a name in ``LOWERINGS``), by the rule measured in bench/README.md,
+    """The lowering for this convolution (a name in ``LOWERINGS``), by the rule measured in bench/HISTORY.md,
     or the one ``AST_HYBRID_CONV_LOWERING`` names where it applies."""
     nsp = len(x_shape) - 2
     if not jnp.issubdtype(dtype, jnp.floating) or nsp not in (1, 2, 3):
@@ -155,7 +155,7 @@ def choose(x_shape, w_shape, stride, dilate, pad, groups, channel_first, dtype=j
 
 def _im2col_wins(n, c, o, kk, npix):
     """Whether im2col + GEMM beats XLA's convolution: ``n`` images of ``c`` channels, ``o`` filters,
-    ``kk`` kernel cells, ``npix`` output pixels per image (bench/README.md, "Convolution lowering").
+    ``kk`` kernel cells, ``npix`` output pixels per image (bench/HISTORY.md, "Convolution lowering").
 
     A 1x1 kernel is a plain GEMM (no window copies): it won at every shape measured (0.2-0.7x XLA's
     time).  A larger kernel copies ``kk`` windows; that pays where XLA:CPU's convolution is slow, few

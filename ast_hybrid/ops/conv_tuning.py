@@ -3,7 +3,7 @@
 The rule in ``conv_lowering`` (derived from measurements) picks a lowering per convolution shape when the
 program is traced.  Under the channel-last layout its XLA picks are not always right, and not in a way a
 rule can follow: a 3x3 convolution 32 -> 128 channels on 27x27 at batch 16 takes 9.5 ms on XLA and 6.5 ms
-as im2col, the same at 64 -> 64 takes 9.1 and 23.5 (``bench/README.md``).  So, for each convolution the rule
+as im2col, the same at 64 -> 64 takes 9.1 and 23.5 (``bench/HISTORY.md``).  So, for each convolution the rule
 left to XLA, a hybridized block's channel-last program (``channel_last.Program``) times that convolution both
 ways, alone, in the form the program will run it (NHWC, ``*spatial, I, O`` kernel), and computes it as
 im2col where that is clearly faster (at most 0.9x XLA's time).  Each shape is measured once per machine: the
@@ -34,10 +34,10 @@ FORMAT = 2          # 2: samples of several calls, their minimum (1: single call
 MARGIN = 0.9        # im2col is kept where it takes at most this fraction of XLA's time
 # each timed sample runs a convolution ~SAMPLE seconds' worth of calls, and the fastest sample of each lowering is
 # compared: single calls, medians, swung SqueezeNet's ratios 0.83-1.34 (one shape) and 0.7-7.5 (another) from one
-# process to the next, these 0.83-0.91 and 0.95-0.99 (bench/README.md); at most ~BUDGET seconds per shape
+# process to the next, these 0.83-0.91 and 0.95-0.99 (bench/HISTORY.md); at most ~BUDGET seconds per shape
 SAMPLE = 0.004
 BUDGET = 0.3
-# a convolution whose first run on XLA takes longer is left to XLA untimed: in the sweep of bench/README.md the
+# a convolution whose first run on XLA takes longer is left to XLA untimed: in the sweep of bench/HISTORY.md the
 # largest one im2col won took 9.5 ms on XLA, and timing the large ones (batch 16 at 224x224) cost seconds each
 LONG = 0.025
 _OFF = {"0", "off", "false", "no"}

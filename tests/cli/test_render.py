@@ -1,10 +1,13 @@
 import json
+from pathlib import Path
 
 from ast_hybrid.common.diagnostics import Diagnostic, Edit, Fix, Severity
 from ast_hybrid.common.render import (render_github, render_json, render_sarif, render_statistics,
                                render_summary, render_text)
 from ast_hybrid.common.rules import RULES
 from ast_hybrid.common.source import Span
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _diag(path, **kw):
@@ -86,7 +89,8 @@ def test_json_shape_is_ruffs():
     assert obj["fix"]["applicability"] == "safe"
     assert obj["fix"]["edits"] == [{"content": "x = x + 1", "location": {"row": 2, "column": 5},
                                     "end_location": {"row": 2, "column": 11}}]
-    assert obj["url"].endswith("HY001.html") and obj["noqa_row"] == 2
+    # the rule's page: a path in the repository, to a file that exists
+    assert obj["url"] == "docs/rules/HY001.md" and (ROOT / obj["url"]).is_file() and obj["noqa_row"] == 2
     assert data[1]["fix"] is None and data[1]["noqa_row"] is None
 
 
@@ -96,11 +100,16 @@ def test_sarif_required_keys():
     doc = json.loads(render_sarif([d, note]))
     assert doc["version"] == "2.1.0" and "sarif" in doc["$schema"]
     driver = doc["runs"][0]["tool"]["driver"]
-    assert driver["name"] == "ast-hybrid" and driver["version"] and driver["informationUri"]
+    assert driver["name"] == "ast-hybrid" and driver["version"]
+    # SARIF wants absolute URIs there and ast-hybrid has no website: none given rather than a wrong one
+    assert "informationUri" not in driver
     ids = [r["id"] for r in driver["rules"]]
     assert set(RULES) <= set(ids)
     for r in driver["rules"]:
-        assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and r["helpUri"]
+        assert r["shortDescription"]["text"] and r["fullDescription"]["text"] and "helpUri" not in r
+        page = r["properties"]["page"]
+        assert page == f"docs/rules/{r['id']}.md" and (ROOT / page).is_file()
+        assert f"`ast-hybrid rule {r['id']}`" in r["help"]["text"] and page in r["help"]["text"]
     res = doc["runs"][0]["results"]
     assert [r["level"] for r in res] == ["error", "note"]
     rep = res[0]["fixes"][0]["artifactChanges"][0]["replacements"][0]

@@ -1,7 +1,7 @@
-"""The README's rule table (``| code | what | jax target | mxnet target |``) says what the catalogue says.
+"""docs/lint.md's rule table (``| code | what | jax target | mxnet target |``) says what the catalogue says.
 
-The table's wording is the README's own; what is compared is what the
-catalogue (:mod:`ast_hybrid.common.rules`) holds: every code, and each
+(The table was in the README until the docs were split.)  The table's wording is the page's
+own; what is compared is what the catalogue (:mod:`ast_hybrid.common.rules`) holds: every code, and each
 code's severity per target (a cell's first word: ``error``, ``warning``,
 ``note``; ``-`` for not reported on that target).  A row ``HYaaa-HYbbb``
 stands for every catalogue code in that range.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ast_hybrid.common.rules import RULES, TARGETS
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "lint.md"
 HEADER = "| code | what | jax target | mxnet target |"
 
 
@@ -20,9 +20,9 @@ def _cells(line: str) -> list[str]:
 
 
 def readme_rows() -> dict[str, tuple[str | None, ...]]:
-    """code -> (jax severity, mxnet severity) as the README's table gives them."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    assert lines.count(HEADER) == 1, f"the README has no single rule table starting {HEADER!r}"
+    """code -> (jax severity, mxnet severity) as docs/lint.md's table gives them."""
+    lines = DOC.read_text(encoding="utf-8").splitlines()
+    assert lines.count(HEADER) == 1, f"docs/lint.md has no single rule table starting {HEADER!r}"
     start = lines.index(HEADER) + 2  # past the header and the |---| line
     rows = {}
     for line in lines[start:]:
@@ -35,7 +35,7 @@ def readme_rows() -> dict[str, tuple[str | None, ...]]:
         codes = [first] if not last else [c for c in RULES if first <= c <= last]
         assert first in RULES and (not last or last in RULES), f"unknown code in {line!r}"
         for c in codes:
-            assert c not in rows, f"{c} is in the README's table twice"
+            assert c not in rows, f"{c} is in docs/lint.md's table twice"
             rows[c] = values
     return rows
 

@@ -47,7 +47,7 @@ def both(oracle, mx):
     on ast-hybrid, each with ``mx``, ``nd``, ``gluon``, ``np``, ``inp`` (the inputs) and ``out``/``meta`` to
     fill; asserts every ``out`` array equal (dtype, shape, values within the tolerance) and ``meta`` exactly
     equal, and returns ``(ours, theirs)`` as ``oracle.run`` gives them.  ``x64=False``: where MXNet makes a
-    64-bit array, ours is jax's canonical dtype (32-bit unless ``jax_enable_x64``; README, on purpose)."""
+    64-bit array, ours is jax's canonical dtype (32-bit unless ``jax_enable_x64``; docs/gluon.md, on purpose)."""
     import numpy as np
 
     def run(code, rtol=1e-6, atol=0.0, x64=True, **inputs):

@@ -1,7 +1,8 @@
-"""README's table of Python constructs, row by row, against what conversion does.
+"""docs/convert.md's table of Python constructs, row by row, against what conversion does.
 
-The README (section Convert) has one row per construct with what happens when its
-condition, bound, key or argument is a Python value and when it is traced.  Here each row
+docs/convert.md (the README's section Convert until the docs were split) has one row per
+construct with what happens when its condition, bound, key or argument is a Python value and
+when it is traced.  Here each row
 has a small program ``f(x, n)`` (``SNIPPETS``, keyed by the row's first cell; the rows and
 the keys must be the same set), run
 
@@ -29,7 +30,7 @@ import ast_hybrid
 from ast_hybrid import ConversionError
 from ast_hybrid.common.rules import RULES
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "convert.md"
 HEADER = "| construct | Python value | traced value |"
 
 #: the primitives a "converted: lax.X" cell names, as they appear in a jaxpr
@@ -281,8 +282,8 @@ N = 2
 
 
 def readme_rows():
-    """``[(construct, python_cell, traced_cell)]`` of README's construct table."""
-    lines = README.read_text().splitlines()
+    """``[(construct, python_cell, traced_cell)]`` of docs/convert.md's construct table."""
+    lines = DOC.read_text().splitlines()
     start = lines.index(HEADER) + 2
     rows = []
     for line in lines[start:]:
