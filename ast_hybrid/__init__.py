@@ -12,10 +12,7 @@ linter never import jax:
 
 from importlib import import_module
 
-from .common import host_memory
 from .common.diagnostics import ConversionError, Diagnostic, Severity  # no jax here
-
-host_memory.configure()     # before JAX's threads allocate: large temporaries reused, not mapped every call
 
 __version__ = "0.1.0"
 

@@ -14,6 +14,7 @@ program, so ``F`` is this module in both modes.
     ((2, 3), <class 'numpy.float32'>)
 """
 
+from ast_hybrid import xla as _xla  # noqa: F401  (malloc for XLA's threads, set when jax makes its CPU client)
 from ast_hybrid.core.context import Context, cpu, current_context, gpu  # noqa: F401
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops import *  # noqa: F401,F403

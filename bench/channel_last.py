@@ -3,7 +3,7 @@
     python -m bench.channel_last [--quick] [--models NAME ...] [--batch 1 16]
 
 Two worker processes, one with ``AST_HYBRID_CHANNEL_LAST=0`` (the program as traced: MXNet's NCHW, XLA
-transposing around each convolution) and one with the layout on (``ops/channel_last.py``, the default),
+transposing around each convolution) and one with the layout on (``xla/channel_last.py``, the default),
 each building MXNet's own model_zoo networks on our front (same parameters: initialised from one seed),
 hybridized; timed in interleaved rounds (5, ``--quick`` 3), medians, ms per call; and the ratio on/off
 (below 1: the layout is faster).  Also printed: each worker's first call (trace, compile) in seconds.

@@ -7,7 +7,7 @@ Every convolution of ResNet-18 v1 and ResNet-50 v1 at 224x224, batch 1, or with 
 B]`` of any model-zoo network (traced: its ungrouped convolutions) (each shape once, with how many
 times the network runs it), timed alone, ms per call, median of interleaved rounds:
 
-- **ours**: what a hybridized block runs for it, channel-last (``ops/channel_last.py``): the lowering
+- **ours**: what a hybridized block runs for it, channel-last (``xla/channel_last.py``): the lowering
   ``conv_lowering.choose`` picks (XLA's convolution or im2col + GEMM) on an NHWC input with a kernel stored
   ``*spatial, I, O``, its output left NHWC, under ``jax.jit``; and the other lowering, for the best of the
   two (**best**);
@@ -33,8 +33,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid.ops import channel_last as CL
-from ast_hybrid.ops import conv_tuning
+from ast_hybrid.xla import channel_last as CL
+from ast_hybrid.xla import conv_tuning
 from ast_hybrid.ops.conv_lowering import choose
 
 NCHW = ("NCHW", "OIHW", "NCHW")
@@ -167,7 +167,7 @@ def _pick(e, tuned=True):
 
 
 def _ours(e):
-    """{lowering: timer} of ``e`` as a channel-last program runs it (``ops/channel_last.py``: the input stored
+    """{lowering: timer} of ``e`` as a channel-last program runs it (``xla/channel_last.py``: the input stored
     NHWC, the kernel ``*spatial, I, O``, the output left channel-last), each lowering compiled alone."""
     args = conv_tuning.inputs(e)
     timers = {}

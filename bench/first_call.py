@@ -12,7 +12,7 @@ on this noisy machine.  Prints one JSON line per case and a Markdown table.
 
     python -m bench.first_call --second-process [--models resnet50_v1:224 resnet18_v1:64] [--runs 3]
 
-The first call in a second process, parameters loaded (``gluon/program_cache.py``, target <= 3x a steady
+The first call in a second process, parameters loaded (``xla/program_cache.py``, target <= 3x a steady
 call): per model, a process on an empty cache folder initialises the network, saves its parameters and runs
 it hybridized (filling JAX's compile cache and the program cache), and a second one loads them and does the
 same (the program keyed by loaded parameters); then, ``--runs`` times, interleaved, a new process per model
@@ -59,7 +59,8 @@ def _child(name, side, hybridize):
     from bench.zoo import vision
 
     marks = {}
-    built = block._Compiled
+    attr = "Compiled" if hasattr(block, "Compiled") else "_Compiled"    # a tree before gluon/programs.py: _Compiled
+    built = getattr(block, attr)
 
     class Timed(built):
         def __init__(self, block, *a, **k):
@@ -67,7 +68,7 @@ def _child(name, side, hybridize):
                 marks.setdefault("build", time.perf_counter())
             super().__init__(block, *a, **k)
 
-    block._Compiled = Timed
+    setattr(block, attr, Timed)
     net = vision().get_model(name, classes=1000)
     net.initialize()
     if hybridize:
@@ -111,7 +112,7 @@ def _second_child(name, side, params, phase):
     import numpy as np
 
     from ast_hybrid import nd
-    from ast_hybrid.gluon import program_cache as pc
+    from ast_hybrid.xla import program_cache as pc
     from bench.zoo import vision
 
     spent = {"key": 0.0, "read": 0.0}

@@ -11,8 +11,8 @@ threaded engine, OpenMP on every core) and times itself in its process, in round
 
 First calls: ours is timed on a cache this run made empty (trace + XLA compile); then, for one model, a
 second process runs it again on that cache and the ratio of its first call to a steady-state call is reported
-(target <= 3x): it reads the program this run wrote (``gluon/program_cache.py``: no conversion, trace,
-lowering or compile), or, where the program is not cached, JAX's compiled program (``gluon/compile_cache.py``).
+(target <= 3x): it reads the program this run wrote (``xla/program_cache.py``: no conversion, trace,
+lowering or compile), or, where the program is not cached, JAX's compiled program (``xla/compile_cache.py``).
 ``python -m bench.first_call --second-process`` measures that case on its own, with and without the program
 cache, in interleaved runs.
 
@@ -273,7 +273,7 @@ def _child(name, side, params, prefix):
     monitoring.register_event_listener(lambda e, **kw: events.append(e))
     monitoring.register_event_duration_secs_listener(lambda e, s, **kw: secs.__setitem__(e, secs.get(e, 0) + s))
     from ast_hybrid import nd
-    from ast_hybrid.gluon import program_cache
+    from ast_hybrid.xla import program_cache
 
     net = vision().get_model(name, classes=1000, prefix=prefix)
     net.load_parameters(params)

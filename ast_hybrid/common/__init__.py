@@ -6,8 +6,7 @@
 - ``diagnostics``: the one ``Diagnostic`` type (with its fixes and edits) and ``ConversionError``;
 - ``rules``: the rule catalogue, the one source of each rule's facts;
 - ``render``: diagnostics as text, JSON, SARIF and GitHub annotations;
-- ``host_memory``: glibc's malloc set for XLA's compiled programs when ``ast_hybrid`` is imported (the one
-  module here the runtime needs, kept here because ``import ast_hybrid`` must stay light).
+- ``op_outputs``: how many outputs each MXNet operator declares (the linter's HY rules and Symbol graphs).
 
 May import: the standard library, gast, beniget, and each other.  Never jax or numpy
 (``ast-hybrid lint`` must start fast and run where jax is not installed), and

@@ -1,15 +1,11 @@
-"""``Block`` and ``HybridBlock`` (MXNet 1.x Gluon API) and the hybridize machinery.
+"""``Block`` and ``HybridBlock`` (MXNet 1.x Gluon API): naming, children, parameters, calls.
 
 Without ``hybridize()`` a ``HybridBlock`` runs ``hybrid_forward(F, x, **params)``
-op by op.  With it, the whole block tree becomes ONE jitted program
-``program(leaves, key, *inputs)``: the parameters are arguments (a tuple of
-leaves flattened once, rebuilt only when a parameter is replaced), the mode
-(train/predict) is static (one jitted function per mode), and writes to
-parameters made during the trace (BatchNorm's running statistics) come back
-as outputs and are written back.  While tracing, each parameter's ``data()``
-returns the tracer bound to it (``_Trace``), so layer code is the same in both
-modes.  ``hybrid_forward`` goes through the transpiler's ``convert`` when it is
-available, so tensor-dependent Python control flow becomes ``lax``.
+op by op.  With it, the whole block tree becomes ONE jitted program, which the
+block keeps (``gluon/programs.py``: ``Compiled``, the programs and how they are
+traced).  ``hybrid_forward`` goes through the transpiler's ``convert`` when it is
+available, so tensor-dependent Python control flow becomes ``lax``.  A block
+called with ``sym.var`` placeholders builds a Symbol graph (``gluon/symbolic.py``).
 
     >>> from ast_hybrid.gluon import nn
     >>> net = nn.HybridSequential(prefix='demo_')
@@ -32,14 +28,14 @@ from collections import OrderedDict
 import numpy as np
 
 from ast_hybrid import nd
-from ast_hybrid.core import autograd
-from ast_hybrid.ops import rng
-from ast_hybrid.gluon import compile_cache, data_parallel, symbolic
-from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
 from ast_hybrid.core.autograd import STATE
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.core.trace import FRAMES
-from ast_hybrid.ops._core import raw
+from ast_hybrid.gluon import data_parallel, symbolic
+from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
+from ast_hybrid.gluon.programs import Compiled, imperative, wrap_inputs, wrap_outputs
+from ast_hybrid.ops import rng
+from ast_hybrid.xla import compile_cache
 
 __all__ = ["Block", "HybridBlock"]
 
@@ -255,336 +251,6 @@ class Block:
         print("\n".join(lines))
 
 
-class _Trace:
-    """Binds tracers to parameters for the duration of one hybridized trace.
-
-    ``marked``: the parameters that get a gradient in a recorded call (their values carry
-    ``autograd.DEPENDS``); ``decay``: for each parameter updated as a running statistic
-    (``update_running``), the product of the momenta applied, so that the update the program returns can be
-    applied at backward to the parameter's value then (``_Compiled._apply_running``)."""
-
-    def __init__(self, params, leaves, marked=()):
-        self.values = dict(zip(params, leaves))
-        self.params = params
-        self.writes: dict = {}
-        self.decay: dict = {}
-        self.marked = set(marked)
-        self.carried: dict = {}     # values cells keep between steps during this trace (rnn_cell._Carried)
-
-    def marker(self, p):
-        return autograd.DEPENDS if p in self.marked else None
-
-    def update_running(self, p, batch, momentum):
-        old = self.read(p)
-        self.writes[p] = (old * momentum + raw(batch) * (1 - momentum)).astype(old.dtype)
-        self.decay[p] = self.decay.get(p, 1.0) * momentum
-
-    def read(self, p):
-        if p in self.writes:
-            return self.writes[p]
-        try:
-            return self.values[p]
-        except KeyError:
-            raise RuntimeError(f"Parameter {p.name!r} is used by the hybridized block but is not one of its "
-                               "parameters (collect_params()); register it on a child block") from None
-
-    def write(self, p, value):
-        self.writes[p] = raw(value)
-
-    @contextlib.contextmanager
-    def bound(self):
-        for p in self.params:
-            p._trace = self
-        traces = FRAMES.traces
-        traces.append(self)
-        try:
-            yield self
-        finally:
-            traces.pop()
-            for p in self.params:
-                p._trace = None
-
-
-@contextlib.contextmanager
-def imperative(entry):
-    """Within: a non-hybridized forward (``core.trace.FRAMES.imperative``)."""
-    running = FRAMES.imperative
-    running.append(entry)
-    try:
-        yield
-    finally:
-        running.pop()
-
-
-def _mode(training):
-    """Training or predict mode, with recording off."""
-    return autograd.mode_scope(False, training)
-
-
-def _is_array(x):
-    return hasattr(x, "shape") and hasattr(x, "dtype") and x.__class__ is not NDArray
-
-
-def wrap_inputs(inputs):
-    """Arrays (and the arrays in a list/tuple argument) as NDArrays; anything else as given.  A list that holds
-    no raw array is passed on itself, not a copy: a ``hybrid_forward`` that writes into its list argument (GluonCV's
-    IDAUp: ``layers[i] = ...``, read back by its caller) changes the caller's list, as in MXNet."""
-    out = []
-    for x in inputs:
-        if _is_array(x):
-            x = NDArray(x if not isinstance(x, np.ndarray) else _jnp().asarray(x))
-        elif isinstance(x, (list, tuple)) and any(_is_array(v) for v in x):
-            x = type(x)(NDArray(v) if _is_array(v) else v for v in x)
-        out.append(x)
-    return out
-
-
-def wrap_outputs(out):
-    """A forward's result with every array an NDArray (lists and tuples kept)."""
-    if out.__class__ is NDArray or out is None:
-        return out
-    if isinstance(out, (list, tuple)):
-        return type(out)(wrap_outputs(o) for o in out)
-    return NDArray(out) if _is_array(out) else out
-
-
-def strip(out):
-    """A forward's result with every NDArray replaced by its jax array (what pure functions return)."""
-    if out.__class__ is NDArray:
-        return out._arr
-    if isinstance(out, (list, tuple)):
-        return type(out)(strip(o) for o in out)
-    if isinstance(out, dict):
-        return {k: strip(v) for k, v in out.items()}
-    return out
-
-
-def _tracked(x):
-    """Whether an argument (an NDArray, or a list/tuple of them) is recorded for autograd."""
-    if isinstance(x, (list, tuple)):
-        return any(_tracked(v) for v in x)
-    return x.__class__ is NDArray and x._ag is not None
-
-
-def _first_array(out):
-    if out.__class__ is NDArray:
-        return out
-    if isinstance(out, (list, tuple)):
-        for o in out:
-            found = _first_array(o)
-            if found is not None:
-                return found
-    return None
-
-
-def _jnp():
-    import jax.numpy as jnp
-
-    return jnp
-
-
-def run_bound(block, params, leaves, key, training, inputs, needs=None):
-    """Run ``block`` on ``inputs`` with ``leaves`` bound to ``params``: ``(output, writes, running)``, the
-    writes made by the forward ``{index: new value}`` and the running-statistics updates of a recorded call
-    ``{index: (new value, decay)}`` (``_Trace``).
-
-    ``key`` feeds every random op inside (``None``: the program has no key, and a random op raises
-    ``rng.KeyNeeded``).  ``needs``: None for a call that is not recorded (no backward, so no
-    running-statistics update, as in MXNet), else one flag per parameter then per input: whether it gets a
-    gradient.  The trace then runs recording, with those values marked ``autograd.DEPENDS``, and the
-    ``on_backward`` actions of the ops whose inputs depend on them run at its end, in reverse order (the
-    order of MXNet's backward)."""
-    recording = needs is not None
-    marked = [p for p, n in zip(params, needs or ()) if n]
-    trace = _Trace(params, leaves, marked)
-    with trace.bound(), autograd.mode_scope(recording, training), rng.key_scope(key), \
-            autograd.program_effects() as effects:
-        xs = wrap_inputs(inputs)
-        if recording:
-            for x, n in zip(xs, needs[len(params):]):
-                for v in (x if isinstance(x, (list, tuple)) else (x,)):
-                    if n and v.__class__ is NDArray:
-                        v._ag = autograd.DEPENDS
-        out = block._call_imperative(*xs)
-        before = dict(trace.writes)
-        for fn in reversed(effects):
-            fn()
-    index = {p: i for i, p in enumerate(params)}
-    writes = {index[p]: v for p, v in before.items() if p in index and p not in trace.decay}
-    running = {index[p]: (trace.writes[p], trace.decay[p]) for p in trace.decay if p in index}
-    return out, writes, running
-
-
-def _pullback_call(pullback, cotangent):
-    return pullback(cotangent)
-
-
-_HYBRID_VJP = []     # [jitted _pullback_call, the custom_vjp of _hybrid_node], made at the first use
-
-
-def _hybrid_vjp():
-    import jax
-
-    if not _HYBRID_VJP:
-        apply = jax.jit(_pullback_call)
-
-        def node(needs, out, pullback, leaves, *xs):
-            return out
-
-        def fwd(needs, out, pullback, leaves, *xs):
-            return out, pullback
-
-        def bwd(needs, pullback, cotangent):
-            d_leaves, d_xs = apply(pullback, cotangent)[0]
-            it = iter(d_leaves), iter(d_xs)
-            n_params, needs = needs
-            leaves = tuple(next(it[0]) if k else None for k in needs[:n_params])
-            return (None, None, leaves, *[next(it[1]) if k else None for k in needs[n_params:]])
-
-        f = jax.custom_vjp(node, nondiff_argnums=(0,))
-        f.defvjp(fwd, bwd)
-        _HYBRID_VJP.append(f)
-    return _HYBRID_VJP[0]
-
-
-def _hybrid_node(leaves, *xs, out, pullback, needs):
-    # needs: (the number of parameters, one flag per parameter then per input)
-    """A recorded hybridized call as a tape node: its value is ``out`` (computed at the forward, for these
-    same inputs) and its gradient ``pullback`` run as one compiled program, the cotangents placed where
-    ``needs`` says (None: zero, for what gets no gradient).  One function for every call, so that
-    ``autograd`` recognises the same tape from step to step and compiles its backward once."""
-    return _hybrid_vjp()(needs, out, pullback, leaves, *xs)
-
-
-class _Compiled:
-    """What a hybridized block caches: its parameters, their leaves and the jitted programs.
-
-    ``predict(leaves, *xs)`` and ``train(leaves, base_key, count, *xs)`` return NDArrays (a pytree node,
-    rebuilt by jax on the way out) and the parameter writes (a predict program's: a custom op's aux states,
-    which MXNet keeps; ``_written`` applies them); ``train`` also returns the running-statistics updates
-    for backward.  A predict program
-    that turns out to need randomness is replaced by ``predict_keyed`` (the ``keyed`` flag)."""
-
-    def __init__(self, block, inputs):
-        import jax
-
-        self.params = list(block.collect_params().values())
-        self.leaves = tuple(p._data for p in self.params)
-        self.input_specs = [jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), strip(x))
-                            for x in inputs]
-        self.keyed = False
-        params = self.params
-
-        def predict(leaves, *xs):
-            return run_bound(block, params, leaves, None, False, xs)[:2]
-
-        def predict_keyed(leaves, base, count, *xs):
-            return run_bound(block, params, leaves, jax.random.fold_in(base, count), False, xs)[:2]
-
-        def train(leaves, base, count, *xs, needs=None):
-            return run_bound(block, params, leaves, jax.random.fold_in(base, count), True, xs, needs)
-
-        def recorded(leaves, base, count, *xs, needs=None, training=True):
-            # the forward of a recorded call and its pullback (the residuals it keeps, a pytree), taken with
-            # respect to what gets a gradient only (``needs``); the backward runs it (``_pullback``)
-            key = jax.random.fold_in(base, count)
-            n = len(leaves)
-            diff = ([leaves[i] for i in range(n) if needs[i]], [xs[i] for i in range(len(xs)) if needs[n + i]])
-
-            def forward(diff):
-                it = iter(diff[0]), iter(diff[1])
-                ls = tuple(next(it[0]) if needs[i] else v for i, v in enumerate(leaves))
-                xx = [next(it[1]) if needs[n + i] else v for i, v in enumerate(xs)]
-                out, writes, running = run_bound(block, params, ls, key, training, xx, needs if training else None)
-                return strip(out), (writes, running)
-
-            out, pullback, (writes, running) = jax.vjp(forward, diff, has_aux=True)
-            return out, writes, running, pullback
-
-        self.predict_raw = lambda leaves, *xs: predict(leaves, *xs)[0]
-        # predict mode, not recording: read from disk in a second process (gluon/program_cache.py)
-        from ast_hybrid.gluon import program_cache
-
-        from ast_hybrid.ops import channel_last
-
-        # convolutions channel-last inside the program, kernels transposed once (ops/channel_last.py)
-        program = channel_last.Program(predict) if channel_last.enabled() else jax.jit(predict)
-        self.predict = program_cache.predict_program(block, self.params, program)
-        self.predict_keyed = jax.jit(predict_keyed)
-        self.train = jax.jit(train, static_argnames=("needs",))
-        self.recorded = jax.jit(recorded, static_argnames=("needs", "training"))
-
-    def __call__(self, args):
-        state = autograd.STATE
-        if state.recording or state.training or self.keyed:
-            return self._call_slow(args)
-        try:
-            return self._written(self.predict(self.leaves, *[a._arr if a.__class__ is NDArray else a for a in args]))
-        except rng.KeyNeeded:
-            self.keyed = True
-            return self._call_slow(args)
-
-    def _call_slow(self, args):
-        xs = [a._arr if a.__class__ is NDArray else a for a in args]
-        if autograd.STATE.recording:
-            return self._call_recorded(args, xs)
-        if autograd.STATE.training:
-            out, writes, _ = self.train(self.leaves, *rng.stream(), *xs)
-            self._write_back(writes)
-            return out
-        return self._written(self.predict_keyed(self.leaves, *rng.stream(), *xs))
-
-    def _written(self, result):
-        """A predict program's output, its parameter writes applied."""
-        out, writes = result
-        self._write_back(writes)
-        return out
-
-    def refresh(self):
-        """Take the parameters' current values as leaves; False if a shape or dtype changed."""
-        leaves = tuple(p._data for p in self.params)
-        for new, old in zip(leaves, self.leaves):
-            if new is None or new.shape != old.shape or new.dtype != old.dtype:
-                return False
-        self.leaves = leaves
-        return True
-
-    def _write_back(self, writes):
-        if writes:
-            for i, v in writes.items():
-                self.params[i]._data = v
-            self.leaves = tuple(p._data for p in self.params)
-
-    def _call_recorded(self, args, xs):
-        """Under ``autograd.record()``: run the forward program, which also returns its pullback (the
-        residuals), and put it on the tape as one node whose gradient is the compiled backward program
-        (``_pullback``) on those residuals: the backward neither runs the forward again nor compiles anything
-        after the first step."""
-        tracked = tuple(p.data() for p in self.params)
-        nd_args = [a if a.__class__ is NDArray else NDArray(a) if _is_array(a) else a for a in args]
-        base, count = rng.stream()
-        training = autograd.STATE.training
-        needs = tuple(t._ag is not None for t in tracked) + tuple(_tracked(a) for a in args)
-        at_forward = self.leaves
-        out, writes, running, pullback = self.recorded(at_forward, base, count, *xs, needs=needs,
-                                                       training=training)
-        self._write_back(writes)
-        result = autograd.record_op(_hybrid_node, (tracked, *nd_args),
-                                    {"out": out, "pullback": pullback, "needs": (len(tracked), needs)}, result=out)
-        if running:
-            autograd.on_backward(_first_array(result), lambda: self._apply_running(running, at_forward))
-        return result
-
-    def _apply_running(self, running, at_forward):
-        """At backward: the running statistics the program computed from the values it read, moved by what
-        changed them since (another call's backward first), ``decay`` times."""
-        new = {}
-        for i, (value, decay) in running.items():
-            now, then = self.params[i]._data, at_forward[i]
-            new[i] = value if now is then else (value + (now - then) * decay).astype(value.dtype)
-        self._write_back(new)
-
-
 class HybridBlock(Block):
     """A block whose ``hybrid_forward(F, x, *args, **params)`` can be compiled by ``hybridize()``."""
 
@@ -665,7 +331,7 @@ class HybridBlock(Block):
             if missing:
                 raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "
                                    "initialize() before running the block")
-        c = _Compiled(self, args)
+        c = Compiled(self, args)
         object.__setattr__(self, "_compiled", c)
         return c
 

@@ -134,7 +134,7 @@ def concrete_pass(block, args):
     compiling for its shapes), nested hybridized blocks building their own programs; writes made by custom
     ops are dropped (``imperative(None)``)."""
     from ast_hybrid.core import autograd
-    from ast_hybrid.gluon.block import imperative
+    from ast_hybrid.gluon.programs import imperative
 
     with autograd.mode_scope(False, False), imperative(None):
         block._call_imperative(*args)
@@ -144,7 +144,7 @@ def _abstract_pass(block, args):
     import jax
 
     from ast_hybrid.core import autograd
-    from ast_hybrid.gluon.block import _Trace, imperative
+    from ast_hybrid.gluon.programs import Trace, imperative
     from ast_hybrid.core.ndarray import NDArray
 
     leaves, treedef = jax.tree_util.tree_flatten(list(args), is_leaf=lambda v: v.__class__ is NDArray)
@@ -157,7 +157,7 @@ def _abstract_pass(block, args):
             given[i] = NDArray(a)
         # on the trace stack (with no parameter bound), so that nested hybridized blocks run in this trace as
         # they do in the block's program, with the converted forwards
-        with _Trace([], []).bound(), autograd.mode_scope(False, False), imperative(None):
+        with Trace([], []).bound(), autograd.mode_scope(False, False), imperative(None):
             block._call_imperative(*jax.tree_util.tree_unflatten(treedef, given))
 
     jax.eval_shape(run, *specs)

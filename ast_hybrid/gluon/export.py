@@ -36,7 +36,7 @@ def export_block(block, path, epoch=0):
     if c is None:
         raise RuntimeError("Please first call block.hybridize() and then run forward with this block at "
                            "least once before calling export.")
-    from ast_hybrid.gluon.block import strip
+    from ast_hybrid.gluon.programs import strip
 
     def program(leaves, *xs):   # outputs as plain arrays: the file must not depend on our classes
         out = strip(c.predict_raw(leaves, *xs))

@@ -27,7 +27,7 @@ __all__ = ["functional"]
 
 def functional(net, *example_inputs):
     """``(apply_fn, params)`` for ``net``; give example inputs if some shapes are still deferred."""
-    from ast_hybrid.gluon.block import run_bound, strip
+    from ast_hybrid.gluon.programs import run_bound, strip
 
     plist = list(net.collect_params().values())
     if any(p._data is None for p in plist):

@@ -22,7 +22,8 @@ import json
 import os
 
 from ast_hybrid.gluon import symbolic
-from ast_hybrid.gluon.block import HybridBlock, wrap_outputs
+from ast_hybrid.gluon.block import HybridBlock
+from ast_hybrid.gluon.programs import wrap_outputs
 from ast_hybrid.core.ndarray import NDArray
 
 __all__ = ["SymbolBlock"]

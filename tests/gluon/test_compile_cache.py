@@ -1,4 +1,4 @@
-"""The persistent compilation cache of hybridized blocks (``ast_hybrid/gluon/compile_cache.py``).
+"""The persistent compilation cache of hybridized blocks (``ast_hybrid/xla/compile_cache.py``).
 
 Each case runs a small hybridized network in a fresh Python process (the cache is process-wide state of
 JAX), with the cache pointed at a folder of the test's own, and reads back JAX's own events: how many
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ast_hybrid.gluon import compile_cache
+from ast_hybrid.xla import compile_cache
 
 SCRIPT = r"""
 import json, os, sys
@@ -23,7 +23,8 @@ from jax import monitoring
 events = []
 monitoring.register_event_listener(lambda name, **kw: events.append(name))
 import jax
-from ast_hybrid.gluon import nn, compile_cache
+from ast_hybrid.gluon import nn
+from ast_hybrid.xla import compile_cache
 if len(sys.argv) > 1 and sys.argv[1] == "python-off":
     compile_cache.configure(enabled=False)
 net = nn.HybridSequential()
@@ -50,7 +51,7 @@ print(json.dumps({"requests": count("compile_requests_use_cache"), "hits": count
 
 def _run(tmp_path, *args, **env):
     """Run SCRIPT in a new process with ``env`` over a copy of this one's environment (``None``: unset).
-    Without the program cache (``gluon/program_cache.py``), which would skip JAX's cache in a second process."""
+    Without the program cache (``xla/program_cache.py``), which would skip JAX's cache in a second process."""
     full = {**os.environ, "JAX_PLATFORMS": "cpu", "AST_HYBRID_PROGRAM_CACHE": "0"}
     for k, v in env.items():
         if v is None:
@@ -64,7 +65,7 @@ def _run(tmp_path, *args, **env):
 
 
 def _entries(folder: Path):
-    """JAX's entries in ``folder``; not ast-hybrid's own file there (ops/conv_tuning.py's answers)."""
+    """JAX's entries in ``folder``; not ast-hybrid's own file there (xla/conv_tuning.py's answers)."""
     return sorted(p.name for p in folder.rglob("*") if p.is_file() and p.name != "conv_tuning.json") \
         if folder.exists() else []
 
@@ -72,7 +73,7 @@ def _entries(folder: Path):
 def test_a_second_process_loads_the_programs_instead_of_compiling(tmp_path):
     cache = tmp_path / "cache"
     # every program written, however fast it compiled: the test is about the second process, not the threshold;
-    # no convolution timed (ops/conv_tuning.py: the first process would compile the timing programs, the second,
+    # no convolution timed (xla/conv_tuning.py: the first process would compile the timing programs, the second,
     # reading its answers, would not)
     env = dict(AST_HYBRID_COMPILE_CACHE_DIR=str(cache), AST_HYBRID_COMPILE_CACHE=None,
                JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0", AST_HYBRID_CONV_TUNE="0")

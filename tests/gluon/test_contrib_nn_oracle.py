@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ast_hybrid.gluon import nn as gnn
-from ast_hybrid.gluon.block import _mode
+from ast_hybrid.gluon.programs import _mode
 from ast_hybrid.gluon.contrib import nn
 
 pytestmark = pytest.mark.oracle

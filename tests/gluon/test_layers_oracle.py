@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ast_hybrid.gluon import nn  # noqa: F401  (used by eval)
-from ast_hybrid.gluon.block import _mode
+from ast_hybrid.gluon.programs import _mode
 
 pytestmark = pytest.mark.oracle
 

@@ -1,4 +1,4 @@
-"""The on-disk cache of hybridized programs (``ast_hybrid/gluon/program_cache.py``).
+"""The on-disk cache of hybridized programs (``ast_hybrid/xla/program_cache.py``).
 
 Each case runs a tiny hybridized network (convolution, BatchNorm, activation, a helper function of another
 module, dense) in fresh Python processes sharing a cache folder of the test's own, and reads back the
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ast_hybrid.gluon import program_cache
+from ast_hybrid.xla import program_cache
 
 MODEL = '''
 import helpers
@@ -54,7 +54,7 @@ import json, os, sys
 import numpy as np
 cfg = json.loads(sys.argv[1])
 from ast_hybrid import autograd, nd
-from ast_hybrid.gluon import compile_cache, program_cache
+from ast_hybrid.xla import compile_cache, program_cache
 if cfg.get("python_off"):
     compile_cache.configure(enabled=False)
 # ast-hybrid's own source is part of the key; other work may edit the tree while this test runs, so its hash
@@ -242,7 +242,7 @@ def test_training_and_recording_are_never_served_from_it(populated, tmp_path, mo
 
 
 def test_plain_values_are_described_exactly():
-    d = program_cache._plain
+    d = program_cache.plain
     assert d(True, "a") != d(1, "a") and d(1.0, "a") != d(1, "a") and d((1,), "a") != d([1], "a")
     assert d(0.1, "a") != d(0.3 - 0.2, "a")       # 0.09999999999999998: repr is exact
     assert d(np.dtype("float16"), "a") != d(np.dtype("float32"), "a")

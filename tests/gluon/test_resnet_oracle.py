@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from ast_hybrid import autograd, nd
-from ast_hybrid.gluon.block import _mode
+from ast_hybrid.gluon.programs import _mode
 from ast_hybrid.gluon.model_zoo import vision
 
 pytestmark = pytest.mark.oracle

@@ -11,7 +11,7 @@ import pytest
 
 from ast_hybrid import nd
 from ast_hybrid.gluon import HybridBlock, contrib, rnn  # noqa: F401  (used by exec)
-from ast_hybrid.gluon.block import _mode
+from ast_hybrid.gluon.programs import _mode
 
 pytestmark = pytest.mark.oracle
 

@@ -1,4 +1,4 @@
-"""ops/channel_last.py: a program run channel-last computes what it computes as written.
+"""xla/channel_last.py: a program run channel-last computes what it computes as written.
 
 Generated programs (chains of the operations a vision network is made of, every convolution lowering) are
 run both ways and compared; the compiled program of consecutive convolutions has no transpose between them;
@@ -15,8 +15,8 @@ from jax import lax
 
 from ast_hybrid import nd
 from ast_hybrid.gluon import HybridBlock, nn
-from ast_hybrid.ops import channel_last as CL
-from ast_hybrid.ops import conv_tuning
+from ast_hybrid.xla import channel_last as CL
+from ast_hybrid.xla import conv_tuning
 from ast_hybrid.ops.conv_lowering import convolve
 
 
@@ -156,7 +156,7 @@ def test_a_gemm_over_few_rows_takes_its_weight_first_where_asked(first):
 
 
 def test_weights_first_only_where_the_parameters_exceed_the_last_level_cache(monkeypatch):
-    from ast_hybrid.common import host_memory
+    from ast_hybrid.xla import host_memory
 
     leaves = [np.zeros(1000, "f4")]         # 4,000 bytes
     monkeypatch.delenv(CL.FIRST_SWITCH, raising=False)
@@ -175,7 +175,7 @@ def test_weights_first_only_where_the_parameters_exceed_the_last_level_cache(mon
 
 
 def test_the_last_level_cache_is_read_from_sysfs():
-    from ast_hybrid.common import host_memory
+    from ast_hybrid.xla import host_memory
 
     size = host_memory.last_level_cache()
     assert size == 0 or size >= 256 * 1024
@@ -359,7 +359,7 @@ def _conv_args():
 def test_both_lowerings_are_compiled_and_the_faster_kept(monkeypatch):
     monkeypatch.setenv(CL.TUNE_SWITCH, "1")
     monkeypatch.delenv("AST_HYBRID_CONV_LOWERING", raising=False)
-    # the convolution measured alone keeps XLA's (ops/conv_tuning.py), as it would where its shape is slower
+    # the convolution measured alone keeps XLA's (xla/conv_tuning.py), as it would where its shape is slower
     # as im2col: the whole program is then timed against im2col everywhere
     monkeypatch.setattr(conv_tuning, "_measure", lambda e: {"pick": "xla", "xla_s": 1.0, "im2col_s": 1.0})
     leaves, x = _conv_args()

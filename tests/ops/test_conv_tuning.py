@@ -1,4 +1,4 @@
-"""ops/conv_tuning.py: convolutions the rule leaves to XLA are timed both ways once per machine, kept on disk,
+"""xla/conv_tuning.py: convolutions the rule leaves to XLA are timed both ways once per machine, kept on disk,
 and computed as the measurement says; the program computes the same values either way."""
 
 import json
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from jax import lax
 
-from ast_hybrid.ops import channel_last as CL
-from ast_hybrid.ops import conv_tuning as T
+from ast_hybrid.xla import channel_last as CL
+from ast_hybrid.xla import conv_tuning as T
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""ops/hoist.py: what a predict program computes from its parameters alone is computed once, apart.
+"""xla/hoist.py: what a predict program computes from its parameters alone is computed once, apart.
 
 Programs are split, their two parts run one after the other and compared with the program as written
 (the same operations on the same numbers, to float32's last bits as XLA fuses them); what moves and what stays is checked on the cases
@@ -14,8 +14,8 @@ from jax import lax
 
 from ast_hybrid import nd
 from ast_hybrid.gluon import HybridBlock, nn
-from ast_hybrid.ops import channel_last as CL
-from ast_hybrid.ops import hoist
+from ast_hybrid.xla import channel_last as CL
+from ast_hybrid.xla import hoist
 
 
 def _split(fn, params, xs):

@@ -1,19 +1,20 @@
-"""ast_hybrid/common/host_memory.py: a compiled program's large temporaries are reused from call to call.
+"""ast_hybrid/xla/host_memory.py: a compiled program's large temporaries are reused from call to call.
 
 Measured in fresh processes (the setting holds for threads that have not allocated yet): a program with
 ~100 MB of temporaries on XLA's worker threads faults their pages in at every call with malloc as it is,
-and not (or far less) once ast_hybrid is imported first."""
+and not (or far less) once the front is imported first.  ``import ast_hybrid`` alone (and linting) leaves
+malloc as it is: the setting is applied when jax creates its CPU client, before the first program."""
 
 import json
 import os
 import subprocess
 import sys
 
-from ast_hybrid.common import host_memory
+from ast_hybrid.xla import host_memory
 
 PROBE = r"""
 import json, resource
-import ast_hybrid       # first: configures malloc
+import ast_hybrid.gluon  # first: malloc is configured when jax makes its CPU client
 import jax, jax.numpy as jnp
 from jax import lax
 
@@ -57,3 +58,49 @@ def test_the_switch_and_the_platform_leave_malloc_alone(monkeypatch):
     assert host_memory.configure() is False
     monkeypatch.setattr(sys, "platform", "linux")
     assert host_memory.configure() is True          # glibc here: every parameter accepted
+
+
+ARENAS = r"""
+import ctypes, sys, threading
+what = sys.argv[1]
+if what == "lint":          # the package and its linter: malloc as glibc has it
+    import ast_hybrid
+    ast_hybrid.lint("def hybrid_forward(self, F, x):\n    x += 1\n    return x\n")
+elif what == "front":       # the front imported, jax's CPU client made: one arena
+    import ast_hybrid.gluon
+    import jax.numpy as jnp
+    jnp.ones(3).block_until_ready()
+libc = ctypes.CDLL(None)
+libc.malloc.restype = ctypes.c_void_p
+libc.open_memstream.restype = ctypes.c_void_p
+both = threading.Barrier(5)
+
+def allocate():
+    libc.malloc(1 << 20)
+    both.wait()
+    both.wait()
+
+threads = [threading.Thread(target=allocate) for _ in range(4)]
+for t in threads:
+    t.start()
+both.wait()
+text, size = ctypes.c_char_p(), ctypes.c_size_t()
+stream = ctypes.c_void_p(libc.open_memstream(ctypes.byref(text), ctypes.byref(size)))
+libc.malloc_info(0, stream)
+libc.fclose(stream)
+both.wait()
+for t in threads:
+    t.join()
+print(text.value.decode().count("<heap nr="))
+"""
+
+
+def _arenas(what):
+    out = subprocess.run([sys.executable, "-c", ARENAS, what], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip().splitlines()[-1])
+
+
+def test_malloc_is_set_when_jax_starts_not_when_the_package_is_imported():
+    """Four threads that allocate get arenas of their own as glibc has it; with the setting, one arena."""
+    assert _arenas("lint") == _arenas("none") > 1
+    assert _arenas("front") == 1

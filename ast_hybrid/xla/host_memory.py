@@ -3,8 +3,7 @@
 XLA:CPU runs a program on its worker threads, and glibc's malloc serves each thread from an arena of its own
 whose heaps hold at most 64 MB: a program's temporaries beyond that (SqueezeNet 1.1 at batch 16 keeps one
 97 MB block) are mapped with ``mmap`` at every call and unmapped after it, so every call faults each of
-their pages in again (25,000 faults per call there).  :func:`configure`, run when ``ast_hybrid`` is imported,
-asks glibc for one arena and to keep freed memory up to 1 GB (its mmap and trim thresholds): the block is
+their pages in again (25,000 faults per call there).  :func:`configure` asks glibc for one arena and to keep freed memory up to 1 GB (its mmap and trim thresholds): the block is
 then reused.  Measured here (separate processes, steady calls): squeezenet1.1 b16 139 -> 102-113 ms,
 resnet50_v1 b16 876-906 -> 801-816 ms; batch-1 programs, whose temporaries fit, no different within the
 machine's noise (bench/HISTORY.md).  Not every process keeps every page: in a small probe (~100 MB of
@@ -13,9 +12,12 @@ quarters of them in per call, after the heap's top is lowered and raised again (
 lowers it, with the trim threshold at 1 GB, is not located).
 
 :func:`last_level_cache` reads the size of the CPU's last-level cache (Linux's sysfs), for programs that
-choose a GEMM's operand order by whether their weights stay in it (``ops/channel_last.py``).
+choose a GEMM's operand order by whether their weights stay in it (``xla/channel_last.py``).
 
-It holds for threads that have not allocated yet, so import ``ast_hybrid`` before running anything on JAX.
+It holds for threads that have not allocated yet, so it must run before XLA's threads exist: :func:`install`
+(run when the front is imported: ``ast_hybrid.xla``, which Gluon, ``nd`` and ``import mxnet`` import) makes
+jax run it when it creates its CPU client, that is before the first program is compiled; at once if jax has
+its client already.  Importing ``ast_hybrid`` alone, linting, or converting source leaves malloc as it is.
 Freed memory up to 1 GB then stays with the process.  ``AST_HYBRID_MALLOC=0`` leaves malloc as it is.  glibc
 only: elsewhere (macOS, Windows, musl) nothing is changed.
 """
@@ -25,11 +27,40 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 
 ENV = "AST_HYBRID_MALLOC"
 KEEP = 1 << 30                  # bytes: the mmap and trim thresholds
 # mallopt's parameters (malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
+
+
+_LOCK = threading.Lock()
+
+
+def install() -> None:
+    """Run :func:`configure` when jax creates its CPU client, or now if it exists (see the module doc).  Wraps
+    the CPU backend's factory in jax's registry once; where this jax has no such registry, configures now."""
+    with _LOCK:
+        try:
+            from jax._src import xla_bridge
+        except ImportError:         # another jax layout: as before the hook, at once
+            configure()
+            return
+        registration = getattr(xla_bridge, "_backend_factories", {}).get("cpu")
+        if registration is None or getattr(xla_bridge, "_backends", None) or not hasattr(registration, "factory"):
+            configure()             # the client exists already (or cannot be hooked): now
+            return
+        make = registration.factory
+        if getattr(make, "_ast_hybrid_malloc", False):
+            return
+
+        def factory(*args, **kwargs):
+            configure()
+            return make(*args, **kwargs)
+
+        factory._ast_hybrid_malloc = True
+        registration.factory = factory
 
 
 def configure() -> bool:

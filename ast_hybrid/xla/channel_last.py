@@ -27,7 +27,7 @@ Nested jitted calls and ``custom_jvp``/``custom_vjp`` functions are inlined (thi
 nothing differentiates the result).  ``kernel_perms`` tells which program inputs are used only as
 convolution kernels, so that a caller can store those parameters already transposed, once, instead of in
 every call (:func:`kernel_perms`).  :class:`Program` first moves what the parameters alone determine out of
-the program (``ops/hoist.py``); one small compiled program computes it and the transposed kernels once per
+the program (``xla/hoist.py``); one small compiled program computes it and the transposed kernels once per
 parameter update (:class:`Executable`).
 
 Before::
@@ -50,8 +50,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid.common import host_memory
-from ast_hybrid.ops import conv_lowering, conv_tuning, hoist
+from ast_hybrid.xla import host_memory
+from ast_hybrid.ops import conv_lowering
+from ast_hybrid.xla import conv_tuning, hoist
 
 __all__ = ["channel_last", "kernel_perms", "count_convolutions"]
 
@@ -669,14 +670,14 @@ class Program:
                 return jax.tree_util.tree_unflatten(out_tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args))
 
             return jax.jit(as_traced).lower(leaves, *xs)
-        # what the parameters alone determine, computed once per parameter update (ops/hoist.py)
+        # what the parameters alone determine, computed once per parameter update (xla/hoist.py)
         mode = hoist.mode()
         if mode == "off" or not hoist.retraceable(closed):
             mode, flat, cut = "off", None, hoist.unsplit(closed, n)
         else:
             flat = hoist.inline(closed)
             cut = hoist.split(flat, n)
-        # convolutions measured faster as im2col on this machine (ops/conv_tuning.py)
+        # convolutions measured faster as im2col on this machine (xla/conv_tuning.py)
         picks = conv_tuning.im2col_picks(convolutions(cut.main.jaxpr)) \
             if conv_tuning.enabled() and _concrete(leaves, xs) else set()
         first = weight_first(leaves)
@@ -792,7 +793,7 @@ def _split(tree):
 
 class _Lowered:
     """One candidate program, or two (the rule's lowerings, and im2col wherever it applies), each with what
-    prepares its parameters; ``alternative`` (or None) lowers the program without ``ops/hoist.py``'s split.
+    prepares its parameters; ``alternative`` (or None) lowers the program without ``xla/hoist.py``'s split.
     ``compile()`` compiles them and keeps the fastest on these parameters and inputs (:func:`_fastest`); the
     alternative only where the first program's run is shorter than ``hoist.LONG``."""
 
@@ -831,7 +832,7 @@ def _fastest(exes, leaves, xs):
     then in turn, samples of ``conv_tuning.SAMPLE`` seconds' worth of consecutive calls, at least
     ``_CALLS``, the fastest sample of each, up to 9 rounds or ``conv_tuning.BUDGET`` seconds (past 3 rounds);
     one round for programs over 0.5 s.  Consecutive calls, as a user's loop makes them: resnet50_v1 64x64 b1
-    split by ops/hoist.py took 10.1 ms a single call against 10.5 as written, but 11.7 against 10.3 in runs
+    split by xla/hoist.py took 10.1 ms a single call against 10.5 as written, but 11.7 against 10.3 in runs
     of 10 calls of each (the thread pool's state after the call before)."""
     def run(exe, calls):
         t = time.perf_counter()
@@ -855,7 +856,7 @@ def _fastest(exes, leaves, xs):
 
 class Executable:
     """A compiled channel-last program called with the parameters as they are: ``prepare`` (a compiled
-    program, or None) computes from them what the program reads besides them (``ops/hoist.py``, the kernels
+    program, or None) computes from them what the program reads besides them (``xla/hoist.py``, the kernels
     transposed ``*spatial, I, O``) once per ``leaves`` tuple, i.e. once per parameter update, not per call;
     ``sources`` says where each of the program's first inputs comes from (``("param", j)``: parameter leaf
     ``j``; ``("prepared", k)``: ``prepare``'s ``k``-th output).  The program cache writes all three."""

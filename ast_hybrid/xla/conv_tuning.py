@@ -30,6 +30,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ast_hybrid.xla import compile_cache
+from ast_hybrid.xla.disk import write_quietly
+
 FORMAT = 2          # 2: samples of several calls, their minimum (1: single calls, their median)
 MARGIN = 0.9        # im2col is kept where it takes at most this fraction of XLA's time
 # each timed sample runs a convolution ~SAMPLE seconds' worth of calls, and the fastest sample of each lowering is
@@ -90,7 +93,7 @@ def _measure(e):
     then alternately in samples of ``SAMPLE`` seconds' worth of calls, the fastest of up to 9 each (one when
     the first round differs by 1.5x, fewer past ``BUDGET``); a convolution whose first XLA run takes over
     ``LONG`` stays XLA's untimed."""
-    from ast_hybrid.ops import channel_last as CL
+    from ast_hybrid.xla import channel_last as CL
 
     with jax.ensure_compile_time_eval():        # run now, whatever trace is active
         return _timed(e, CL)
@@ -114,7 +117,7 @@ def program(e, lowering, CL=None):
     """``e`` alone as a channel-last program computes it, compiled: ``lowering`` ``"xla"`` (XLA's
     convolution) or ``"im2col"``; it takes :func:`inputs`' arrays and leaves its output channel-last."""
     if CL is None:
-        from ast_hybrid.ops import channel_last as CL
+        from ast_hybrid.xla import channel_last as CL
     (xs, xd, x_perm), (ws, wd, w_perm) = _layouts(e)
     rule = {"xla": CL._conv, "im2col": CL._conv_im2col}[lowering]
 
@@ -171,8 +174,6 @@ def _fingerprint():
 def _on_disk():
     """Whether answers are kept on disk: as JAX's compilation cache is (``AST_HYBRID_COMPILE_CACHE=0``: each
     process measures again)."""
-    from ast_hybrid.gluon import compile_cache
-
     return compile_cache.enabled()
 
 
@@ -190,8 +191,6 @@ class Table:
 
     @staticmethod
     def path() -> Path:
-        from ast_hybrid.gluon import compile_cache
-
         return compile_cache.cache_dir() / "conv_tuning.json"
 
     def _load(self):
@@ -206,10 +205,8 @@ class Table:
     def save(self):
         if not self.dirty or not _on_disk():
             return
-        from ast_hybrid.gluon.program_cache import _write_quietly
-
         data = self._load()         # what another process wrote meanwhile, merged
         theirs = data.get(self.key)
         data[self.key] = {**(theirs if isinstance(theirs, dict) else {}), **self.answers}
-        _write_quietly(self.path(), json.dumps(data, indent=0, sort_keys=True))
+        write_quietly(self.path(), json.dumps(data, indent=0, sort_keys=True))
         self.dirty = False

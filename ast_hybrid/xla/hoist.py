@@ -50,7 +50,7 @@ __all__ = ["Split", "split", "unsplit", "retraceable", "inline", "mode"]
 ENV_SWITCH = "AST_HYBRID_HOIST"
 _OFF = {"0", "off", "false", "no"}
 _ON = {"1", "on", "true", "yes"}
-# a program whose (second) run takes less is also compiled as written and the faster kept (ops/channel_last.py):
+# a program whose (second) run takes less is also compiled as written and the faster kept (xla/channel_last.py):
 # on such short programs the split measured 0.85x (mobilenet1.0 64x64 b1) to 1.09x (resnet50_v1 64x64 b1: 53
 # BatchNorm thunks fewer, the same GEMMs 4% slower, how XLA:CPU's executor hands work to its threads); above it
 # 0.84-1.0x on every network measured (bench/HISTORY.md), and a second compile would cost seconds

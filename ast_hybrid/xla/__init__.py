@@ -1,0 +1,24 @@
+"""The XLA performance rewrites: what makes a traced program fast on XLA (tuned for XLA:CPU), and what keeps
+compiled programs from one process to the next.
+
+- ``channel_last``: a predict program's convolutions, pooling and their neighbours rewritten to run
+  channel-last (NHWC) inside, kernels transposed once per parameter update; GEMMs over few rows take their
+  weight first when the parameters exceed the last-level cache;
+- ``conv_tuning``: each convolution the lowering rule (``ast_hybrid/ops/conv_lowering.py``) leaves to XLA, timed
+  once per shape and machine both ways, the faster kept on disk;
+- ``hoist``: what a program computes from its parameters alone, run once per parameter update;
+- ``program_cache``: a hybridized block's compiled predict program kept on disk for the next process;
+- ``compile_cache``: JAX's persistent compilation cache, on for hybridized blocks;
+- ``host_memory``: glibc's malloc set for XLA's worker threads when jax creates its CPU client;
+- ``disk``: the atomic writes the caches share.
+
+Importing this package installs ``host_memory``'s hook (it changes nothing until jax creates its CPU client).
+
+May import: ``ast_hybrid.core``, the ops (``conv_lowering``: the lowerings it times), jax (``jax._src``: only in
+this room), numpy.  Never Gluon, MXNet's API rooms, the linter, the transpiler, the CLI or ``testing``: a
+block's own description reaches the program cache as an argument.
+"""
+
+from ast_hybrid.xla import host_memory as _host_memory
+
+_host_memory.install()

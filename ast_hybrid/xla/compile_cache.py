@@ -1,0 +1,104 @@
+"""JAX's persistent compilation cache, on by default for hybridized blocks.
+
+The first call of a hybridized block traces its ``hybrid_forward`` and has XLA compile the program: seconds
+for a ResNet-50.  JAX can keep compiled programs on disk, keyed by the program's HLO, the jax/XLA version,
+the backend and the compile options, so that another process running the same block with the same shapes
+loads the executable instead of compiling it.  ``HybridBlock`` calls :func:`ensure` when it builds its
+program, which points JAX at :func:`cache_dir` unless the user chose otherwise:
+
+- ``AST_HYBRID_COMPILE_CACHE=0`` (or ``off``/``false``/``no``) in the environment, or
+  ``compile_cache.configure(enabled=False)`` in Python, leaves JAX's cache as it is (off unless set);
+- ``AST_HYBRID_COMPILE_CACHE_DIR=PATH`` or ``configure(directory=PATH)`` moves it;
+- a directory the user gave JAX itself (``JAX_COMPILATION_CACHE_DIR``, ``jax.config.update(
+  "jax_compilation_cache_dir", ...)``) is kept, as is a ``jax_persistent_cache_min_compile_time_secs`` of
+  their own.
+
+JAX's cache is process-wide: once a block is hybridized, any jitted program of the process that takes long
+enough to compile is written there too.  Programs that compile in less than :data:`MIN_COMPILE_SECS` are not
+written (JAX's default, 1 s, would leave out an MLP's or a small CNN's program whose compile still dominates
+its first call; below 0.1 s reading the entry saves little).  The directory is never pruned by us: delete it
+to reclaim the space (``jax_compilation_cache_max_size`` caps it, with the ``filelock`` package installed).
+
+May import: jax, the standard library.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ENV_SWITCH = "AST_HYBRID_COMPILE_CACHE"
+ENV_DIR = "AST_HYBRID_COMPILE_CACHE_DIR"
+MIN_COMPILE_SECS = 0.1
+OFF = {"0", "off", "false", "no"}      # what turns a switch off
+
+_settings: dict = {"enabled": None, "directory": None}   # None: from the environment
+_applied: str | None = None    # the directory this module gave JAX, once it has
+
+
+def cache_root() -> Path:
+    """ast-hybrid's cache folder by the platform's convention: ``%LOCALAPPDATA%\\ast-hybrid\\Cache`` on
+    Windows, ``~/Library/Caches/ast-hybrid`` on macOS, ``$XDG_CACHE_HOME/ast-hybrid`` (default
+    ``~/.cache/ast-hybrid``) elsewhere."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+        return Path(base) / "ast-hybrid" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "ast-hybrid"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ast-hybrid"
+
+
+def enabled() -> bool:
+    """Whether hybridized blocks turn the cache on: ``configure(enabled=...)``, else the environment."""
+    if _settings["enabled"] is not None:
+        return _settings["enabled"]
+    return os.environ.get(ENV_SWITCH, "").strip().lower() not in OFF
+
+
+def cache_dir() -> Path:
+    """Where compiled programs go: ``configure(directory=...)``, else ``$AST_HYBRID_COMPILE_CACHE_DIR``, else
+    ``cache_root()/jax``."""
+    chosen = _settings["directory"] or os.environ.get(ENV_DIR)
+    return Path(chosen).expanduser() if chosen else cache_root() / "jax"
+
+
+def configure(enabled: bool | None = None, directory: str | os.PathLike | None = None) -> None:
+    """Turn the cache on or off (``None``: as the environment says) and choose its directory, for the blocks
+    built from now on.  Turning it off after this module turned it on turns JAX's cache off again."""
+    _settings["enabled"] = enabled
+    _settings["directory"] = os.fspath(directory) if directory is not None else None
+    if _applied is not None:
+        _release()
+
+
+def ensure() -> None:
+    """Called when a hybridized block builds its program: point JAX's persistent cache at
+    :func:`cache_dir`, once, unless turned off or the user configured JAX's cache themselves."""
+    if _applied is not None or not enabled():
+        return
+    import jax
+
+    if jax.config.jax_compilation_cache_dir:    # the user's own choice (JAX_COMPILATION_CACHE_DIR, ...)
+        return
+    _apply(jax, str(cache_dir()))
+
+
+def _apply(jax, path: str) -> None:
+    global _applied
+    if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ and \
+            jax.config.jax_persistent_cache_min_compile_time_secs == 1.0:     # JAX's default, untouched
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_SECS)
+    jax.config.update("jax_compilation_cache_dir", path)
+    _applied = path
+
+
+def _release() -> None:
+    global _applied
+    import jax
+    from jax.experimental.compilation_cache import compilation_cache
+
+    if jax.config.jax_compilation_cache_dir == _applied:
+        jax.config.update("jax_compilation_cache_dir", None)
+        compilation_cache.reset_cache()
+    _applied = None
