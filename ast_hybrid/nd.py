@@ -30,7 +30,7 @@ def waitall():
 
 def save(fname, data):
     """Write NDArrays (one, a list, or a dict name -> NDArray) in MXNet's ``.params``/``nd.save`` format."""
-    from ast_hybrid.gluon import params_io
+    from ast_hybrid.io import params_file as params_io
 
     if isinstance(data, NDArray):
         data = [data]
@@ -39,7 +39,7 @@ def save(fname, data):
 
 def load(fname):
     """NDArrays from an MXNet ``nd.save`` file: a dict if it has names, else a list."""
-    from ast_hybrid.gluon import params_io
+    from ast_hybrid.io import params_file as params_io
 
     loaded = params_io.load(fname)
     if isinstance(loaded, dict):
@@ -48,7 +48,7 @@ def load(fname):
 
 
 def load_frombuffer(buf):
-    from ast_hybrid.gluon import params_io
+    from ast_hybrid.io import params_file as params_io
 
     loaded = params_io.loads(bytes(buf))
     if isinstance(loaded, dict):

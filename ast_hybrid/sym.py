@@ -1,6 +1,6 @@
 """``from ast_hybrid import sym``: MXNet's ``mx.sym``: ``var``/``Variable``, ``Group`` and the op namespace.
 
-Given a Symbol, an op builds a graph node (``gluon/symbolic.py``), as in MXNet::
+Given a Symbol, an op builds a graph node (``symbol/graph.py``), as in MXNet::
 
     >>> from ast_hybrid import sym
     >>> x = sym.var('data')
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import types
 
-from ast_hybrid.gluon.symbolic import Symbol, group, op_recorder, variable
+from ast_hybrid.symbol.graph import Symbol, group, op_recorder, variable
 
 __all__ = ["var", "Variable", "Group", "Symbol"]
 

@@ -151,7 +151,7 @@ def worker(argv=None) -> int:
     except Exception as exc:
         # the script failed: say why and leave now, since jax.distributed's shutdown at exit waits for the
         # other processes (minutes, when one is gone)
-        from ast_hybrid.gluon.data_parallel import PeerLost
+        from ast_hybrid.parallel.data_parallel import PeerLost
 
         traceback.print_exc()
         sys.stdout.flush()

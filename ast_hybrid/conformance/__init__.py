@@ -30,6 +30,8 @@ For each model (GluonCV's ``model_zoo.get_model_list()``, read in MXNet's proces
 Rows go to a JSON file (``--json``, default bench/results/conformance.json; ``--resume`` keeps rows already
 there and runs the rest), the table to stdout and to ``--markdown`` (default bench/results/conformance.md):
 models not run are listed as not run.
+
+A tool on top of the house: may import anything of ast_hybrid (``testing``'s oracle included); nothing imports it.
 """
 
 from ._report import main, run_model, table, totals  # noqa: F401

@@ -20,13 +20,18 @@ import logging
 import re
 import threading
 
-__all__ = ["CustomError", "NotAvailable", "ModuleNotAvailable", "NotSupported", "unsupported", "api_message",
+__all__ = ["CustomError", "DeferredInitializationError", "NotAvailable", "ModuleNotAvailable", "NotSupported", "unsupported", "api_message",
            "hold", "clean_error", "SPELLING"]
 
 
 class CustomError(RuntimeError):
     """A custom operator or ``autograd.Function`` failed or broke its protocol; the message names the class,
     the method and the user's line."""
+
+
+class DeferredInitializationError(RuntimeError):
+    """The parameter's shape is not known yet; its block must see an input first (MXNet's
+    ``gluon.parameter.DeferredInitializationError``)."""
 
 
 # --- MXNet API that is not here ----------------------------------------------------------------------

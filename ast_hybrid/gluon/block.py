@@ -5,7 +5,7 @@ op by op.  With it, the whole block tree becomes ONE jitted program, which the
 block keeps (``gluon/programs.py``: ``Compiled``, the programs and how they are
 traced).  ``hybrid_forward`` goes through the transpiler's ``convert`` when it is
 available, so tensor-dependent Python control flow becomes ``lax``.  A block
-called with ``sym.var`` placeholders builds a Symbol graph (``gluon/symbolic.py``).
+called with ``sym.var`` placeholders builds a Symbol graph (``symbol/graph.py``).
 
     >>> from ast_hybrid.gluon import nn
     >>> net = nn.HybridSequential(prefix='demo_')
@@ -31,7 +31,8 @@ from ast_hybrid import nd
 from ast_hybrid.core.autograd import STATE
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.core.trace import FRAMES
-from ast_hybrid.gluon import data_parallel, symbolic
+from ast_hybrid.parallel import data_parallel
+from ast_hybrid.symbol import graph as symbolic
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
 from ast_hybrid.gluon.programs import Compiled, imperative, wrap_inputs, wrap_outputs
 from ast_hybrid.ops import rng
@@ -191,8 +192,8 @@ class Block:
             p.cast(dtype)
 
     def save_parameters(self, filename, deduplicate=False):
-        from ast_hybrid import distributed
-        from ast_hybrid.gluon import params_io
+        from ast_hybrid.parallel import distributed
+        from ast_hybrid.io import params_file as params_io
 
         if not distributed.writes_files():      # several processes: process 0 writes (distributed.writes_files)
             return
@@ -207,7 +208,7 @@ class Block:
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
                         cast_dtype=False, dtype_source="current"):
-        from ast_hybrid.gluon import params_io
+        from ast_hybrid.io import params_file as params_io
 
         loaded = params_io.load(filename)
         where = os.fspath(filename)
@@ -226,7 +227,7 @@ class Block:
                           (full, {self.prefix + k: v for k, v in loaded.items()})]
             params, loaded = max(candidates, key=lambda c: len(set(c[0]) & set(c[1])))
         assign_loaded(params, loaded, where, allow_missing, ignore_extra)
-        if ctx is not None:     # several contexts: replicated over their devices (gluon/data_parallel.py)
+        if ctx is not None:     # several contexts: replicated over their devices (parallel/data_parallel.py)
             for p in params.values():
                 p.reset_ctx(ctx)
 
@@ -290,13 +291,13 @@ class HybridBlock(Block):
 
     def __call__(self, *args):
         if data_parallel.PLACEMENT.active and not FRAMES.traces:    # parameters on several devices: the batch
-            args = data_parallel.place_inputs(self, args)          # is split over them (gluon/data_parallel.py)
+            args = data_parallel.place_inputs(self, args)          # is split over them (parallel/data_parallel.py)
         c = self._compiled                  # set only while hybridized
         if FRAMES.traces or (c is None and not self._active):
             return self._call_imperative(*args)
         try:
             if c is None:
-                if symbolic.is_symbolic(args):      # net(sym.var('data')): a Symbol (gluon/symbolic.py)
+                if symbolic.is_symbolic(args):      # net(sym.var('data')): a Symbol (symbol/graph.py)
                     return symbolic.apply(self, args)
                 return self._build(args)(args)
             state = STATE
@@ -355,7 +356,7 @@ class HybridBlock(Block):
     def _call_deferred(self, args):
         """The first call with parameters of unknown shape: each reaches ``hybrid_forward`` as a stand-in
         whose shape the first operator using it fills in (``gluon.deferred``)."""
-        from ast_hybrid.gluon.deferred import Deferred, inferring
+        from ast_hybrid.ops.deferred import Deferred, inferring
 
         params = {}
         for k, p in self._reg_params.items():

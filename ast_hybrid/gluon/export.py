@@ -30,7 +30,7 @@ def export_block(block, path, epoch=0):
     import jax
     from jax import export as jexport
 
-    from ast_hybrid.gluon import params_io
+    from ast_hybrid.io import params_file as params_io
 
     c = block._compiled
     if c is None:

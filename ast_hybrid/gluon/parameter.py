@@ -24,14 +24,11 @@ import numpy as np
 
 from ast_hybrid import init as _init
 from ast_hybrid.core.autograd import _Leaf
+from ast_hybrid.core.errors import DeferredInitializationError  # noqa: F401  (gluon.parameter's name)
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
-
-
-class DeferredInitializationError(RuntimeError):
-    """The parameter's shape is not known yet; its block must see an input first."""
 
 
 def shape_known(shape) -> bool:
@@ -189,7 +186,7 @@ class Parameter:
             self._set(_init.create(chosen)._init_weight(self.name, self._shape, self.dtype))
 
     def _set_ctx(self, ctx):
-        from ast_hybrid.gluon import data_parallel
+        from ast_hybrid.parallel import data_parallel
         from ast_hybrid.core.context import Context
 
         self._ctx = [Context(c) for c in (ctx if isinstance(ctx, (list, tuple)) else [ctx])]
@@ -269,7 +266,7 @@ class Parameter:
         if self._grad_req != "null" and self._leaf is None:
             self._leaf = _Leaf(self._grad_req)
         if self._mesh is not None:
-            from ast_hybrid.gluon import data_parallel
+            from ast_hybrid.parallel import data_parallel
 
             value = data_parallel.replicate(value, self._mesh)
             if self._leaf is not None and type(self._leaf) is _Leaf:
@@ -289,7 +286,7 @@ class Parameter:
 
     def var(self):
         """The parameter's variable in a symbolic graph (one per parameter, as MXNet's)."""
-        from ast_hybrid.gluon.symbolic import param_variable
+        from ast_hybrid.symbol.graph import param_variable
 
         return param_variable(self)
 
@@ -428,7 +425,7 @@ class ParameterDict:
         return out
 
     def save(self, filename, strip_prefix=""):
-        from ast_hybrid.gluon import params_io
+        from ast_hybrid.io import params_file as params_io
 
         arrays = {}
         for p in self.values():
@@ -439,7 +436,7 @@ class ParameterDict:
         params_io.save(filename, arrays)
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix=""):
-        from ast_hybrid.gluon import params_io
+        from ast_hybrid.io import params_file as params_io
 
         loaded = params_io.load(filename)
         loaded = {restore_prefix + k.split(":", 1)[-1] if k.startswith(("arg:", "aux:")) else restore_prefix + k: v

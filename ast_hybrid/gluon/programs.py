@@ -364,7 +364,7 @@ def program_tree(block):
     """What of a block tree its predict program depends on, for the program cache's key
     (``xla.program_cache``): every block in order, its class, its plain attributes, its parameters' and
     children's names; :class:`~ast_hybrid.xla.program_cache.Uncacheable` for anything the key cannot hold."""
-    from ast_hybrid.gluon import data_parallel
+    from ast_hybrid.parallel import data_parallel
     from ast_hybrid.xla import program_cache
 
     if data_parallel.PLACEMENT.active:

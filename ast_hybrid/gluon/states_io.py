@@ -17,7 +17,7 @@ cannot read that file (we do not write MXNet's pickles: they name MXNet's classe
 
 Unpickling runs no class but those named in ``_CLASSES``: MXNet's NDArray becomes ``_NDArray`` (its bytes
 parsed here), MXNet's built-in optimizers and learning-rate schedulers become ours
-(``ast_hybrid.mxnet.optimizer`` / ``lr_scheduler``, same attribute names), and any other class (a GluonCV
+(``ast_hybrid.optimizer.optimizer`` / ``lr_scheduler``, same attribute names), and any other class (a GluonCV
 scheduler, a user's optimizer) becomes an ``Unread`` placeholder that keeps only its name.
 """
 
@@ -57,7 +57,7 @@ class _NDArray:
         self.value = None
 
     def __setstate__(self, state):
-        from ast_hybrid.gluon import params_io
+        from ast_hybrid.io import params_file as params_io
 
         raw = state.get("handle") if isinstance(state, dict) else None
         if raw is not None:
@@ -65,13 +65,13 @@ class _NDArray:
 
 
 def _mxnet_optimizer(name):
-    from ast_hybrid.mxnet import optimizer
+    from ast_hybrid.optimizer import optimizer
 
     return _as_loaded(getattr(optimizer, name))
 
 
 def _mxnet_scheduler(name):
-    from ast_hybrid.mxnet import lr_scheduler
+    from ast_hybrid.optimizer import lr_scheduler
 
     return getattr(lr_scheduler, name)
 

@@ -1,6 +1,6 @@
 """``SymbolBlock``: a block made of a symbolic graph, or of a program written by ``HybridBlock.export``.
 
-    SymbolBlock(outputs, inputs, params=None)          # a graph (gluon/symbolic.py), as GluonCV's
+    SymbolBlock(outputs, inputs, params=None)          # a graph (symbol/graph.py), as GluonCV's
                                                        # FeatureExtractor/FeatureExpander build them
     SymbolBlock.imports('my_mlp-symbol.json', ['data'], 'my_mlp-0000.params')
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 
-from ast_hybrid.gluon import symbolic
+from ast_hybrid.symbol import graph as symbolic
 from ast_hybrid.gluon.block import HybridBlock
 from ast_hybrid.gluon.programs import wrap_outputs
 from ast_hybrid.core.ndarray import NDArray
@@ -116,7 +116,7 @@ class SymbolBlock(HybridBlock):
         from jax import export as jexport
 
         from ast_hybrid.gluon import export as _export
-        from ast_hybrid.gluon import params_io
+        from ast_hybrid.io import params_file as params_io
 
         symbol_file = os.fspath(symbol_file)
         try:
@@ -153,7 +153,7 @@ class SymbolBlock(HybridBlock):
     def _import_graph(graph, symbol_file, input_names, param_file, allow_missing, ignore_extra):
         """MXNet's ``SymbolBlock.imports`` of its own graph: the graph's variables named in ``input_names`` are
         the inputs, the others parameters, given their values from ``param_file`` (``arg:``/``aux:`` names)."""
-        from ast_hybrid.gluon import params_io
+        from ast_hybrid.io import params_file as params_io
         from ast_hybrid.gluon.parameter import assign_loaded
 
         out = symbolic.load_json(graph, where=str(symbol_file))

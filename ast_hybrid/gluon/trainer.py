@@ -6,7 +6,7 @@
     loss.backward()
     trainer.step(batch_size)
 
-The optimizers follow MXNet 1.9.1's update kernels (``sgd_update``/``sgd_mom_update``, ``nag_mom_update``,
+The update rules (``ast_hybrid/optimizer/updates.py``) follow MXNet 1.9.1's update kernels (``sgd_update``/``sgd_mom_update``, ``nag_mom_update``,
 ``adam_update`` with the bias correction folded into the learning rate, ``rmsprop_update``, AdaGrad),
 including ``rescale_grad = 1 / batch_size``, ``wd`` and ``clip_gradient`` (off for 0 and negative values,
 except AdaGrad's, as MXNet); a step updates every parameter in one compiled call.  Each parameter's
@@ -26,117 +26,9 @@ from __future__ import annotations
 import pickle
 import warnings
 
-import functools
+from ast_hybrid.optimizer.updates import OPTIMIZERS, _compiled_update, effective_clip  # noqa: F401
 
 __all__ = ["Trainer", "OPTIMIZERS", "effective_clip"]
-
-
-def _clip(g, clip):
-    """MXNet's ``clip(g, -clip, clip)``: ``g`` above ``clip`` becomes ``clip``, else below ``-clip`` becomes
-    ``-clip`` (for a negative ``clip``, which only AdaGrad applies, the bounds cross as in MXNet's kernel)."""
-    import jax.numpy as jnp
-
-    return g if clip is None else jnp.where(g > clip, clip, jnp.where(g < -clip, -clip, g))
-
-
-def effective_clip(name, clip):
-    """The ``clip_gradient`` rule ``name`` applies, None for none: MXNet's SGD, NAG, Adam and RMSProp pass it
-    to their C++ kernels only when truthy, and the kernels turn clipping off for ``clip_gradient <= 0``;
-    AdaGrad (dense) clips in Python whenever it is not None, 0 and negative values included."""
-    if clip is None or name == "adagrad":
-        return clip
-    return clip if clip > 0 else None
-
-
-def _sgd(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
-    g = _clip(rescale * g, clip)
-    if momentum == 0.0:
-        return (1 - lr * wd) * w - lr * g, states
-    mom = momentum * states[0] - lr * wd * w - lr * g
-    return w + mom, (mom,)
-
-
-def _nag(w, g, states, lr, wd, rescale, clip, t, momentum=0.0):
-    """MXNet 1.9.1's ``nag_mom_update(weight, grad, mom, out=weight)`` as its NAG optimizer calls it (or
-    ``sgd_update`` without momentum): the momentum is stored as ``-lr`` times the gradient sum, and, since
-    ``out`` is the weight, the weight-decay term of the new momentum reads the weight already updated."""
-    g = _clip(rescale * g, clip)
-    if momentum == 0.0:
-        return w - lr * (g + wd * w), states
-    w_new = w + momentum * momentum * states[0] - (1 + momentum) * lr * (g + wd * w)
-    return w_new, (momentum * states[0] - lr * (g + wd * w_new),)
-
-
-def _adam(w, g, states, lr, wd, rescale, clip, t, beta1=0.9, beta2=0.999, epsilon=1e-8):
-    import jax.numpy as jnp
-
-    lr = lr * jnp.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
-    g = _clip(rescale * g + wd * w, clip)
-    mean = beta1 * states[0] + (1 - beta1) * g
-    var = beta2 * states[1] + (1 - beta2) * g * g
-    return w - lr * mean / (jnp.sqrt(var) + epsilon), (mean, var)
-
-
-def _rmsprop(w, g, states, lr, wd, rescale, clip, t, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False,
-             clip_weights=None):
-    import jax.numpy as jnp
-
-    g = _clip(rescale * g + wd * w, clip)
-    if not centered:
-        n = (1 - gamma1) * g * g + gamma1 * states[0]
-        w = w - lr * g / jnp.sqrt(n + epsilon)
-        new = (n,)
-    else:
-        n = (1 - gamma1) * g * g + gamma1 * states[0]
-        mg = (1 - gamma1) * g + gamma1 * states[1]
-        delta = gamma2 * states[2] - lr * g / jnp.sqrt(n - mg * mg + epsilon)
-        w, new = w + delta, (n, mg, delta)
-    if clip_weights is not None and clip_weights > 0:
-        w = jnp.clip(w, -clip_weights, clip_weights)
-    return w, new
-
-
-def _adagrad(w, g, states, lr, wd, rescale, clip, t, epsilon=1e-7):
-    import jax.numpy as jnp
-
-    g = _clip(rescale * g, clip)
-    history = states[0] + g * g
-    return w - lr * (g / jnp.sqrt(history + epsilon) + wd * w), (history,)
-
-
-# name -> (update, number of state arrays (given the options), default learning rate)
-OPTIMIZERS = {
-    "sgd": (_sgd, lambda o: 1 if o.get("momentum", 0.0) else 0, 0.01),
-    "nag": (_nag, lambda o: 1 if o.get("momentum", 0.0) else 0, 0.01),
-    "adam": (_adam, lambda o: 2, 0.001),
-    "rmsprop": (_rmsprop, lambda o: 3 if o.get("centered") else 1, 0.001),
-    "adagrad": (_adagrad, lambda o: 1, 0.01),
-}
-
-
-@functools.lru_cache(maxsize=None)
-def _compiled_update(name, options):
-    """One compiled program that updates every parameter of a step: ``(weights, grads, states, lrs, wds,
-    rescale, clip, t) -> (new weights, new states)``, lists in the trainer's order, ``lrs``/``wds`` one
-    vector each with every parameter's own learning rate and weight decay (one program per list of shapes; a
-    call per step instead of a call per parameter)."""
-    import jax
-    import jax.numpy as jnp
-
-    fn = functools.partial(OPTIMIZERS[name][0], **dict(options))
-
-    def update_all(ws, gs, states, lrs, wds, rescale, clip, t):
-        new_ws, new_states = [], []
-        for i, (w, g, st) in enumerate(zip(ws, gs, states)):
-            lr, wd = lrs[i], wds[i]
-            if jnp.issubdtype(w.dtype, jnp.floating):     # as a Python float would: the weight's precision
-                lr, wd = lr.astype(w.dtype), wd.astype(w.dtype)
-            new, st = fn(w, g, st, lr, wd, rescale, clip, t)
-            new_ws.append(new.astype(w.dtype))
-            new_states.append(st)
-        return new_ws, new_states
-
-    return jax.jit(update_all, static_argnames=("clip",))
 
 
 class Trainer:
@@ -144,12 +36,12 @@ class Trainer:
 
     ``kvstore``: ``'device'``, ``'local'``, ``'nccl'``, None, or a ``'dist_sync'``/``'dist_device_sync'`` name or
     ``KVStore`` (``ast_hybrid.distributed``).  Parameters initialized on several contexts are replicated over
-    their devices and the compiled programs sum the gradients over them (``gluon/data_parallel.py``); a
+    their devices and the compiled programs sum the gradients over them (``parallel/data_parallel.py``); a
     ``dist_*`` store also sums them over the processes at ``step``.  ``compression_params`` is ignored."""
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device", compression_params=None,
                  update_on_kvstore=None):
-        from ast_hybrid import distributed
+        from ast_hybrid.parallel import distributed
 
         self._kvstore = distributed.for_trainer(kvstore)     # checked first: 'dist_async' is refused
         if hasattr(params, "values"):     # as MXNet: by sorted name (the indices save_states writes)
@@ -170,7 +62,7 @@ class Trainer:
         """Take the update rule and its settings from ``optimizer`` (a name with ``optimizer_params``, or an
         ``mx.optimizer`` object)."""
         self._optimizer = optimizer
-        if hasattr(optimizer, "_trainer_spec"):   # an mx.optimizer object (ast_hybrid/mxnet/optimizer.py)
+        if hasattr(optimizer, "_trainer_spec"):   # an mx.optimizer object (ast_hybrid/optimizer/optimizer.py)
             assert not optimizer_params, \
                 "optimizer_params must be None if optimizer is an instance of Optimizer instead of str"
             optimizer, optimizer_params = optimizer._trainer_spec(self)
@@ -210,7 +102,7 @@ class Trainer:
     def allreduce_grads(self):
         """Sum the gradients over the processes (a ``dist_*`` kvstore); over one process's devices the
         compiled programs have summed them already."""
-        from ast_hybrid.gluon import data_parallel
+        from ast_hybrid.parallel import data_parallel
 
         if self._kvstore is not None:
             self._kvstore.allreduce_grads(self._params)
@@ -314,7 +206,7 @@ class Trainer:
         import jax.numpy as jnp
 
         from ast_hybrid.gluon.states_io import StatesFileError, Unread
-        from ast_hybrid.mxnet.optimizer import Optimizer
+        from ast_hybrid.optimizer.optimizer import Optimizer
 
         if isinstance(optimizer, Optimizer):
             if isinstance(optimizer.lr_scheduler, Unread):

@@ -64,6 +64,9 @@ Precision limits (documented, deliberate):
   from one returning a tensor without reading the child's class.
 - Attributes of ``self`` are never tensors (MXNet 1.x passes parameters as
   arguments); ``self.weight.data()`` is ``TENSOR_OR_TUPLE``.
+
+Over 600 lines: the kind inference (units, tags, their propagation) is one analysis over shared state;
+splitting it is in progress (issue 29).
 """
 
 from __future__ import annotations

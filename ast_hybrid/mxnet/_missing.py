@@ -25,7 +25,8 @@ from ast_hybrid.core.errors import SPELLING, ModuleNotAvailable, NotAvailable, N
 from ast_hybrid.core.errors import api_message as _message
 from ast_hybrid.mxnet._api import MODULES, NAMES
 
-__all__ = ["NotAvailable", "ModuleNotAvailable", "NotSupported", "missing", "unsupported", "module_getattr", "attach", "serve", "has", "MODULE_PATHS"]
+__all__ = ["NotAvailable", "ModuleNotAvailable", "NotSupported", "missing", "unsupported", "module_getattr", "attach", "door",
+           "serve", "has", "MODULE_PATHS"]
 
 MODULE_PATHS = frozenset(MODULES)
 _SPELLING = SPELLING
@@ -70,6 +71,16 @@ def attach(module: types.ModuleType, module_path: str) -> None:
     ``__getattr__`` of its own (its names and behaviour are otherwise untouched)."""
     if "__getattr__" not in vars(module):
         module.__getattr__ = module_getattr(module_path, module.__name__)
+
+
+def door(name: str, module: types.ModuleType, module_path: str, why: dict[str, str] | None = None) -> None:
+    """Make the compatibility module ``name`` (``ast_hybrid.mxnet.X``, run as ``mxnet.X``) be ``module`` itself:
+    MXNet's API implemented in a room of its own (``ast_hybrid.metric``, ``ast_hybrid.optimizer``...), served
+    here with the error naming ``module_path``'s API for what it lacks (as before it moved: ``own``)."""
+    import sys
+
+    sys.modules[name] = module
+    module.__getattr__ = module_getattr(module_path, name, why)
 
 
 def serve(package: str, modules: dict) -> None:

@@ -8,10 +8,10 @@ as MXNet would (``NotAvailable`` is not one of them: an API that is missing is n
 from __future__ import annotations
 
 import ctypes
-import os
 
 import numpy as np
 
+from ast_hybrid.core import settings
 from ast_hybrid.mxnet._missing import module_getattr
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "numeric_types",
@@ -54,14 +54,12 @@ def _as_list(obj):
 
 def data_dir_default():
     """``~/.mxnet`` (``%APPDATA%\\mxnet`` on Windows), as MXNet."""
-    if os.name == "nt" and "APPDATA" in os.environ:
-        return os.path.join(os.environ["APPDATA"], "mxnet")
-    return os.path.join(os.path.expanduser("~"), ".mxnet")
+    return settings.mxnet_home({})
 
 
 def data_dir():
     """``$MXNET_HOME`` or the default, where MXNet keeps models and datasets."""
-    return os.getenv("MXNET_HOME", data_dir_default())
+    return settings.mxnet_home()
 
 
 __getattr__ = module_getattr("mxnet.base", __name__)

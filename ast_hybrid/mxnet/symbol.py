@@ -1,6 +1,6 @@
 """``mxnet.sym``/``mxnet.symbol``: ``Symbol``, ``Group``, ``var``/``Variable`` and the op namespace.
 
-A block called with Symbols, and ``sym`` ops given Symbols, build MXNet's graph (``ast_hybrid.gluon.symbolic``:
+A block called with Symbols, and ``sym`` ops given Symbols, build MXNet's graph (``ast_hybrid.symbol.graph``:
 names, arguments, ``get_internals``, ``infer_shape``, ``eval``; ``gluon.SymbolBlock(outputs, inputs, params)``
 runs one).  Inside a forward run on arrays (hybridized or not) ``F`` is ``mxnet.nd``, so MXNet-era code takes
 its NDArray branches there.  ``load``/``load_json`` read MXNet's graph JSON; ``tojson`` is not there.
@@ -8,7 +8,7 @@ its NDArray branches there.  ``load``/``load_json`` read MXNet's graph JSON; ``t
 
 from __future__ import annotations
 
-from ast_hybrid.gluon.symbolic import Symbol
+from ast_hybrid.symbol.graph import Symbol
 from ast_hybrid.sym import Group, Variable, var
 
 __all__ = ["Symbol", "Group", "Variable", "var"]
@@ -21,7 +21,7 @@ def load(fname):
 
 
 def load_json(json_str, where="the graph JSON"):
-    from ast_hybrid.gluon.symbolic import load_json as _load
+    from ast_hybrid.symbol.graph import load_json as _load
 
     return _load(json_str, where)
 

@@ -97,7 +97,7 @@ class CallHooks(threading.local):
     instance, HOOKS, whose attributes are per thread).
 
     ``resolve_deferred``: set while a block's first call infers the shapes of parameters declared with
-    unknown dimensions (:func:`ast_hybrid.gluon.deferred.inferring`): a function (op name, impl, args,
+    unknown dimensions (:func:`ast_hybrid.ops.deferred.inferring`): a function (op name, impl, args,
     kwargs) -> (args, kwargs) that replaces those parameters' stand-ins by their values; None otherwise.
     """
 

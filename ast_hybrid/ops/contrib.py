@@ -18,6 +18,9 @@
   momentum=0.9, fix_gamma=True, use_global_stats=False,
   output_mean_var=False, ndev=1, key)``: MXNet's cross-device BatchNorm, on
   the one device there is (see its doc).
+
+Over 600 lines: the contrib family as MXNet's docs group it; splitting boxes/detection from the rest is
+in progress (issue 29).
 """
 
 from __future__ import annotations

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 
 import jax.numpy as jnp
 from jax import lax
+
+from ast_hybrid.core import settings
 
 __all__ = ["LOWERINGS", "ENV", "applicable", "choose", "convolve", "conv_xla", "conv_im2col", "conv_taps", "out_sizes"]
 
@@ -140,7 +141,7 @@ def choose(x_shape, w_shape, stride, dilate, pad, groups, channel_first, dtype=j
     if not jnp.issubdtype(dtype, jnp.floating) or nsp not in (1, 2, 3):
         return "xla"
     can = applicable(x_shape, w_shape, groups, channel_first)
-    forced = os.environ.get(ENV)
+    forced = settings.get(ENV)
     if forced in can:
         return forced
     if "taps" in can:

@@ -43,6 +43,9 @@ names are ``ast_hybrid.operator``'s (MXNet's ``mx.operator``) and ``ast_hybrid.a
 re-export them.  Not MXNet API: :func:`call_function`.
 
 May import: ``ast_hybrid.core`` and the ops (``_core.op``).
+
+Over 600 lines: custom operators and ``autograd.Function`` share one lowering; splitting them is in
+progress (issue 29).
 """
 
 from __future__ import annotations

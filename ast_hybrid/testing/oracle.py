@@ -106,8 +106,10 @@ def ensure_venv(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> P
 def gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
     """The folder holding GluonCV 0.10.5 and GluonNLP 0.10.0 (``setup`` fills it), inside the oracle's
     virtualenv; ``$AST_HYBRID_GLUON_PKGS`` names another."""
-    env = os.environ.get("AST_HYBRID_GLUON_PKGS")
-    return Path(env) if env else Path(venv_dir) / "gluon-pkgs"
+    from ast_hybrid.core import settings
+
+    chosen = settings.get("AST_HYBRID_GLUON_PKGS")
+    return Path(chosen) if chosen else Path(venv_dir) / "gluon-pkgs"
 
 
 def ensure_gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> Path:

@@ -37,12 +37,14 @@ Before::
 After::
 
     x (N,C,H,W) -> transpose -> conv -> bias add, relu -> conv -> ... -> transpose -> out
+
+Over 600 lines: the channel-last interpreter, its rules per primitive and the program that runs it share
+one state; splitting the program from the interpreter is in progress (issue 29).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import time
 
 import jax
@@ -51,6 +53,7 @@ import numpy as np
 from jax import lax
 
 from ast_hybrid.xla import host_memory
+from ast_hybrid.core import settings
 from ast_hybrid.ops import conv_lowering
 from ast_hybrid.xla import conv_tuning, hoist
 
@@ -627,12 +630,11 @@ _RULES = {"conv_general_dilated": _conv, "broadcast_in_dim": _broadcast, "transp
 # --- a predict program compiled channel-last, as jax.jit compiles it ---------------------------------------------
 
 ENV_SWITCH = "AST_HYBRID_CHANNEL_LAST"
-_OFF = {"0", "off", "false", "no"}
 
 
 def enabled() -> bool:
     """Whether hybridized blocks' predict programs run channel-last (``AST_HYBRID_CHANNEL_LAST=0`` turns it off)."""
-    return os.environ.get(ENV_SWITCH, "").strip().lower() not in _OFF
+    return settings.get(ENV_SWITCH)
 
 
 class Program:
@@ -715,10 +717,10 @@ def weight_first(leaves):
     """The row bound for weight-first GEMMs in a program over parameters ``leaves``: :data:`WEIGHT_FIRST`
     where their bytes exceed the last-level cache, else 0; ``AST_HYBRID_WEIGHT_FIRST=0`` never, ``=1`` always
     (whatever the cache)."""
-    env = os.environ.get(FIRST_SWITCH, "").strip().lower()
-    if env in _OFF:
+    chosen = settings.get(FIRST_SWITCH)
+    if chosen == "off":
         return 0
-    if env in {"1", "on", "true", "yes"}:
+    if chosen == "on":
         return WEIGHT_FIRST
     size = sum(math.prod(a.shape) * np.dtype(a.dtype).itemsize for a in jax.tree_util.tree_leaves(leaves)
                if hasattr(a, "shape") and hasattr(a, "dtype"))      # arrays or their ShapeDtypeStructs
@@ -735,8 +737,7 @@ def _tuning(leaves, xs):
     inputs.  Off by default (each convolution is timed alone instead, ``conv_tuning``): which program wins
     can change from one process to the next with the machine's load, and the two round differently (the
     program cache keeps the winner for later processes)."""
-    if os.environ.get(TUNE_SWITCH, "").strip().lower() not in {"1", "on", "true", "yes"} \
-            or os.environ.get(conv_lowering.ENV):
+    if settings.get(TUNE_SWITCH) != "program" or settings.is_set(conv_lowering.ENV):
         return False
     return _concrete(leaves, xs)
 

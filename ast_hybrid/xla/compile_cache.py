@@ -19,7 +19,7 @@ written (JAX's default, 1 s, would leave out an MLP's or a small CNN's program w
 its first call; below 0.1 s reading the entry saves little).  The directory is never pruned by us: delete it
 to reclaim the space (``jax_compilation_cache_max_size`` caps it, with the ``filelock`` package installed).
 
-May import: jax, the standard library.
+May import: jax, the standard library, ``ast_hybrid.core.settings``.
 """
 
 from __future__ import annotations
@@ -28,10 +28,11 @@ import os
 import sys
 from pathlib import Path
 
+from ast_hybrid.core import settings
+
 ENV_SWITCH = "AST_HYBRID_COMPILE_CACHE"
 ENV_DIR = "AST_HYBRID_COMPILE_CACHE_DIR"
 MIN_COMPILE_SECS = 0.1
-OFF = {"0", "off", "false", "no"}      # what turns a switch off
 
 _settings: dict = {"enabled": None, "directory": None}   # None: from the environment
 _applied: str | None = None    # the directory this module gave JAX, once it has
@@ -42,24 +43,24 @@ def cache_root() -> Path:
     Windows, ``~/Library/Caches/ast-hybrid`` on macOS, ``$XDG_CACHE_HOME/ast-hybrid`` (default
     ``~/.cache/ast-hybrid``) elsewhere."""
     if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+        base = settings.environ("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
         return Path(base) / "ast-hybrid" / "Cache"
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Caches" / "ast-hybrid"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ast-hybrid"
+    return Path(settings.environ("XDG_CACHE_HOME") or Path.home() / ".cache") / "ast-hybrid"
 
 
 def enabled() -> bool:
     """Whether hybridized blocks turn the cache on: ``configure(enabled=...)``, else the environment."""
     if _settings["enabled"] is not None:
         return _settings["enabled"]
-    return os.environ.get(ENV_SWITCH, "").strip().lower() not in OFF
+    return settings.get(ENV_SWITCH)
 
 
 def cache_dir() -> Path:
     """Where compiled programs go: ``configure(directory=...)``, else ``$AST_HYBRID_COMPILE_CACHE_DIR``, else
     ``cache_root()/jax``."""
-    chosen = _settings["directory"] or os.environ.get(ENV_DIR)
+    chosen = _settings["directory"] or settings.get(ENV_DIR)
     return Path(chosen).expanduser() if chosen else cache_root() / "jax"
 
 
@@ -86,7 +87,7 @@ def ensure() -> None:
 
 def _apply(jax, path: str) -> None:
     global _applied
-    if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ and \
+    if settings.environ("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS") is None and \
             jax.config.jax_persistent_cache_min_compile_time_secs == 1.0:     # JAX's default, untouched
         jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_SECS)
     jax.config.update("jax_compilation_cache_dir", path)

@@ -30,6 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ast_hybrid.core import settings
 from ast_hybrid.xla import compile_cache
 from ast_hybrid.xla.disk import write_quietly
 
@@ -43,7 +44,6 @@ BUDGET = 0.3
 # a convolution whose first run on XLA takes longer is left to XLA untimed: in the sweep of bench/HISTORY.md the
 # largest one im2col won took 9.5 ms on XLA, and timing the large ones (batch 16 at 224x224) cost seconds each
 LONG = 0.025
-_OFF = {"0", "off", "false", "no"}
 ENV = "AST_HYBRID_CONV_TUNE"
 _LOG = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ _LOG = logging.getLogger(__name__)
 def enabled() -> bool:
     from ast_hybrid.ops import conv_lowering
 
-    return os.environ.get(ENV, "").strip().lower() not in _OFF and not os.environ.get(conv_lowering.ENV)
+    return settings.get(ENV) != "off" and not settings.is_set(conv_lowering.ENV)
 
 
 def signature(e):
@@ -168,7 +168,7 @@ def _fingerprint():
     except OSError:
         cpu = platform.processor()
     return json.dumps([FORMAT, jax.__version__, jaxlib.__version__, device.platform, device.device_kind,
-                       platform.machine(), cpu.strip(), os.cpu_count(), os.environ.get("XLA_FLAGS", "")])
+                       platform.machine(), cpu.strip(), os.cpu_count(), settings.environ("XLA_FLAGS", "")])
 
 
 def _on_disk():

@@ -39,17 +39,16 @@ After::
 
 from __future__ import annotations
 
-import os
 from typing import Callable, NamedTuple
 
 import jax
 import numpy as np
 
+from ast_hybrid.core import settings
+
 __all__ = ["Split", "split", "unsplit", "retraceable", "inline", "mode"]
 
 ENV_SWITCH = "AST_HYBRID_HOIST"
-_OFF = {"0", "off", "false", "no"}
-_ON = {"1", "on", "true", "yes"}
 # a program whose (second) run takes less is also compiled as written and the faster kept (xla/channel_last.py):
 # on such short programs the split measured 0.85x (mobilenet1.0 64x64 b1) to 1.09x (resnet50_v1 64x64 b1: 53
 # BatchNorm thunks fewer, the same GEMMs 4% slower, how XLA:CPU's executor hands work to its threads); above it
@@ -74,8 +73,7 @@ def mode() -> str:
     """How hybridized blocks' channel-last programs use :func:`split` (``AST_HYBRID_HOIST``): ``"timed"``
     (unset, the default: split; a program shorter than ``LONG`` is also compiled as written and the faster
     kept), ``"on"`` (``1``: split, untimed) or ``"off"`` (``0``: as written, every call computing it all)."""
-    v = os.environ.get(ENV_SWITCH, "").strip().lower()
-    return "off" if v in _OFF else "on" if v in _ON else "timed"
+    return settings.get(ENV_SWITCH)
 
 
 def inline(closed):

@@ -29,6 +29,8 @@ import os
 import sys
 import threading
 
+from ast_hybrid.core import settings
+
 ENV = "AST_HYBRID_MALLOC"
 KEEP = 1 << 30                  # bytes: the mmap and trim thresholds
 # mallopt's parameters (malloc.h)
@@ -65,7 +67,7 @@ def install() -> None:
 
 def configure() -> bool:
     """Set glibc's malloc as described above; whether it was set."""
-    if os.environ.get(ENV, "").strip().lower() in {"0", "off", "false", "no"} or not sys.platform.startswith("linux"):
+    if not settings.get(ENV) or not sys.platform.startswith("linux"):
         return False
     try:
         import ctypes
@@ -73,8 +75,8 @@ def configure() -> bool:
         libc = ctypes.CDLL(None)
         if not hasattr(libc, "gnu_get_libc_version"):       # not glibc
             return False
-        settings = ((_M_ARENA_MAX, 1), (_M_MMAP_THRESHOLD, KEEP), (_M_TRIM_THRESHOLD, KEEP))
-        return all(libc.mallopt(p, v) == 1 for p, v in settings)
+        params = ((_M_ARENA_MAX, 1), (_M_MMAP_THRESHOLD, KEEP), (_M_TRIM_THRESHOLD, KEEP))
+        return all(libc.mallopt(p, v) == 1 for p, v in params)
     except (OSError, AttributeError):
         return False
 

@@ -68,7 +68,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ast_hybrid.core import autograd
+from ast_hybrid.core import autograd, settings
 from ast_hybrid.xla import compile_cache, host_memory
 from ast_hybrid.xla.disk import write_quietly
 
@@ -82,7 +82,6 @@ _HERE = Path(os.path.abspath(__file__))
 _PACKAGES = (str(_HERE.parents[1]), str(_HERE.parents[2] / "passes"))      # ast_hybrid/ and passes/
 _VERSIONED = {"ast_hybrid", "passes", "jax", "jaxlib", "numpy", "ml_dtypes", "builtins"}
 _SKIPPED_CONFIG = ("cache", "log", "explain", "pprint", "traceback", "dump")
-_ENV_SKIPPED = {compile_cache.ENV_SWITCH, compile_cache.ENV_DIR, ENV_SWITCH, host_memory.ENV}     # not in programs
 _MEMO: dict = {}
 
 
@@ -96,7 +95,7 @@ def directory() -> Path:
 
 def enabled() -> bool:
     """The compile cache's setting (``compile_cache.enabled()``), unless ``AST_HYBRID_PROGRAM_CACHE`` is off."""
-    return compile_cache.enabled() and os.environ.get(ENV_SWITCH, "").strip().lower() not in compile_cache.OFF
+    return compile_cache.enabled() and settings.get(ENV_SWITCH)
 
 
 def predict_program(block, params, jitted, describe):
@@ -234,8 +233,7 @@ def program_key(block, params, leaves, xs, describe):
     material = {
         "format": FORMAT,
         "environment": _environment(),
-        "variables": {k: v for k, v in sorted(os.environ.items())
-                      if (k.startswith("AST_HYBRID_") and k not in _ENV_SKIPPED) or k == "XLA_FLAGS"},
+        "variables": settings.key_variables(),
         "config": {k: repr(v) for k, v in sorted(jax.config.values.items())
                    if not any(s in k for s in _SKIPPED_CONFIG)},
         "mode": [bool(autograd.STATE.recording), bool(autograd.STATE.training)],

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from ast_hybrid.gluon import nn
-from ast_hybrid.gluon import params_io
+from ast_hybrid.io import params_file as params_io
 
 pytestmark = pytest.mark.oracle
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ast_hybrid.gluon import params_io
+from ast_hybrid.io import params_file as params_io
 
 
 def _arrays():

@@ -1,4 +1,4 @@
-"""Symbolic graphs as real model code builds them, against MXNet 1.9.1 (``ast_hybrid/gluon/symbolic.py``).
+"""Symbolic graphs as real model code builds them, against MXNet 1.9.1 (``ast_hybrid/symbol/graph.py``).
 
 GluonCV's detectors take their features from a backbone's graph: ``FeatureExtractor``/``FeatureExpander``
 call the network with ``mx.sym.var('data')``, pick outputs by name from ``get_internals()``

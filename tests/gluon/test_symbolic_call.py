@@ -1,4 +1,4 @@
-"""A block called with ``sym.var`` placeholders gives a Symbol (``ast_hybrid/gluon/symbolic.py``).
+"""A block called with ``sym.var`` placeholders gives a Symbol (``ast_hybrid/symbol/graph.py``).
 
 The oracle test runs one MXNet script twice, by MXNet 1.9.1 and under ``python -m ast_hybrid.run``, and
 compares what it prints: the hybridization chapter's ``net(sym.var('data'))`` and what can be asked of the
@@ -98,7 +98,7 @@ def test_graph_json_round_trip_and_what_is_not_there():
     y = net(sym.var("data"))
     with pytest.raises(NotSupported, match="binds no executors"):
         y.bind(None, {})
-    from ast_hybrid.gluon.symbolic import load_json
+    from ast_hybrid.symbol.graph import load_json
 
     again = load_json(y.tojson())                   # MXNet's graph JSON, read back: the same graph
     assert again.list_arguments() == y.list_arguments() and again.name == y.name

@@ -90,7 +90,7 @@ result = {{'lrs': np.array(lrs), 'weight': net.weight.data().asnumpy()}}
 def test_lr_scheduler_in_trainer_matches_mxnet(oracle, lr):
     import warnings
 
-    from ast_hybrid.mxnet.lr_scheduler import FactorScheduler
+    from ast_hybrid.optimizer.lr_scheduler import FactorScheduler
 
     code = ("from mxnet import autograd\nfrom mxnet.gluon import Trainer, loss, nn\n"
             "from mxnet.lr_scheduler import FactorScheduler\n" + SCHEDULED.format(lr=lr)

@@ -29,7 +29,7 @@ def other():
         seen['other_backward'] = 'ran'
     except Exception:
         seen['other_backward'] = 'not recorded'
-    seen['other_block'] = gluon.nn.Dense(2).name
+    seen['other_blocks'] = [gluon.nn.Dense(2).name, gluon.nn.Dense(2).name]     # a new thread counts from 0
     with mx.cpu(2):
         seen['other_inner_context'] = str(mx.current_context())
     done.set()
@@ -40,7 +40,7 @@ x = nd.array([3., 4.])
 x.attach_grad()
 with mx.cpu(1):
     with autograd.record():
-        seen['main_block'] = gluon.nn.Dense(2).name
+        first = gluon.nn.Dense(2).name      # this thread's counter may have run before (earlier code)
         z = (x * x).sum()
         started.set()
         done.wait()
@@ -50,7 +50,8 @@ with mx.cpu(1):
 worker.join()
 z.backward()
 out['grad'] = x.grad
-seen['main_block_after'] = gluon.nn.Dense(2).name
+# the other thread's blocks took nothing from this thread's counter
+seen['main_block_step'] = int(gluon.nn.Dense(2).name[5:]) - int(first[5:])
 meta.update(seen)
 """
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 def load_pretrained(net, name, ctx=None, root=None):
     """Load MXNet's pretrained ``name`` into ``net`` from ``root`` (MXNet's default ``$MXNET_HOME/models``)."""
-    from ast_hybrid.mxnet.gluon.model_zoo.model_store import get_model_file
+    from ast_hybrid.gluon.model_zoo.model_store import get_model_file
 
     path = get_model_file(name) if root is None else get_model_file(name, root=root)
     net.load_parameters(path, ctx=ctx)

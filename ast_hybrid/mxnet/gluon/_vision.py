@@ -21,8 +21,8 @@ class ImageRecordDataset(RecordFileDataset):
         self._transform = transform
 
     def __getitem__(self, idx):
-        from ast_hybrid.mxnet import recordio
-        from ast_hybrid.mxnet.image import imdecode
+        from ast_hybrid.io import recordio
+        from ast_hybrid.image.image import imdecode
 
         header, img = recordio.unpack(super().__getitem__(idx))
         if self._transform is not None:

@@ -1,40 +1,10 @@
-"""``mxnet.image.detection``: MXNet's detection data iterator and its augmenters are not implemented in
-ast-hybrid.  The names exist (so that code importing or subclassing them loads); constructing one raises
-``NotSupported`` naming the MXNet API.  GluonCV's own detection transforms (``gluoncv.data.transforms``) work."""
+"""``mxnet.image.detection``: MXNet's detection iterator and augmenters (names only).
 
-from ast_hybrid.mxnet._missing import module_getattr, unsupported
+The implementation is ``ast_hybrid.image.detection`` (a room of its own); this door makes ``mxnet.image.detection`` that module itself, with
+the error naming MXNet 1.9.1's API for a name it lacks.
+"""
 
-__all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug", "DetRandomCropAug",
-           "DetRandomPadAug", "CreateMultiRandCropAugmenter", "CreateDetAugmenter", "ImageDetIter"]
+from ast_hybrid.mxnet import _missing
+from ast_hybrid.image import detection as _implementation
 
-_WHY = ("MXNet's detection iterator and augmenters are not implemented in ast-hybrid; GluonCV's transforms "
-        "(gluoncv.data.transforms.presets) with gluon.data.DataLoader do the same work")
-
-
-def _refusing(name):
-    def __init__(self, *args, **kwargs):
-        raise unsupported("mxnet.image", name, _WHY)
-
-    return type(name, (), {"__init__": __init__, "__doc__": f"MXNet's ``image.{name}``: not supported here.",
-                           "__module__": __name__})
-
-
-def _refusing_function(name):
-    def call(*args, **kwargs):
-        raise unsupported("mxnet.image", name, _WHY)
-
-    call.__name__ = call.__qualname__ = name
-    return call
-
-
-DetAugmenter = _refusing("DetAugmenter")
-DetBorrowAug = _refusing("DetBorrowAug")
-DetRandomSelectAug = _refusing("DetRandomSelectAug")
-DetHorizontalFlipAug = _refusing("DetHorizontalFlipAug")
-DetRandomCropAug = _refusing("DetRandomCropAug")
-DetRandomPadAug = _refusing("DetRandomPadAug")
-ImageDetIter = _refusing("ImageDetIter")
-CreateMultiRandCropAugmenter = _refusing_function("CreateMultiRandCropAugmenter")
-CreateDetAugmenter = _refusing_function("CreateDetAugmenter")
-
-__getattr__ = module_getattr("mxnet.image.detection", __name__)
+_missing.door(__name__, _implementation, "mxnet.image.detection")

@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ast_hybrid.core import settings
 from ast_hybrid.gluon.data import dataset
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "ImageFolderDataset", "DatasetNotFound"]
@@ -25,7 +26,7 @@ _REPO = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
 
 
 def _data_dir():
-    return os.getenv("MXNET_HOME", os.path.join("~", ".mxnet"))
+    return settings.mxnet_home()
 
 
 class DatasetNotFound(FileNotFoundError):

@@ -25,6 +25,9 @@ params)`` runs a graph as a block (``symbol_block.py``).  MXNet's graph JSON bot
 write it (each node under MXNet's registered op name; MXNet 1.9.1 loads and runs it), :func:`load_json` reads
 it (``SymbolBlock.imports`` of MXNet's own exports).  ``bool(symbol)`` raises, as MXNet's (a Python ``if`` on
 a graph decides nothing); ``bind``/``simple_bind`` are not there (no executors: ``eval`` or a SymbolBlock).
+
+Over 600 lines: the Symbol class, its nodes, naming and replay are one graph model; splitting the
+recording ``F`` and the replay out is in progress (issue 29).
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ class Symbol:
     called with Symbols, never directly."""
 
     def __init__(self, *args, **kwargs):
-        from ast_hybrid.mxnet._missing import unsupported
+        from ast_hybrid.core.errors import unsupported
 
         raise unsupported("mxnet.symbol", "Symbol", "make Symbols with sym.var(name) and ops on them")
 
@@ -217,7 +220,7 @@ class Symbol:
         missing = [n.name for n in _free_variables(self._entries) if n.name not in kwargs]
         if missing:
             raise ValueError(f"eval needs a value for every placeholder: {missing} not given")
-        from ast_hybrid.gluon.deferred import inferring
+        from ast_hybrid.ops.deferred import inferring
 
         values = {k: (v if isinstance(v, nd.NDArray) else nd.array(v)) for k, v in kwargs.items()}
         with inferring():       # parameters still waiting for their shape get it, as at a first call
@@ -234,7 +237,7 @@ class Symbol:
             f.write(self.tojson())
 
     def _no_graph(self, *args, **kwargs):
-        from ast_hybrid.mxnet._missing import unsupported
+        from ast_hybrid.core.errors import unsupported
 
         raise unsupported("mxnet.symbol", "Symbol.bind/simple_bind", _NO_GRAPH)
 
@@ -259,7 +262,7 @@ class Symbol:
         deferred get it (and their initial value) on the way, as a first call gives them."""
         import jax
 
-        from ast_hybrid.gluon.deferred import inferring
+        from ast_hybrid.ops.deferred import inferring
         from ast_hybrid.core.ndarray import NDArray
 
         free = _free_variables(self._entries)
@@ -688,7 +691,7 @@ def _param_value(node, deferred=False):
     if p is None:
         raise ValueError(f"the graph's variable {node.name!r} has no value: give it by name")
     if deferred and p._data is None and getattr(p, "_deferred_init", None):
-        from ast_hybrid.gluon.deferred import Deferred
+        from ast_hybrid.ops.deferred import Deferred
 
         return Deferred(p)
     return p.data()
@@ -769,13 +772,13 @@ def compose(symbol, replacements):
 
 def load_json(text, where="the graph"):
     """MXNet's graph JSON as a Symbol (``symbol_json.load_json``)."""
-    from ast_hybrid.gluon import symbol_json
+    from ast_hybrid.symbol import graph_json as symbol_json
 
     return symbol_json.load_json(text, where)
 
 
 def to_json(entries):
     """MXNet's graph JSON of ``entries`` (``symbol_json.to_json``)."""
-    from ast_hybrid.gluon import symbol_json
+    from ast_hybrid.symbol import graph_json as symbol_json
 
     return symbol_json.to_json(entries)

@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from ast_hybrid.gluon.symbolic import (unscoped, Symbol, _make_op, _MethodCall, _signature, _symbols_in, _topo,
+from ast_hybrid.symbol.graph import (unscoped, Symbol, _make_op, _MethodCall, _signature, _symbols_in, _topo,
                                        variable)
 
 __all__ = ["load_json", "to_json"]
@@ -60,7 +60,7 @@ def load_json(text, where="the graph"):
     naming it and its node."""
     import json
 
-    from ast_hybrid.mxnet._missing import unsupported
+    from ast_hybrid.core.errors import unsupported
 
     try:
         graph = json.loads(text) if isinstance(text, str) else text
@@ -105,7 +105,7 @@ def _fused_node(node, attrs, built, where):
     [+ BatchNorm] [+ Activation] [+ elemwise_add [+ Activation]]): its options read from the subgraph, its
     inputs named as MXNet lists them (data, weight, bias, gamma, beta, mean, var, sum, then the ranges)."""
     from ast_hybrid import ops
-    from ast_hybrid.mxnet._missing import unsupported
+    from ast_hybrid.core.errors import unsupported
 
     if node["op"] not in _FUSED:
         raise unsupported("mxnet.symbol", f"op {node['op']}",
@@ -168,7 +168,7 @@ _DTYPE_NUMBERS = {v: k for k, v in _DTYPE_CODES.items()}
 def _json_attrs(node):
     """A node's attributes for MXNet's JSON: its options by parameter name (Symbols are inputs, not
     attributes; callables and Nones are ast-hybrid's own and left out)."""
-    from ast_hybrid.mxnet._missing import unsupported
+    from ast_hybrid.core.errors import unsupported
 
     if isinstance(node.fn, _MethodCall) or node.fn in _OPERATOR_FNS:
         scalars = [a for a in node.args if not isinstance(a, Symbol)]

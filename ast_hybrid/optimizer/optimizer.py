@@ -1,0 +1,357 @@
+"""``mxnet.optimizer``: MXNet 1.9.1's optimizer objects over ``gluon.Trainer``'s update rules.
+
+``SGD``, ``NAG``, ``Adam``, ``RMSProp`` and ``AdaGrad`` take MXNet's constructor arguments (``learning_rate``,
+``wd``, ``rescale_grad``, ``clip_gradient``, ``lr_scheduler``, ``multi_precision``, ``begin_num_update`` and
+their own) and are made by name with ``create(name, **kw)``; ``register`` adds a subclass to ``create``.
+
+- ``gluon.Trainer(params, mx.optimizer.SGD(...))`` takes the object as MXNet does (``optimizer_params`` must
+  then be empty): the trainer updates with the object's rule and settings, and from then on the object's
+  ``learning_rate``, ``lr`` and ``set_learning_rate`` are the trainer's (``trainer.set_learning_rate`` is seen
+  through the object and the other way round).  The other settings (``wd``, ``momentum``...) are read when the
+  trainer is made.
+- Called directly, as MXNet's ``Updater``/``get_updater`` and Module-style loops do, ``create_state(index,
+  weight)`` gives MXNet's state NDArrays and ``update(index, weight, grad, state)`` writes the new weight and
+  states in place, counting updates per index as MXNet does (``tests/mxnet/test_optimizer.py``).
+- A subclass with its own ``update`` works through ``Updater``; ``gluon.Trainer`` refuses it by name, since
+  the trainer runs its own compiled rules.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import warnings
+import weakref
+
+from ast_hybrid.core.errors import unsupported
+
+__all__ = ["Optimizer", "SGD", "NAG", "Adam", "RMSProp", "AdaGrad", "Updater", "create", "get_updater",
+           "register"]
+
+
+class Optimizer:
+    """MXNet's ``Optimizer`` base: the learning rate (or ``lr_scheduler``), ``wd``, ``rescale_grad``,
+    ``clip_gradient`` and the per-index multipliers and update counts."""
+
+    opt_registry: dict = {}
+    _rule = None             # the gluon.Trainer rule (a key of optimizer.updates.OPTIMIZERS) of a built-in class
+
+    def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None, learning_rate=None,
+                 lr_scheduler=None, sym=None, begin_num_update=0, multi_precision=False, param_dict=None):
+        self._trainer = None
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self._lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None and lr_scheduler.base_lr != learning_rate:
+            print(UserWarning("learning rate from ``lr_scheduler`` has been overwritten by ``learning_rate`` "
+                              "in optimizer."))
+            lr_scheduler.base_lr = learning_rate
+        self.wd = wd
+        self.begin_num_update = self.num_update = begin_num_update
+        self._index_update_count = {}
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 0
+        if param_idx2name is None:
+            param_idx2name = {}
+        assert isinstance(param_idx2name, dict), "param_idx2name should be a dict of param indexes to names."
+        self.idx2name = param_idx2name.copy()
+        if sym is not None:
+            raise unsupported("mxnet.optimizer", "Optimizer(sym=...)", "optimizers over a Symbol (Module API)")
+        self.param_dict = param_dict if param_dict else {}
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # --- registry ---------------------------------------------------------------------------------------
+    @staticmethod
+    def register(klass):
+        """Register an Optimizer subclass under its lower-cased class name (for ``create``)."""
+        assert isinstance(klass, type)
+        name = klass.__name__.lower()
+        if name in Optimizer.opt_registry:
+            old = Optimizer.opt_registry[name]
+            warnings.warn(f"WARNING: New optimizer {klass.__module__}.{klass.__name__} is overriding existing "
+                          f"optimizer {old.__module__}.{old.__name__}")
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name, **kwargs):
+        """The registered optimizer ``name`` (case-insensitive) made with ``kwargs``."""
+        if name.lower() in Optimizer.opt_registry:
+            return Optimizer.opt_registry[name.lower()](**kwargs)
+        raise ValueError(f"Cannot find optimizer {name}")
+
+    # --- learning rate: the trainer's once a gluon.Trainer has taken this object ---------------------------
+    @property
+    def _bound(self):
+        return self._trainer() if self._trainer is not None else None
+
+    @property
+    def learning_rate(self):
+        trainer = self._bound
+        if trainer is not None:
+            return trainer.learning_rate
+        return self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self._lr
+
+    @property
+    def lr(self):
+        trainer = self._bound
+        return trainer.learning_rate if trainer is not None and self.lr_scheduler is None else self._lr
+
+    @lr.setter
+    def lr(self, value):
+        self._lr = value
+        trainer = self._bound
+        if trainer is not None and self.lr_scheduler is None:
+            trainer.set_learning_rate(value)
+
+    def set_learning_rate(self, lr):
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
+                              "set_learning_rate can mutate the value of the learning rate of the optimizer "
+                              "only when the LRScheduler of the optimizer is undefined.")
+        self.lr = lr
+
+    def set_lr_scale(self, args_lrscale):
+        raise DeprecationWarning
+
+    def set_lr_mult(self, args_lr_mult):
+        self.lr_mult = dict(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult):
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not n.endswith(("_weight", "_gamma"))}
+        self.wd_mult.update(args_wd_mult)
+
+    def _update_count(self, index):
+        for idx in index if isinstance(index, (list, tuple)) else [index]:
+            self._index_update_count[idx] = self._index_update_count.get(idx, self.begin_num_update) + 1
+            self.num_update = max(self._index_update_count[idx], self.num_update)
+
+    def _mult(self, index, own, attr):
+        """MXNet's lookup order: the trainer's ``param_dict`` (the Parameter's ``lr_mult``/``wd_mult``), then
+        ``set_lr_mult``/``set_wd_mult``'s entry by index, then by the name ``param_idx2name`` gives."""
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr)
+        if index in own:
+            return own[index]
+        return own.get(self.idx2name[index], 1.0) if index in self.idx2name else 1.0
+
+    def _get_lrs(self, indices):
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+
+    def _get_wds(self, indices):
+        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+
+    def _get_lr(self, index):
+        return self._get_lrs([index])[0]
+
+    def _get_wd(self, index):
+        return self._get_wds([index])[0]
+
+    # --- MXNet's update protocol ------------------------------------------------------------------------
+    def _n_states(self):
+        from ast_hybrid.optimizer.updates import OPTIMIZERS
+
+        return OPTIMIZERS[self._rule][1](dict(self._options()))
+
+    def create_state(self, index, weight):
+        """MXNet's state for ``weight``: None, one NDArray of zeros or a tuple of them (per optimizer)."""
+        if self._rule is None:
+            return None
+        from ast_hybrid import nd
+
+        states = tuple(nd.zeros(weight.shape, dtype=weight.dtype) for _ in range(self._n_states()))
+        return self._pack(states)
+
+    def _pack(self, states):
+        return states[0] if len(states) == 1 else (states or None)
+
+    def create_state_multi_precision(self, index, weight):
+        return self.create_state(index, weight)
+
+    def update(self, index, weight, grad, state):
+        """One update of ``weight`` (in place) from ``grad``, with ``state`` from ``create_state`` (in place)."""
+        if self._rule is None:
+            raise NotImplementedError()
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                self.update(i, w, g, s)
+            return
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        states = () if state is None else tuple(state) if isinstance(state, (tuple, list)) else (state,)
+        new, new_states = _rule_fn(self._rule, self._options())(
+            weight._arr, grad._arr, tuple(s._arr for s in states), lr, wd, self.rescale_grad, self._clip(),
+            self._index_update_count[index])
+        weight._arr = new.astype(weight._arr.dtype)
+        for s, v in zip(states, new_states):
+            s._arr = v.astype(s._arr.dtype)
+
+    def update_multi_precision(self, index, weight, grad, state):
+        self.update(index, weight, grad, state)
+
+    # --- what gluon.Trainer takes ----------------------------------------------------------------------
+    def _clip(self):
+        from ast_hybrid.optimizer.updates import effective_clip
+
+        return effective_clip(self._rule, self.clip_gradient)
+
+    def _options(self):
+        """The rule's own options (momentum, beta1...) as ``optimizer.updates.OPTIMIZERS``'s rule names them."""
+        return ()
+
+    def _trainer_spec(self, trainer):
+        """``(name, optimizer_params)`` for ``gluon.Trainer``, which from then on owns the learning rate."""
+        rule = self._rule
+        if rule is None or type(self).update is not Optimizer.update:
+            raise unsupported("mxnet.optimizer", f"{type(self).__name__} in gluon.Trainer",
+                              "gluon.Trainer runs its own compiled update rules (sgd, nag, adam, rmsprop, adagrad "
+                              "and their mx.optimizer classes); a user-defined update works through "
+                              "mx.optimizer.get_updater(optimizer)")
+        if self.begin_num_update:
+            raise unsupported("mxnet.optimizer", "Optimizer(begin_num_update=...) in gluon.Trainer",
+                              "the trainer counts its updates from 0")
+        params = dict(self._options(), wd=self.wd, rescale_grad=self.rescale_grad, clip_gradient=self._clip(),
+                      lr_scheduler=self.lr_scheduler, multi_precision=self.multi_precision)
+        if self.lr_scheduler is None:
+            params["learning_rate"] = self._lr
+        self._trainer = weakref.ref(trainer)
+        # as MXNet's Trainer._init_optimizer: the multipliers are the Parameters' own from now on (not a copy:
+        # a later change of p.lr_mult is seen; set_lr_mult/set_wd_mult entries no longer apply)
+        self.param_dict = dict(enumerate(trainer._params))
+        return rule, params
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["param_dict"], state["_trainer"] = {}, None
+        return state
+
+
+@functools.lru_cache(maxsize=None)
+def _rule_fn(rule, options):
+    import jax
+
+    from ast_hybrid.optimizer.updates import OPTIMIZERS
+
+    return jax.jit(functools.partial(OPTIMIZERS[rule][0], **dict(options)), static_argnames=("clip",))
+
+
+register = Optimizer.register
+create = Optimizer.create_optimizer
+
+
+@register
+class SGD(Optimizer):
+    """``weight = weight - lr * (rescale_grad * clip(grad) + wd * weight)``, with ``momentum`` if given."""
+
+    _rule = "sgd"
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum, self.lazy_update = momentum, lazy_update
+
+    def _options(self):
+        return (("momentum", self.momentum),)
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated gradient (MXNet's ``nag_mom_update``)."""
+
+    _rule = "nag"
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+
+    def _options(self):
+        return (("momentum", self.momentum),)
+
+
+@register
+class Adam(Optimizer):
+    """Adam with MXNet's bias correction folded into the learning rate."""
+
+    _rule = "adam"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon, self.lazy_update = beta1, beta2, epsilon, lazy_update
+
+    def _pack(self, states):
+        return states       # (mean, var), a tuple as MXNet's
+
+    def _options(self):
+        return (("beta1", self.beta1), ("beta2", self.beta2), ("epsilon", self.epsilon))
+
+
+@register
+class RMSProp(Optimizer):
+    """RMSProp (Tieleman and Hinton), or the centered version (Graves) with ``centered=True``."""
+
+    _rule = "rmsprop"
+
+    def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False,
+                 clip_weights=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.gamma1, self.gamma2, self.centered = gamma1, gamma2, centered
+        self.epsilon, self.clip_weights = epsilon, clip_weights
+
+    def _pack(self, states):
+        return states       # (n,) or (n, g, delta), tuples as MXNet's
+
+    def _options(self):
+        return (("centered", self.centered), ("clip_weights", self.clip_weights), ("epsilon", self.epsilon),
+                ("gamma1", self.gamma1), ("gamma2", self.gamma2))
+
+
+@register
+class AdaGrad(Optimizer):
+    """AdaGrad: ``history += grad ** 2; weight -= lr * (grad / sqrt(history + eps) + wd * weight)``."""
+
+    _rule = "adagrad"
+
+    def __init__(self, eps=1e-7, **kwargs):
+        super().__init__(**kwargs)
+        self.float_stable_eps = eps
+
+    def _options(self):
+        return (("epsilon", self.float_stable_eps),)
+
+
+class Updater:
+    """MXNet's ``Updater``: ``updater(index, grad, weight)`` makes the state on first use and updates."""
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states, self.states_synced = {}, {}
+        self.aggregate_updates = optimizer.aggregate_num > 0
+
+    def __call__(self, index, grad, weight):
+        indices, grads, weights = (index, grad, weight) if isinstance(index, (list, tuple)) else \
+            ([index], [grad], [weight])
+        for i, w, g in zip(indices, weights, grads):
+            if i not in self.states:
+                self.states[i] = self.optimizer.create_state_multi_precision(i, w)
+                self.states_synced[i] = True
+            self.optimizer.update_multi_precision(i, w, g, self.states[i])
+
+    def set_states(self, states):
+        states = pickle.loads(states)
+        if isinstance(states, tuple) and len(states) == 2:
+            self.states, self.optimizer = states
+        else:
+            self.states = states
+        self.states_synced = dict.fromkeys(self.states, False)
+
+    def get_states(self, dump_optimizer=False):
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def get_updater(optimizer):
+    """MXNet's ``get_updater``: an :class:`Updater` over ``optimizer``."""
+    return Updater(optimizer)
