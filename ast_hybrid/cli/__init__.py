@@ -1,12 +1,14 @@
 """The ``ast-hybrid`` command line (also ``python -m ast_hybrid``).
 
-Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``, ``run``, ``launch``)::
+Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``, ``run``, ``launch``,
+``config``)::
 
     ast-hybrid lint PATH...        # hybridizability diagnostics (never imports the code)
     ast-hybrid rules               # every rule: code, name, fixability, summary
     ast-hybrid rule HY001          # one rule's page
     ast-hybrid convert FILE[::QUALNAME]   # the transpiler's converted source
     ast-hybrid demo                # lint, convert and run an embedded Gluon model
+    ast-hybrid config              # every AST_HYBRID_* setting, its current value and what it does
     ast-hybrid run SCRIPT [ARGS]   # run an MXNet script unchanged (`import mxnet` is ast-hybrid)
     ast-hybrid launch -n N SCRIPT  # N local processes running it together (kvstore='dist_sync')
 
@@ -32,7 +34,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # subcommand -> the module of this package that runs it (``run(args) -> exit code``),
 # imported only when that command runs: ``lint`` never loads jax
 COMMANDS = {"lint": "lint", "check": "lint", "rules": "rules", "rule": "rules",
-            "convert": "convert", "demo": "demo", "run": "run", "launch": "launch"}
+            "convert": "convert", "demo": "demo", "run": "run", "launch": "launch", "config": "config"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -92,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("target", metavar="FILE[::QUALNAME]")
 
     sub.add_parser("demo", help="lint, convert and run an embedded Gluon model (no files needed)")
+
+    config = sub.add_parser("config", help="every AST_HYBRID_* setting: its current value, default and values",
+                            description="Print every setting ast-hybrid reads from the environment "
+                                        "(ast_hybrid/core/settings.py) with its current value, default, "
+                                        "accepted values and what it does; exit 2 if one holds a bad value.")
+    config.add_argument("--markdown", action="store_true", help="the documentation's table instead")
 
     run = sub.add_parser("run", help="run an MXNet script unchanged, `import mxnet` resolving to ast-hybrid",
                          description="Run a script as python would, with `import mxnet` resolving to "
