@@ -32,7 +32,9 @@ from ast_hybrid.common import rules
 from ast_hybrid.common.walkers import children
 from ast_hybrid.common.diagnostics import Fix
 from . import fixes, state
-from .kinds import is_op, Tag, Unit, definitely_tensor, holds_tensors, module_family, tensorish
+from .kinds import Unit
+from .module import module_family
+from .tags import Tag, definitely_tensor, holds_tensors, is_op, tensorish
 from .nd_only import ND_ONLY
 
 __all__ = ["Finding", "Checker"]
