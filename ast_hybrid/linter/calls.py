@@ -18,7 +18,7 @@ import gast
 from ast_hybrid.common.op_outputs import OUTPUTS
 from ast_hybrid.common.walkers import children
 from .module import dotted_name, module_family, module_of
-from .tags import (EMPTY, FLUENT, HOST_METHODS, MULTI_OUTPUT, Items, Tag, definitely_tensor, elements_of,
+from .tags import (EMPTY, HOST_METHODS, MULTI_OUTPUT, TENSOR_METHODS, Items, Tag, definitely_tensor, elements_of,
                    holds_tensors, is_op, tensorish, HOST_ARRAY_KIND, SEQUENCE_KIND, TENSOR_KIND,
                    TENSOR_OR_TUPLE_KIND, TENSORS_KIND)
 
@@ -56,7 +56,7 @@ class CallKinds:
             vk = self.kind(func.value)
             if Tag.DICT_OF_TENSORS in vk and name in ("values", "items"):
                 return SEQUENCE_KIND if name == "values" else EMPTY
-            if Tag.TENSOR in vk or Tag.DICT_OF_TENSORS in vk or name in FLUENT:
+            if Tag.TENSOR in vk or Tag.DICT_OF_TENSORS in vk or name in TENSOR_METHODS:
                 return TENSOR_KIND   # a tuple has no `.reshape`: whatever had it was a tensor
             return TENSOR_OR_TUPLE_KIND
         if Tag.HOST_ARRAY_METHOD in fk and not tensorish(fk):

@@ -5,7 +5,8 @@ for an expression of a forward; this module holds the tags, the kinds met most o
 ``{Tag.TENSOR}``...), the questions the rules ask of a kind (:func:`tensorish`,
 :func:`definitely_tensor`...), what iterating or indexing a value of a kind gives (:func:`elements_of`,
 :func:`item_of`), and the tables of names (tensor methods, host methods, list methods, attributes
-that are not tensors).
+that are not tensors).  The tensor methods are read from :mod:`ast_hybrid.common.fluent`, the list of
+NDArray's methods the front installs too.
 
 Tags (:class:`Tag`):
 
@@ -53,8 +54,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from ast_hybrid.common import fluent
+
 __all__ = ["Tag", "Items", "EMPTY", "TENSOR_KIND", "TENSOR_OR_TUPLE_KIND", "SEQUENCE_KIND", "ITEM_UNPACKED_KIND",
-           "DICT_KIND", "INT_KIND", "HOST_ARRAY_KIND", "TENSORS_KIND", "MULTI_OUTPUT", "FLUENT", "HOST_METHODS",
+           "DICT_KIND", "INT_KIND", "HOST_ARRAY_KIND", "TENSORS_KIND", "MULTI_OUTPUT", "TENSOR_METHODS", "HOST_METHODS",
            "SPARSE_PARTS", "META_ATTRS", "LIST_METHODS", "is_op", "tensorish", "definitely_tensor", "python_value",
            "mixed_result", "holds_tensors", "structures_of", "elements_of", "item_of", "sequence_of"]
 
@@ -108,18 +111,11 @@ TENSORS_KIND = frozenset((Tag.TENSOR_OR_TUPLE, Tag.TENSORS))
 #: counts come from MXNet itself (:mod:`ast_hybrid.common.op_outputs`).
 MULTI_OUTPUT = frozenset({"split_v2", "foreach", "while_loop", "cond", "array_split", "hsplit",
                           "vsplit", "dsplit", "meshgrid"})
-#: NDArray/Symbol methods with one tensor output (MXNet's fluent methods and a few more)
-FLUENT = frozenset({
-    "reshape", "reshape_like", "transpose", "swapaxes", "expand_dims", "squeeze", "flatten", "astype",
-    "slice", "slice_axis", "slice_like", "take", "pick", "one_hot", "tile", "repeat", "pad", "flip",
-    "broadcast_to", "broadcast_like", "broadcast_axes", "zeros_like", "ones_like", "detach",
-    "sum", "nansum", "prod", "nanprod", "mean", "max", "min", "norm", "argmax", "argmin",
-    "argmax_channel", "argsort", "clip", "abs", "sign", "round", "rint", "fix", "floor",
-    "ceil", "trunc", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt",
-    "rcbrt", "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin",
-    "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh",
-    "arccosh", "arctanh", "degrees", "radians", "diag", "depth_to_space", "space_to_depth",
-    "shape_array", "size_array", "tostype", "as_in_context", "copyto", "as_nd_ndarray"})
+#: NDArray/Symbol methods that give tensors (MXNet's fluent methods and the array's own:
+#: :data:`ast_hybrid.common.fluent.TENSOR_METHODS`, the list the front installs), less those a Python list has
+#: too (``xs.sort()``, ``xs.copy()``): called on a value that may be a tensor or a tuple (or list) of them,
+#: one of these says it was a tensor
+TENSOR_METHODS = frozenset(name for name in fluent.TENSOR_METHODS if not hasattr(list, name))
 #: Tensor methods that return a host value (numpy array or Python scalar).
 HOST_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist"})
 #: Attributes of a sparse tensor (``x.tostype("csr")``) that are tensors
