@@ -18,6 +18,9 @@
   (beside one, ``forward`` is MXNet 1.x's imperative wrapper, never traced);
 - which classes are MXNet ``autograd.Function``s (custom gradients, HY014).
 
+:func:`module_of` and :func:`module_family` say where a dotted name of the file comes from, through its
+imports (``nd.relu`` -> ``mxnet.nd.relu``, of the ``nd`` family).
+
 >>> import ast
 >>> facts = ModuleFacts(ast.parse('''
 ... from mxnet import gluon, nd
