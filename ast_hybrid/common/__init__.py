@@ -6,7 +6,9 @@
 - ``diagnostics``: the one ``Diagnostic`` type (with its fixes and edits) and ``ConversionError``;
 - ``rules``: the rule catalogue, the one source of each rule's facts;
 - ``render``: diagnostics as text, JSON, SARIF and GitHub annotations;
-- ``op_outputs``: how many outputs each MXNet operator declares (the linter's HY rules and Symbol graphs).
+- ``op_outputs``: how many outputs each MXNet operator declares (the linter's HY rules and Symbol graphs);
+- ``fluent``: MXNet's NDArray methods that give tensors, by name: the fluent ops the front installs on
+  ``NDArray`` (``ops/array_methods.py``) and the linter's tensor methods, one list that both read.
 
 May import: the standard library, gast, beniget, and each other.  Never jax or numpy
 (``ast-hybrid lint`` must start fast and run where jax is not installed), and

@@ -1,8 +1,9 @@
 """The linter: static hybridizability checks over one source file (never imports or runs it).
 
 This folder is ``ast-hybrid lint`` and :func:`ast_hybrid.lint`: the checks
-(:func:`check_source` below, over :mod:`.module`, :mod:`.kinds`,
-:mod:`.engine`, :mod:`.checks`, :mod:`.noqa`), the fixes they carry
+(:func:`check_source` below, over :mod:`.module`, :mod:`.kinds` with
+:mod:`.tags` and :mod:`.calls`, :mod:`.engine`, :mod:`.checks` with its rule
+families :mod:`.checks_flow`, :mod:`.checks_assign`, :mod:`.checks_calls`, :mod:`.noqa`), the fixes they carry
 (:mod:`.fixes`) and applying them (:mod:`.apply`), the settings and file
 discovery (:mod:`.config`), and the Python API (:mod:`.api`).
 

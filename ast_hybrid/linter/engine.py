@@ -18,7 +18,8 @@ from ast_hybrid.common.rules import message
 from . import MAX_ROUNDS
 from .checks import Checker
 from .evidence import declared_host, element_evidence, param_evidence, refine, used_as_number
-from .kinds import EMPTY, Tag, Unit
+from .kinds import Unit
+from .tags import EMPTY, Tag
 from .module import ModuleFacts
 
 __all__ = ["analyse"]

@@ -36,7 +36,7 @@ import re
 
 import gast
 
-from .kinds import LIST_METHODS, MULTI_OUTPUT, Tag, is_op
+from .tags import LIST_METHODS, MULTI_OUTPUT, Tag, is_op
 
 __all__ = ["param_evidence", "element_evidence", "refine", "declared_host", "used_as_number"]
 

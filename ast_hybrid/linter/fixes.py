@@ -39,7 +39,8 @@ import gast
 
 from ast_hybrid.common.diagnostics import Edit, Fix
 from ast_hybrid.common.rules import RULES
-from .kinds import is_op, Tag, module_family
+from .module import module_family
+from .tags import Tag, is_op
 
 OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
        gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@", gast.LShift: "<<", gast.RShift: ">>",

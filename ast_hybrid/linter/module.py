@@ -18,6 +18,9 @@
   (beside one, ``forward`` is MXNet 1.x's imperative wrapper, never traced);
 - which classes are MXNet ``autograd.Function``s (custom gradients, HY014).
 
+:func:`module_of` and :func:`module_family` say where a dotted name of the file comes from, through its
+imports (``nd.relu`` -> ``mxnet.nd.relu``, of the ``nd`` family).
+
 >>> import ast
 >>> facts = ModuleFacts(ast.parse('''
 ... from mxnet import gluon, nd
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["ModuleFacts", "ClassFacts", "dotted_name"]
+__all__ = ["ModuleFacts", "ClassFacts", "dotted_name", "module_of", "module_family"]
 
 
 def dotted_name(node) -> str | None:
@@ -51,6 +54,35 @@ def dotted_name(node) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def module_of(facts: ModuleFacts, dotted: str | None) -> str | None:
+    """Absolute dotted path of a global ``a.b.c`` through the file's imports."""
+    if not dotted:
+        return None
+    head, _, rest = dotted.partition(".")
+    mod = facts.imports.get(head)
+    if mod is None:
+        return None
+    if mod.startswith("."):
+        mod = "mxnet." + mod.lstrip(".")
+    full = f"{mod}.{rest}" if rest else mod
+    for old, new in (("mxnet.ndarray", "mxnet.nd"), ("mxnet.symbol", "mxnet.sym"),
+                     ("mxnet.numpy_extension", "mxnet.npx"), ("mxnet.numpy", "mxnet.np")):
+        if full == old or full.startswith(old + "."):
+            full = new + full[len(old):]
+    return full
+
+
+def module_family(full: str | None) -> str | None:
+    """``nd``, ``sym``, ``numpy`` or ``mxnp`` for an op path, else None."""
+    if not full:
+        return None
+    for prefix, fam in (("mxnet.nd.", "nd"), ("mxnet.sym.", "sym"), ("numpy.", "numpy"),
+                        ("mxnet.np.", "mxnp"), ("mxnet.npx.", "mxnp")):
+        if full.startswith(prefix):
+            return fam
+    return None
 
 
 class ClassFacts:

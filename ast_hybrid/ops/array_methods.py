@@ -5,9 +5,10 @@ forms), indexing, ``reshape``, ``astype``/``copy``/``T`` and MXNet's fluent meth
 ``nd.sum(x)``) call the ops, so they are defined here and put on the class by :func:`install`, which
 ``ast_hybrid/ops/__init__.py`` runs once it holds every op: the array module imports nothing of the ops (jax
 does the same with ``jax/_src/numpy/array_methods.py``).  Each method calls the op through the ``ast_hybrid.ops``
-namespace, as before the split.
+namespace, as before the split.  Which fluent methods there are is :data:`ast_hybrid.common.fluent.FLUENT_OPS`,
+the list the linter reads too.
 
-May import: ``ast_hybrid.core`` and the ops package it is part of.
+May import: ``ast_hybrid.core``, the ops package it is part of, and ``ast_hybrid.common.fluent``.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from ast_hybrid import ops as _ops  # noqa: F401  (imported at the end of ops/__init__: every op is there)
+from ast_hybrid.common.fluent import FLUENT_OPS
 from ast_hybrid.core.ndarray import NDArray
 
-__all__ = ["install", "FLUENT"]
+__all__ = ["install"]
 
 
 class _Methods:
@@ -150,19 +152,6 @@ class _Methods:
     def __imod__(self, other):
         return self._inplace(_ops.modulo(self, other))
 
-# MXNet's fluent methods: ``x.name(*args, **kwargs)`` is ``nd.name(x, *args, **kwargs)``.
-FLUENT = (
-    "reshape_like", "zeros_like", "ones_like", "broadcast_axes", "repeat", "pad", "swapaxes", "split",
-    "split_v2", "slice", "slice_axis", "slice_like", "take", "one_hot", "pick", "sort", "topk", "argsort",
-    "argmax", "argmax_channel", "argmin", "clip", "abs", "sign", "flatten", "shape_array", "size_array",
-    "expand_dims", "tile", "transpose", "flip", "depth_to_space", "space_to_depth", "diag", "sum", "nansum",
-    "prod", "nanprod", "mean", "max", "min", "norm", "round", "rint", "fix", "floor", "ceil", "trunc", "sin",
-    "cos", "tan", "arcsin", "arccos", "arctan", "degrees", "radians", "sinh", "cosh", "tanh", "arcsinh",
-    "arccosh", "arctanh", "exp", "expm1", "log", "log10", "log2", "log1p", "sqrt", "rsqrt", "cbrt", "rcbrt",
-    "square", "reciprocal", "relu", "sigmoid", "softmax", "log_softmax", "softmin", "squeeze",
-    "broadcast_to", "broadcast_like", "moveaxis", "cumsum",
-)
-
 
 def _fluent(name):
     def method(self, *args, **kwargs):
@@ -174,10 +163,11 @@ def _fluent(name):
 
 
 def install(cls=NDArray):
-    """Put the methods above and the fluent ones on ``cls`` (idempotent)."""
+    """Put the methods above and the fluent ones (:data:`~ast_hybrid.common.fluent.FLUENT_OPS`) on ``cls``
+    (idempotent)."""
     for name, value in vars(_Methods).items():
         # __hash__: Python sets it to None in a class that defines __eq__; NDArray keeps object's
         if name not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__"):
             setattr(cls, name, value)
-    for name in FLUENT:
+    for name in FLUENT_OPS:
         setattr(cls, name, _fluent(name))

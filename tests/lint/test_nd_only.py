@@ -6,7 +6,7 @@ import pytest
 
 from ast_hybrid.testing.oracle import OracleError
 
-from ast_hybrid.linter.checks import ND_ONLY_INSTEAD
+from ast_hybrid.linter.checks_calls import ND_ONLY_INSTEAD
 from ast_hybrid.linter.nd_only import ND_ONLY
 from lint_helpers import check, codes, model
 from nd_only_oracle import from_oracle
