@@ -71,4 +71,4 @@ class _Namespace:
         return f"<sym.{'.'.join(self._path)}: {self._module.__name__}>"
 
 
-_OWN_MESSAGE = {"Custom"}      # says itself what a Symbol given to it means (ast_hybrid/operator.py)
+_OWN_MESSAGE = {"Custom"}      # says itself what a Symbol given to it means (ast_hybrid/ops/custom.py)

@@ -1,6 +1,6 @@
 """What this thread is running of the front: the hybridized traces and the non-hybridized forwards in progress.
 
-Gluon pushes an entry while a hybridized block is traced (``gluon.block._Trace``: the parameters bound to
+Gluon pushes an entry while a hybridized block is traced (``gluon.programs.Trace``: the parameters bound to
 tracers, the writes made to them) or while a block's ``hybrid_forward`` runs op by op (the parameters' arrays
 given to it, and the parameters); an op that writes an input in place (a custom op's aux state) looks here
 for the parameter behind it, and a block called inside a trace joins the trace.  Per thread: a block traced

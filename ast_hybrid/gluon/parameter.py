@@ -52,7 +52,7 @@ class Parameter:
         self._trace = None        # the trace the parameter is bound into, during a hybridized trace
         self._leaf = None         # its autograd leaf (gradient buffer), when grad_req is not 'null'
         self._ctx = None          # the contexts given to initialize/reset_ctx (None: jax's default device)
-        self._mesh = None         # several contexts: the mesh the value is replicated over (gluon.data_parallel)
+        self._mesh = None         # several contexts: the mesh the value is replicated over (parallel.data_parallel)
         # MXNet's private fields that Parameter subclasses copy from another parameter (see "MXNet's private
         # protocol" below): kept as MXNet names them, with nothing of ours behind them
         self._differentiable = differentiable

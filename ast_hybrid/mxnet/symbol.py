@@ -15,7 +15,7 @@ __all__ = ["Symbol", "Group", "Variable", "var"]
 
 
 def load(fname):
-    """MXNet's ``-symbol.json`` file as a Symbol (``gluon.symbolic.load_json``)."""
+    """MXNet's ``-symbol.json`` file as a Symbol (``symbol.graph.load_json``)."""
     with open(fname) as f:
         return load_json(f.read(), where=str(fname))
 

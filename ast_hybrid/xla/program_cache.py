@@ -26,7 +26,7 @@ not a plain value (an array, an object, a block not registered as a child), a gl
 source file missing or changed since this process started (the code running may not be the file's), an input
 that is not an array (a list, a Python scalar, a tracer), parameters on several devices, a program with host
 callbacks or effects (``print``, ``asnumpy`` in a custom op), ``jax_disable_jit``.  A recorded or training
-call never comes here (``block._Compiled``'s other programs).  An entry that cannot be read (truncated,
+call never comes here (``gluon.programs.Compiled``'s other programs).  An entry that cannot be read (truncated,
 another format, a checksum that does not match, an executable XLA refuses) is ignored, the block traced and
 the entry written again, as is a loaded program whose first run fails.  The program written is compiled with
 JAX's cache off for that compile (XLA:CPU serializes an executable JAX's cache loaded without its code), so
