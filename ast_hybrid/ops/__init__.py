@@ -40,11 +40,12 @@ Besides the families: ``_core`` (what makes a function an op: eager, traced, rec
 ``param_shapes`` (the shapes of deferred parameters, per op), ``rng`` (the PRNG stream behind
 ``random``, Dropout and the initializers).
 
-``custom``: MXNet's Python custom operators (``Custom``, ``mx.operator``) and ``autograd.Function``, one
-lowering to ``jax.custom_vjp``.  ``conv_lowering``: the three lowerings of a convolution and the rule that
-picks one per shape (part of the op; the per-shape *timing* of that choice is an XLA rewrite,
-``ast_hybrid/xla``).  ``array_methods``: NDArray's operators and methods, installed on the class at the end
-of this module (the array type in ``ast_hybrid.core`` imports nothing of the ops).
+``custom``: MXNet's Python custom operators (``Custom``, ``mx.operator``), and ``function``:
+``autograd.Function``, each lowered to one ``jax.custom_vjp`` with the pieces in ``custom_lowering``.
+``conv_lowering``: the three lowerings of a convolution and the rule that picks one per shape (part of the
+op; the per-shape *timing* of that choice is an XLA rewrite, ``ast_hybrid/xla``).  ``array_methods``:
+NDArray's operators and methods, installed on the class at the end of this module (the array type in
+``ast_hybrid.core`` imports nothing of the ops).
 
 May import: jax, numpy, ``ast_hybrid.core`` and ``ast_hybrid.common`` (the op output counts MXNet declares).
 Never the XLA rewrites, Gluon, MXNet's API rooms, the linter, the transpiler, the CLI or ``testing``.
