@@ -12,7 +12,8 @@
 - ``linalg``: dot, batch_dot, linalg.gemm/gemm2/potrf/...;
 - ``creation``: array, zeros, ones, full, arange, linspace, eye;
 - ``random``: uniform, normal, randint, multinomial, shuffle, seed;
-- ``contrib``: BilinearResize2D, AdaptiveAvgPooling2D, box_nms, box_iou, foreach/while_loop/cond, ...
+- ``contrib``: BilinearResize2D, AdaptiveAvgPooling2D, foreach/while_loop/cond, ..., and re-exported from
+  ``detection``: box_nms, box_iou, box_encode/decode, bipartite_matching, ROIPooling, ROIAlign;
 
 Every op is one function (``_core.op``) that runs eagerly on concrete arrays
 and inside a hybridized program on tracers.  ``F`` in ``hybrid_forward`` is
@@ -54,7 +55,7 @@ Never the XLA rewrites, Gluon, MXNet's API rooms, the linter, the transpiler, th
 from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \
     legacy, reduce, rnn, shape, sparse  # noqa: F401
 from ast_hybrid.ops import internal as _internal  # noqa: F401
-from ast_hybrid.ops.contrib import ROIPooling  # noqa: F401
+from ast_hybrid.ops.detection import ROIPooling  # noqa: F401
 from ast_hybrid.ops.conv import *  # noqa: F401,F403
 from ast_hybrid.ops.creation import *  # noqa: F401,F403
 from ast_hybrid.ops.elemwise import *  # noqa: F401,F403
