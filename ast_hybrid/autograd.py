@@ -2,7 +2,7 @@
 ``grad``, and ``Function`` (custom gradients).
 
 The state and the tape live in ``ast_hybrid/core/autograd.py`` (its docstring says how gradients are taken);
-``Function`` in ``ast_hybrid/ops/custom.py``, on the lowering custom operators share.  This module is the
+``Function`` in ``ast_hybrid/ops/function.py``, on the lowering custom operators share.  This module is the
 public name both had before the front was layered.
 
     >>> from ast_hybrid import nd, autograd
@@ -17,7 +17,7 @@ public name both had before the front was layered.
 
 from ast_hybrid.core.autograd import (backward, get_symbol, grad, is_recording, is_training, mark_variables,
                                       pause, predict_mode, record, set_recording, set_training, train_mode)
-from ast_hybrid.ops.custom import Function
+from ast_hybrid.ops.function import Function
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
            "set_training", "mark_variables", "backward", "grad", "get_symbol", "Function"]

@@ -1,6 +1,6 @@
 """``from ast_hybrid import sym``: MXNet's ``mx.sym``: ``var``/``Variable``, ``Group`` and the op namespace.
 
-Given a Symbol, an op builds a graph node (``symbol/graph.py``), as in MXNet::
+Given a Symbol, an op builds a graph node (``symbol/recorder.py``), as in MXNet::
 
     >>> from ast_hybrid import sym
     >>> x = sym.var('data')
@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import types
 
-from ast_hybrid.symbol.graph import Symbol, group, op_recorder, variable
+from ast_hybrid.symbol.graph import Symbol, group, variable
+from ast_hybrid.symbol.recorder import op_recorder
 
 __all__ = ["var", "Variable", "Group", "Symbol"]
 

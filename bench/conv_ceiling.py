@@ -35,6 +35,7 @@ from jax import lax
 
 from ast_hybrid.xla import channel_last as CL
 from ast_hybrid.xla import conv_tuning
+from ast_hybrid.xla import program
 from ast_hybrid.ops.conv_lowering import choose
 
 NCHW = ("NCHW", "OIHW", "NCHW")
@@ -217,7 +218,7 @@ def network(name, side, batch):
     from bench.zoo import _input, vision
 
     traced = []
-    plain = CL.Program._trace
+    plain = program.Program._trace
 
     def trace(self, leaves, xs):
         traced.append(plain(self, leaves, xs))
@@ -225,14 +226,14 @@ def network(name, side, batch):
 
     saved = {k: os.environ.get(k) for k in (conv_lowering.ENV, "AST_HYBRID_PROGRAM_CACHE")}
     os.environ.update({conv_lowering.ENV: "xla", "AST_HYBRID_PROGRAM_CACHE": "0"})
-    CL.Program._trace = trace
+    program.Program._trace = trace
     try:
         net = vision().get_model(name, classes=1000)
         net.initialize()
         net.hybridize()
         net(nd.array(_input(batch, side)))
     finally:
-        CL.Program._trace = plain
+        program.Program._trace = plain
         for k, v in saved.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
     counts, first = Counter(), {}

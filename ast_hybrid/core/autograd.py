@@ -20,7 +20,7 @@ recording, so the replay sees the same masks.  ``create_graph=True``
 (higher-order gradients) is not supported: use ``ast_hybrid.functional(net)``
 with ``jax.grad`` for that, and for fast training loops.  ``Function`` (MXNet's custom
 gradients, ``ast_hybrid.autograd.Function``) is lowered to ``jax.custom_vjp`` by the ops
-(``ast_hybrid/ops/custom.py``).
+(``ast_hybrid/ops/function.py``).
 
 The recording and training switches, and the traces in progress, are per thread, as MXNet's are: a thread
 starts with both off whatever another thread does.  The tape is made of the arrays' own records, so each

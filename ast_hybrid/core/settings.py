@@ -88,7 +88,7 @@ SETTINGS: tuple[Setting, ...] = (
             "a hybridized block's compiled predict program kept on disk for the next process (needs the compile "
             "cache on)", "xla/program_cache.py"),
     _switch("AST_HYBRID_CHANNEL_LAST", True,
-            "predict programs run their convolutions channel-last (NHWC) inside", "xla/channel_last.py"),
+            "predict programs run their convolutions channel-last (NHWC) inside", "xla/program.py"),
     Setting("AST_HYBRID_CONV_LOWERING", None,
             "force one lowering of every convolution where it applies (unset: the per-shape rule)",
             {"xla": ("xla",), "im2col": ("im2col",), "taps": ("taps",)}, "ops/conv_lowering.py"),
@@ -103,7 +103,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("AST_HYBRID_WEIGHT_FIRST", "auto",
             "GEMMs over few rows take their weight first: when the parameters exceed the last-level cache "
             "(auto), always (on), never (off)",
-            {"off": _OFF, "on": _ON, "auto": ("auto",)}, "xla/channel_last.py"),
+            {"off": _OFF, "on": _ON, "auto": ("auto",)}, "xla/program.py"),
     _switch("AST_HYBRID_MALLOC", True,
             "glibc's malloc keeps one arena and up to 1 GB of freed memory for XLA's threads (set when jax "
             "creates its CPU client)", "xla/host_memory.py"),

@@ -5,7 +5,7 @@ op by op.  With it, the whole block tree becomes ONE jitted program, which the
 block keeps (``gluon/programs.py``: ``Compiled``, the programs and how they are
 traced).  ``hybrid_forward`` goes through the transpiler's ``convert`` when it is
 available, so tensor-dependent Python control flow becomes ``lax``.  A block
-called with ``sym.var`` placeholders builds a Symbol graph (``symbol/graph.py``).
+called with ``sym.var`` placeholders builds a Symbol graph (``symbol/recorder.py``: ``apply``).
 
     >>> from ast_hybrid.gluon import nn
     >>> net = nn.HybridSequential(prefix='demo_')
@@ -33,13 +33,13 @@ from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.core.trace import FRAMES
 from ast_hybrid.parallel import data_parallel
 from ast_hybrid.symbol import graph as symbolic
+from ast_hybrid.symbol import recorder as symbol_recorder
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
 from ast_hybrid.gluon.programs import Compiled, imperative, wrap_inputs, wrap_outputs
 from ast_hybrid.ops import rng
 from ast_hybrid.xla import compile_cache
 
 __all__ = ["Block", "HybridBlock"]
-
 
 
 class _Naming(threading.local):
@@ -298,7 +298,7 @@ class HybridBlock(Block):
         try:
             if c is None:
                 if symbolic.is_symbolic(args):      # net(sym.var('data')): a Symbol (symbol/graph.py)
-                    return symbolic.apply(self, args)
+                    return symbol_recorder.apply(self, args)
                 return self._build(args)(args)
             state = STATE
             if not (state.recording or state.training or c.keyed) and len(args) == 1:   # the fast path: at batch 1 any
@@ -311,7 +311,7 @@ class HybridBlock(Block):
             return c(args)
         except Exception as exc:    # a custom op's error from inside the program, as it was raised (clean_error)
             if not FRAMES.traces and symbolic.is_symbolic(args):    # placeholders given to a built program
-                return symbolic.apply(self, args)
+                return symbol_recorder.apply(self, args)
             from ast_hybrid.core.errors import clean_error
 
             err = clean_error(exc)
@@ -338,7 +338,7 @@ class HybridBlock(Block):
 
     def _call_imperative(self, *args):
         if not FRAMES.traces and symbolic.is_symbolic(args):      # net(sym.var('data')), not hybridized
-            return symbolic.apply(self, args)
+            return symbol_recorder.apply(self, args)
         args = wrap_inputs(args)
         try:
             params = {k: p.data() for k, p in self._reg_params.items()}

@@ -286,7 +286,7 @@ class Parameter:
 
     def var(self):
         """The parameter's variable in a symbolic graph (one per parameter, as MXNet's)."""
-        from ast_hybrid.symbol.graph import param_variable
+        from ast_hybrid.symbol.recorder import param_variable
 
         return param_variable(self)
 

@@ -274,10 +274,10 @@ class Compiled:
 
         self.predict_raw = lambda leaves, *xs: predict(leaves, *xs)[0]
         # predict mode, not recording: read from disk in a second process (xla/program_cache.py)
-        from ast_hybrid.xla import channel_last, program_cache
+        from ast_hybrid.xla import program as xla_program, program_cache
 
-        # convolutions channel-last inside the program, kernels transposed once (xla/channel_last.py)
-        program = channel_last.Program(predict) if channel_last.enabled() else jax.jit(predict)
+        # convolutions channel-last inside the program, kernels transposed once (xla/program.py)
+        program = xla_program.Program(predict) if xla_program.enabled() else jax.jit(predict)
         self.predict = program_cache.predict_program(block, self.params, program, program_tree)
         self.predict_keyed = jax.jit(predict_keyed)
         self.train = jax.jit(train, static_argnames=("needs",))

@@ -22,6 +22,7 @@ import json
 import os
 
 from ast_hybrid.symbol import graph as symbolic
+from ast_hybrid.symbol import recorder as symbol_recorder
 from ast_hybrid.gluon.block import HybridBlock
 from ast_hybrid.gluon.programs import wrap_outputs
 from ast_hybrid.core.ndarray import NDArray
@@ -237,7 +238,7 @@ def _running_updates(graph, params):
         if node.kind != "op" or node.kwargs.get("update") is not None or \
                 not {"moving_mean", "moving_var"} <= set(node.kwargs):
             continue
-        sig = symbolic._signature(node.fn)
+        sig = symbol_recorder._signature(node.fn)
         takes = sig is not None and ("update" in sig.parameters or any(
             p.kind is p.VAR_KEYWORD for p in sig.parameters.values()))
         if not takes:                        # a fused inference op (_sg_mkldnn_conv) updates no statistics

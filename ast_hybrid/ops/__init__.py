@@ -12,7 +12,8 @@
 - ``linalg``: dot, batch_dot, linalg.gemm/gemm2/potrf/...;
 - ``creation``: array, zeros, ones, full, arange, linspace, eye;
 - ``random``: uniform, normal, randint, multinomial, shuffle, seed;
-- ``contrib``: BilinearResize2D, AdaptiveAvgPooling2D, box_nms, box_iou, foreach/while_loop/cond, ...
+- ``contrib``: BilinearResize2D, AdaptiveAvgPooling2D, foreach/while_loop/cond, ..., and re-exported from
+  ``detection``: box_nms, box_iou, box_encode/decode, bipartite_matching, ROIPooling, ROIAlign;
 
 Every op is one function (``_core.op``) that runs eagerly on concrete arrays
 and inside a hybridized program on tracers.  ``F`` in ``hybrid_forward`` is
@@ -40,11 +41,12 @@ Besides the families: ``_core`` (what makes a function an op: eager, traced, rec
 ``param_shapes`` (the shapes of deferred parameters, per op), ``rng`` (the PRNG stream behind
 ``random``, Dropout and the initializers).
 
-``custom``: MXNet's Python custom operators (``Custom``, ``mx.operator``) and ``autograd.Function``, one
-lowering to ``jax.custom_vjp``.  ``conv_lowering``: the three lowerings of a convolution and the rule that
-picks one per shape (part of the op; the per-shape *timing* of that choice is an XLA rewrite,
-``ast_hybrid/xla``).  ``array_methods``: NDArray's operators and methods, installed on the class at the end
-of this module (the array type in ``ast_hybrid.core`` imports nothing of the ops).
+``custom``: MXNet's Python custom operators (``Custom``, ``mx.operator``), and ``function``:
+``autograd.Function``, each lowered to one ``jax.custom_vjp`` with the pieces in ``custom_lowering``.
+``conv_lowering``: the three lowerings of a convolution and the rule that picks one per shape (part of the
+op; the per-shape *timing* of that choice is an XLA rewrite, ``ast_hybrid/xla``).  ``array_methods``:
+NDArray's operators and methods, installed on the class at the end of this module (the array type in
+``ast_hybrid.core`` imports nothing of the ops).
 
 May import: jax, numpy, ``ast_hybrid.core`` and ``ast_hybrid.common`` (the op output counts MXNet declares).
 Never the XLA rewrites, Gluon, MXNet's API rooms, the linter, the transpiler, the CLI or ``testing``.
@@ -53,7 +55,7 @@ Never the XLA rewrites, Gluon, MXNet's API rooms, the linter, the transpiler, th
 from ast_hybrid.ops import _core, contrib, conv, creation, elemwise, indexing, linalg, nn, normalization, random, \
     legacy, reduce, rnn, shape, sparse  # noqa: F401
 from ast_hybrid.ops import internal as _internal  # noqa: F401
-from ast_hybrid.ops.contrib import ROIPooling  # noqa: F401
+from ast_hybrid.ops.detection import ROIPooling  # noqa: F401
 from ast_hybrid.ops.conv import *  # noqa: F401,F403
 from ast_hybrid.ops.creation import *  # noqa: F401,F403
 from ast_hybrid.ops.elemwise import *  # noqa: F401,F403

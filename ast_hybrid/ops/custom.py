@@ -38,40 +38,34 @@ out of JAX wrapped (a ``JaxRuntimeError`` whose text holds a traceback, JAX's st
 where ast-hybrid runs compiled programs for the user (a hybridized block's call, ``backward()``) give it back
 as it was raised, through :func:`clean_error`.
 
-``autograd.Function`` (MXNet's custom gradients) is defined here too, on the same lowering.  The public
-names are ``ast_hybrid.operator``'s (MXNet's ``mx.operator``) and ``ast_hybrid.autograd.Function``, which
-re-export them.  Not MXNet API: :func:`call_function`.
+``autograd.Function`` (MXNet's custom gradients) runs the same way (``ops/function.py``); the pieces both
+lowerings share are in ``ops/custom_lowering.py``.  The public names are ``ast_hybrid.operator``'s (MXNet's
+``mx.operator``) and ``ast_hybrid.autograd.Function``, which re-export them.
 
 May import: ``ast_hybrid.core`` and the ops (``_core.op``).
-
-Over 600 lines: custom operators and ``autograd.Function`` share one lowering; splitting them is in
-progress (issue 29).
 """
 
 from __future__ import annotations
 
-import ast
-import inspect
-import os
 import sys
-import textwrap
 import threading
-import warnings
 
 import numpy as np
 
 from ast_hybrid.core import autograd
 from ast_hybrid.core.context import current_context
-from ast_hybrid.core.errors import CustomError, clean_error, hold
+from ast_hybrid.core.errors import CustomError
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.core.trace import FRAMES
+from ast_hybrid.ops.custom_lowering import (ON_HOST, HostNeeded, array_spec, call_user, caller_site, clean_call,
+                                            cotangent, definition_site, host_call, is_traced, method_name,
+                                            note_host, recorded_call, zero_cotangent)
+from ast_hybrid.ops.function import Function, call_function  # noqa: F401  (re-exported: their old home)
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "Custom", "CustomError", "get_all_registered_operators",
            "Function"]
 
 _REGISTRY: dict = {}     # op_type -> CustomOpProp subclass (MXNet's register() is a global registry too)
-_WARNED: set = set()     # op types already warned about leaving the compiled program
-_HOST: dict = {}         # (class, method) -> True once its code was found to read values on the host
 
 
 class _Running(threading.local):
@@ -82,434 +76,8 @@ class _Running(threading.local):
 
 
 _RUNNING = _Running()
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # ast_hybrid/
 # MXNet's dtype flags, as create_operator receives them
 _FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5, "int64": 6, "bool": 7}
-
-
-class _HostNeeded(Exception):
-    """The user's code read a traced value on the host (internal: the caller switches to a host callback)."""
-
-
-# --- where the user's code is --------------------------------------------------------------
-
-def _code_of(fn):
-    fn = getattr(fn, "__func__", fn)
-    return getattr(inspect.unwrap(fn), "__code__", None)
-
-
-def _site(fn):
-    """``file:line`` of the definition of ``fn`` (a function or bound method)."""
-    code = _code_of(fn)
-    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "<unknown>"
-
-
-def _name(obj, method):
-    return f"{type(obj).__name__}.{method}"
-
-
-def _return_site(fn):
-    """``file:line`` of the one ``return`` statement of ``fn`` (outside functions nested in it), else of its
-    definition.  Read from its source only when an error is reported."""
-    code = _code_of(fn)
-    try:
-        lines, start = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return _site(fn)
-    returns, todo = [], list(ast.iter_child_nodes(tree.body[0])) if tree.body else []
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Return):
-            returns.append(node)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
-    if len(returns) != 1 or code is None:
-        return _site(fn)
-    return f"{code.co_filename}:{start + returns[0].lineno - 1}"
-
-
-def _failing_site(exc, fn):
-    """``file:line`` of the deepest frame of ``exc``'s traceback in ``fn``'s file, else ``fn``'s definition."""
-    code = _code_of(fn)
-    where, tb = None, exc.__traceback__
-    while tb is not None:
-        if code is not None and tb.tb_frame.f_code.co_filename == code.co_filename:
-            where = f"{code.co_filename}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    return where or _site(fn)
-
-
-def _host_read(exc):
-    import jax
-
-    return isinstance(exc, (jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError))
-
-
-def _call_user(obj, method, *args, traced=False, context="", **kwargs):
-    """``obj.method(*args, **kwargs)`` with recording off; what fails is a :class:`CustomError` at the user's
-    line (``context``: what to add to the message).  On traced values, reading one on the host is
-    :class:`_HostNeeded`."""
-    fn = getattr(obj, method)
-    try:
-        with autograd.mode_scope(False, None):
-            return fn(*args, **kwargs)
-    except (CustomError, _HostNeeded):
-        raise
-    except Exception as exc:
-        if traced and _host_read(exc):
-            raise _HostNeeded() from exc
-        raise CustomError(f"{_name(obj, method)} ({_failing_site(exc, fn)}) failed: {type(exc).__name__}: "
-                          f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{context}") from _no_jax(exc)
-
-
-def _no_jax(exc):
-    """``exc`` with its traceback cut after the last frame outside jax (the user's code, or ours, is where it
-    went wrong; JAX's internals below that are noise)."""
-    last, tb = None, exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_globals.get("__name__", "").partition(".")[0] not in ("jax", "jaxlib"):
-            last = tb
-        tb = tb.tb_next
-    if last is not None:
-        last.tb_next = None
-    return exc
-
-
-def _is_traced(arrays):
-    import jax
-
-    return any(isinstance(a, jax.core.Tracer) for a in arrays)
-
-
-def _spec(shape, dtype):
-    import jax
-
-    return jax.ShapeDtypeStruct(tuple(int(d) for d in shape), np.dtype(dtype))
-
-
-def _zero_cotangent(x):
-    """The cotangent jax expects for an input that gets none: zeros, float0 for integers and booleans."""
-    import jax
-    import jax.numpy as jnp
-
-    if np.dtype(x.dtype).kind in "iub":
-        return np.zeros(np.shape(x), jax.dtypes.float0)
-    return jnp.zeros(np.shape(x), x.dtype)
-
-
-def _cotangent(x, g):
-    """``g`` as the cotangent of input ``x`` (float0 for integer inputs)."""
-    import jax.numpy as jnp
-
-    if np.dtype(x.dtype).kind in "iub":
-        return _zero_cotangent(x)
-    return jnp.asarray(g, x.dtype).reshape(np.shape(x))
-
-
-def _host(fn, specs, *arrays):
-    """``fn(*arrays)`` (jax arrays in, a flat list of arrays out) on the host through ``jax.pure_callback``."""
-    import jax
-    import jax.numpy as jnp
-
-    def on_host(*values):
-        try:
-            out = fn(*[jnp.asarray(v) for v in values])
-            return [np.asarray(o, s.dtype).reshape(s.shape) for o, s in zip(out, specs)]
-        except Exception as exc:        # given back by clean_error where the program was called
-            raise hold(exc) from None
-
-    return jax.pure_callback(on_host, list(specs), *arrays)
-
-
-def _clean_call(fn, arrays):
-    """``fn(*arrays)``; an error of the user's code comes out as it was raised (:func:`clean_error`)."""
-    try:
-        return fn(*arrays)
-    except Exception as exc:
-        err = clean_error(exc)
-        if err is None:
-            raise
-        raise err from err.__cause__
-
-
-def _user_frame():
-    """The innermost frame outside ast-hybrid and jax (the user's call), and how many frames up it is."""
-    frame, level = sys._getframe(2), 2
-    while frame is not None and (os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE)
-                                 or frame.f_globals.get("__name__", "").partition(".")[0] in ("jax", "jaxlib")):
-        frame, level = frame.f_back, level + 1
-    return frame, level
-
-
-def _caller_site():
-    """``file:line`` of the user's call (the innermost frame outside ast-hybrid and jax)."""
-    frame, _ = _user_frame()
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else "<unknown>"
-
-
-def _note_host(key, who, what):
-    """Warn (once per ``key``) that ``who``'s ``what`` leaves the compiled program; at the user's line."""
-    if key not in _WARNED:
-        _WARNED.add(key)
-        frame, level = _user_frame()
-        warnings.warn(f"{who}: {what} reads values on the host (asnumpy() or similar): it runs through "
-                      "jax.pure_callback and leaves the compiled program (slower; no XLA fusion across it)",
-                      stacklevel=level if frame is not None else 2)
-
-
-# --- state the user's object keeps from forward to backward ----------------------------------
-
-def _stash(obj):
-    """The arrays ``obj`` holds after its forward (``saved_tensors``, ``self.y = ...``): (layout, arrays)."""
-    layout, arrays = [], []
-    for k, v in vars(obj).items():
-        if v.__class__ is NDArray:
-            layout.append((k, None, 1))
-            arrays.append(v._arr)
-        elif isinstance(v, (list, tuple)) and v and all(x.__class__ is NDArray for x in v):
-            layout.append((k, type(v), len(v)))
-            arrays.extend(x._arr for x in v)
-    return layout, arrays
-
-
-def _unstash(obj, layout, arrays):
-    """Put the residual ``arrays`` back on ``obj`` where :func:`_stash` found them."""
-    i = 0
-    for k, kind, n in layout:
-        vals = [NDArray(a) for a in arrays[i:i + n]]
-        i += n
-        object.__setattr__(obj, k, vals[0] if kind is None else kind(vals))
-
-
-# --- autograd.Function ---------------------------------------------------------------------
-
-class Function:
-    """Customize differentiation (MXNet's ``autograd.Function``): subclass it with ``forward(self, *inputs)``
-    and ``backward(self, *output_grads)`` (one NDArray per input of forward), keep what backward needs with
-    ``self.save_for_backward(*arrays)`` (read back as ``self.saved_tensors``), and call an instance once.
-
-    As in MXNet, ``forward`` runs with recording off and its result is returned as it returned it; while
-    recording, the call goes on the tape with the user's ``backward`` as its gradient.  The two are one
-    ``jax.custom_vjp`` (this module), so inside a hybridized block and under ``jax.grad`` through
-    ``functional(net)`` both are traced into the compiled program (a forward or backward that calls
-    ``asnumpy()`` runs on the host through ``jax.pure_callback``, forward's output shapes taken from a trial
-    run).  (MXNet 1.9.1 itself cannot hybridize a block that calls a
-    Function.)
-
-        >>> from ast_hybrid import nd, autograd
-        >>> class Reverse(autograd.Function):
-        ...     def forward(self, x):
-        ...         return x * 1
-        ...     def backward(self, dy):
-        ...         return -dy
-        >>> x = nd.array([1., 2.]); x.attach_grad()
-        >>> with autograd.record():
-        ...     y = Reverse()(x * 2)
-        >>> y.backward(); x.grad.asnumpy().tolist()
-        [-2.0, -2.0]
-    """
-
-    def __init__(self):
-        self._used = False
-        self.saved_tensors = ()
-
-    def save_for_backward(self, *args):
-        self.saved_tensors = args
-
-    def __call__(self, *inputs):
-        return call_function(self, inputs)
-
-    def forward(self, *inputs):
-        raise NotImplementedError
-
-    def backward(self, *output_grads):
-        raise NotImplementedError
-
-
-def call_function(fn_obj, inputs):
-    """``Function.__call__``: MXNet's protocol (module doc of ``ast_hybrid.autograd``), lowered to
-    ``jax.custom_vjp`` when a gradient may be taken (recording, or traced values)."""
-    from ast_hybrid.ops._core import op
-
-    assert not fn_obj._used, "Each Function instance can only be called once. Please create another instance."
-    fn_obj._used = True
-    arrays = [x._arr for x in inputs if x.__class__ is NDArray]
-    traced = _is_traced(arrays)
-    tracked = any(x._ag is not None for x in inputs if x.__class__ is NDArray)
-    if not traced and not (autograd.is_recording() and tracked):
-        return _function_outputs(fn_obj, _call_user(fn_obj, "forward", *inputs))
-    shape = []       # how forward returned its outputs: NDArray, tuple or list (filled by the first run)
-    lowered = _lower_function(fn_obj, inputs, shape, traced, _caller_site())
-    arrays = [x for x in inputs if x.__class__ is NDArray]
-    result = _clean_call(op(lowered, name=type(fn_obj).__name__) if traced else _recorded(lowered), arrays)
-    result = result if isinstance(result, list) else [result]
-    kind = shape[0]
-    return result[0] if kind is None else kind(result)
-
-
-def _recorded(lowered):
-    """``*NDArrays -> outputs`` for a recorded op-by-op call of ``lowered`` (a ``jax.custom_vjp``): the user's
-    forward runs once, now, and the tape's node returns its outputs and residuals when ``backward()`` replays
-    the graph under ``jax.vjp`` instead of running it again (MXNet calls forward once per call)."""
-    import jax
-
-    def call(*inputs):
-        outs, res = lowered.fwd(*[x._arr for x in inputs])
-
-        @jax.custom_vjp
-        def replay(*arrays):
-            return outs
-
-        replay.defvjp(lambda *arrays: (outs, res), lowered.bwd)
-        return autograd.record_op(replay, inputs, {}, result=outs)
-
-    return call
-
-
-def _function_outputs(fn_obj, outputs):
-    """Check what ``forward`` returned (an NDArray, or a tuple/list of them) and return it."""
-    items = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-    for o in items:
-        if o.__class__ is not NDArray:
-            raise CustomError(f"{_name(fn_obj, 'forward')} ({_site(fn_obj.forward)}) returned a "
-                              f"{type(o).__name__}; autograd.Function.forward must return NDArrays")
-    return outputs
-
-
-def _lower_function(fn_obj, inputs, shape, traced, site):
-    """``raw arrays -> tuple of raw outputs``, a ``jax.custom_vjp`` whose backward is the user's."""
-    import jax
-
-    positions = [i for i, x in enumerate(inputs) if x.__class__ is NDArray]
-    state = {}
-
-    fwd_key = (type(fn_obj), "forward")
-
-    def run(arrays, traced=False):
-        """The user's forward on ``arrays``: (outputs, layout of the saved arrays, saved arrays)."""
-        args = list(inputs)
-        for i, a in zip(positions, arrays):
-            args[i] = NDArray(a)
-        out = _function_outputs(fn_obj, _call_user(fn_obj, "forward", *args, traced=traced))
-        if not shape:
-            shape.append(None if out.__class__ is NDArray else type(out))
-        outs = (out,) if out.__class__ is NDArray else tuple(out)
-        return (tuple(o._arr for o in outs), *_stash(fn_obj))
-
-    def forward(*arrays):
-        if _is_traced(arrays) and not _HOST.get(fwd_key):
-            try:
-                return run(arrays, traced=True)
-            except _HostNeeded:
-                _HOST[fwd_key] = True
-        if _is_traced(arrays):
-            return _function_on_host(fn_obj, run, arrays)
-        return run(arrays)
-
-    @jax.custom_vjp
-    def lowered(*arrays):
-        return forward(*arrays)[0]
-
-    def fwd(*arrays):
-        outs, layout, saved = forward(*arrays)
-        state["layout"], state["outs"] = layout, [_spec(o.shape, o.dtype) for o in outs]
-        return outs, (tuple(arrays), tuple(saved))
-
-    def bwd(res, cts):
-        arrays, saved = res
-        specs = [_spec(np.shape(a), a.dtype) for a in arrays]
-        run = _function_backward(fn_obj, state["layout"], len(saved), specs, site)
-        key = (type(fn_obj), "backward")
-        grads = None
-        if _is_traced(list(saved) + list(cts)) and not _HOST.get(key):
-            try:
-                grads = run(*saved, *cts, traced=True)
-            except _HostNeeded:
-                _HOST[key] = True
-        if grads is None:
-            if _is_traced(list(saved) + list(cts)):
-                _note_host(key, type(fn_obj).__name__, "backward")
-                grads = _host(run, specs, *saved, *cts)
-            else:
-                grads = run(*saved, *cts)
-        return tuple(_cotangent(a, g) for a, g in zip(arrays, grads))
-
-    lowered.defvjp(fwd, bwd)
-    return lowered
-
-
-def _function_on_host(fn_obj, run, arrays):
-    """``run`` (a Function's forward, :func:`_lower_function`) on traced ``arrays`` through
-    ``jax.pure_callback``.  A Function declares no output shapes: they, and those of the arrays it keeps for
-    backward, are taken from a trial run on sample values of the inputs' shapes; each real run is checked
-    against them (outputs whose shapes depend on the values cannot be in a compiled program)."""
-    import jax
-
-    who = _name(fn_obj, "forward")
-    with np.errstate(all="ignore"), jax.ensure_compile_time_eval():     # eagerly, inside the trace
-        try:
-            outs, layout, saved = run([_sample(a) for a in arrays])
-        except CustomError as exc:
-            raise CustomError(
-                f"{who} ({_site(fn_obj.forward)}), called at {_caller_site()}, reads a traced value on the host "
-                "(asnumpy() or similar) inside a compiled program; to run it on the host, its output shapes were "
-                f"sought by a trial run on sample inputs, which failed: {exc}.  Write its forward with NDArray ops "
-                "(its backward may use asnumpy), or call the block without hybridize()") from None
-    trial = [_spec(np.shape(a), a.dtype) for a in (*outs, *saved)]
-    n_out = len(outs)
-
-    def on_host(*values):
-        got_outs, got_layout, got_saved = run(values)
-        got = [_spec(np.shape(a), a.dtype) for a in (*got_outs, *got_saved)]
-        if got != trial or got_layout != layout:
-            raise CustomError(f"{who} ({_site(fn_obj.forward)}) gave outputs and saved arrays of shapes "
-                              f"{[g.shape for g in got]} here, {[t.shape for t in trial]} in its trial run on "
-                              "sample inputs: inside a compiled program their shapes must not depend on the "
-                              "values; call the block without hybridize()")
-        return [*got_outs, *got_saved]
-
-    _note_host((type(fn_obj), "forward"), type(fn_obj).__name__, "forward")
-    result = _host(on_host, trial, *arrays)
-    return tuple(result[:n_out]), layout, list(result[n_out:])
-
-
-def _sample(a):
-    """A host array of ``a``'s shape and dtype for a trial run: values in [0.5, 1.5) (no zero, no negative),
-    ones for integers and booleans."""
-    import jax.numpy as jnp
-
-    shape, dtype = tuple(np.shape(a)), np.dtype(a.dtype)
-    if dtype.kind in "fc":
-        return jnp.asarray(np.random.default_rng(0).uniform(0.5, 1.5, shape).astype(dtype))
-    return jnp.ones(shape, dtype)
-
-
-def _function_backward(fn_obj, layout, n_saved, specs, site):
-    """``(*saved, *output grads) -> input grads``: the user's backward on NDArrays, its result checked (an error
-    names the return statement and ``site``, where the Function was called)."""
-
-    def where():
-        return f"{_name(fn_obj, 'backward')} ({_return_site(fn_obj.backward)}; the Function called at {site})"
-
-    def run(*values, traced=False):
-        _unstash(fn_obj, layout, values[:n_saved])
-        rets = _call_user(fn_obj, "backward", *[NDArray(g) for g in values[n_saved:]], traced=traced)
-        rets = (rets,) if rets.__class__ is NDArray else rets
-        if not isinstance(rets, (list, tuple)) or len(rets) != len(specs):
-            got = len(rets) if isinstance(rets, (list, tuple)) else type(rets).__name__
-            raise CustomError(f"{where()} returned {got} gradient(s); forward took {len(specs)} NDArray input(s): "
-                              "backward must return exactly one NDArray per input of forward")
-        for i, (r, s) in enumerate(zip(rets, specs)):
-            if r.__class__ is not NDArray:
-                raise CustomError(f"{where()} returned a {type(r).__name__} as gradient {i}: autograd.Function."
-                                  "backward must return NDArrays")
-            if tuple(r.shape) != tuple(s.shape):
-                raise CustomError(f"{where()} returned a gradient of shape {tuple(r.shape)} for input {i} of "
-                                  f"shape {tuple(s.shape)}")
-        return [r._arr for r in rets]
-
-    return run
 
 
 # --- custom operators ----------------------------------------------------------------------
@@ -556,10 +124,10 @@ def _check_assign(op, dst, src):
     declared = ""
     if role.startswith("out_data") or role.startswith("aux"):
         declared = (f", whose shape {target} {type(call['prop']).__name__}.infer_shape "
-                    f"({_site(call['prop'].infer_shape)}) declared")
+                    f"({definition_site(call['prop'].infer_shape)}) declared")
     elif role.startswith("in_grad"):
         declared = ", the shape of the input"
-    raise CustomError(f"{_name(op, call['method'])} ({frame.f_code.co_filename}:{frame.f_lineno}) assigns an "
+    raise CustomError(f"{method_name(op, call['method'])} ({frame.f_code.co_filename}:{frame.f_lineno}) assigns an "
                       f"array of shape {tuple(getattr(src, 'shape', ()))} to {role}{declared}: make infer_shape "
                       f"and {call['method']} agree (Custom called at {call['site']})")
 
@@ -618,7 +186,7 @@ def get_all_registered_operators():
 
 def _three(prop, method, ret, counts):
     """A prop's (inputs, outputs, aux) answer checked against its list_* counts."""
-    where = f"{_name(prop, method)} ({_site(getattr(prop, method))})"
+    where = f"{method_name(prop, method)} ({definition_site(getattr(prop, method))})"
     if not isinstance(ret, (list, tuple)) or len(ret) not in (2, 3):
         raise CustomError(f"{where} must return 2 or 3 lists (inputs, outputs[, aux]), got {ret!r}")
     ret = list(ret) + [[]] * (3 - len(ret))
@@ -637,50 +205,51 @@ def Custom(*data, op_type=None, **kwargs):
     for k in ("name", "attr", "out"):
         kwargs.pop(k, None)
     if op_type not in _REGISTRY:
-        raise CustomError(f"Custom ({_caller_site()}): op_type={op_type!r} is not registered; registered: "
+        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} is not registered; registered: "
                           f"{', '.join(map(repr, sorted(_REGISTRY)))}.  Decorate its CustomOpProp subclass with "
                           f"@mx.operator.register({op_type!r}) and import that module first")
     prop_cls = _REGISTRY[op_type]
     try:
         prop = prop_cls(**{k: str(v) for k, v in kwargs.items()})
     except TypeError as exc:
-        raise CustomError(f"{prop_cls.__name__}.__init__ ({_site(prop_cls.__init__)}): {exc} (Custom passes "
+        raise CustomError(f"{prop_cls.__name__}.__init__ ({definition_site(prop_cls.__init__)}): {exc} (Custom passes "
                           f"op_type={op_type!r}'s keyword arguments {sorted(kwargs)} as strings)") from exc
     if any(type(x).__name__ == "Symbol" for x in data):
-        raise CustomError(f"Custom ({_caller_site()}): op_type={op_type!r} was given a sym.var placeholder; "
+        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} was given a sym.var placeholder; "
                           "ast-hybrid's graphs do not run custom ops built outside a block: call "
                           "F.Custom inside a HybridBlock's hybrid_forward and hybridize() it, or nd.Custom on arrays")
-    names = [_call_user(prop, m) for m in ("list_arguments", "list_outputs", "list_auxiliary_states")]
+    names = [call_user(prop, m) for m in ("list_arguments", "list_outputs", "list_auxiliary_states")]
     n_in, n_out, n_aux = map(len, names)
     data = [x if x.__class__ is NDArray else NDArray(x) for x in data]
     if len(data) != n_in + n_aux:
-        raise CustomError(f"Custom ({_caller_site()}): op_type={op_type!r} takes {n_in} argument(s) {names[0]} and "
+        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} takes {n_in} argument(s) {names[0]} and "
                           f"{n_aux} aux state(s) {names[2]} ({type(prop).__name__}.list_arguments, "
                           f"list_auxiliary_states), given {len(data)} array(s)")
     in_shapes = [[int(d) for d in x.shape] for x in data[:n_in]]
     counts = (n_in, n_out, n_aux)
-    _, out_shapes, aux_shapes = _three(prop, "infer_shape", _call_user(prop, "infer_shape", in_shapes), counts)
+    _, out_shapes, aux_shapes = _three(prop, "infer_shape", call_user(prop, "infer_shape", in_shapes), counts)
     in_types = [np.dtype(x.dtype).type for x in data[:n_in]]
-    _, out_types, aux_types = _three(prop, "infer_type", _call_user(prop, "infer_type", in_types), counts)
-    out_specs = [_spec(s, t) for s, t in zip(out_shapes, out_types)]
-    aux_specs = [_spec(s, t) for s, t in zip(aux_shapes, aux_types)]
+    _, out_types, aux_types = _three(prop, "infer_type", call_user(prop, "infer_type", in_types), counts)
+    out_specs = [array_spec(s, t) for s, t in zip(out_shapes, out_types)]
+    aux_specs = [array_spec(s, t) for s, t in zip(aux_shapes, aux_types)]
     for x, s, name in zip(data[n_in:], aux_specs, names[2]):
         if tuple(x.shape) != s.shape:
-            raise CustomError(f"Custom ({_caller_site()}): aux state {name!r} has shape {tuple(x.shape)}; "
-                              f"{type(prop).__name__}.infer_shape ({_site(prop.infer_shape)}) declared {s.shape}")
+            raise CustomError(f"Custom ({caller_site()}): aux state {name!r} has shape {tuple(x.shape)}; "
+                              f"{type(prop).__name__}.infer_shape ({definition_site(prop.infer_shape)}) declared "
+                              f"{s.shape}")
     flags = [_FLAGS.get(np.dtype(t).name, -1) for t in in_types]
-    operator = _call_user(prop, "create_operator", current_context(), in_shapes, flags)
+    operator = call_user(prop, "create_operator", current_context(), in_shapes, flags)
     # which inputs get a gradient (req 'null' for the others, as MXNet): known op by op from the tape; in a
     # traced program a value made by traced control flow carries no mark, so every input gets 'write' there
     # (jax drops the gradients nothing needs)
-    traced = _is_traced([x._arr for x in data])
+    traced = is_traced([x._arr for x in data])
     needs = None
     if autograd.is_recording() and not traced:
         needs = tuple(x._ag is not None for x in data[:n_in])
     lowered = _lower_custom(op_type, prop, operator, n_in, out_specs, autograd.is_training(), needs, traced,
-                            _caller_site())
+                            caller_site())
     recorded = needs is not None and any(needs)
-    result = _clean_call(_recorded(lowered) if recorded else op(lowered, name="Custom"), data)
+    result = clean_call(recorded_call(lowered) if recorded else op(lowered, name="Custom"), data)
     result = result if isinstance(result, list) else [result]
     outs, new_aux = result[:n_out], result[n_out:]
     for x, new in zip(data[n_in:], new_aux):
@@ -722,14 +291,14 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
         roles.update({id(a): f"aux[{i}]" for i, a in enumerate(aux)})
         _RUNNING.calls.append({"method": "forward", "prop": prop, "roles": roles, "site": site})
         try:
-            _call_user(operator, "forward", traced=traced, context=_declared(prop, out_specs, site),
+            call_user(operator, "forward", traced=traced, context=_declared(prop, out_specs, site),
                        is_train=int(is_train), req=["write"] * len(outs), in_data=ins, out_data=outs, aux=aux)
         finally:
             _RUNNING.calls.pop()
         for i, (o, s) in enumerate(zip(outs, out_specs)):
             if tuple(o.shape) != s.shape:
-                raise CustomError(f"{_name(operator, 'forward')} ({_site(operator.forward)}) left out_data[{i}] "
-                                  f"with shape {tuple(o.shape)}{_declared(prop, out_specs, site)}")
+                raise CustomError(f"{method_name(operator, 'forward')} ({definition_site(operator.forward)}) left "
+                                  f"out_data[{i}] with shape {tuple(o.shape)}{_declared(prop, out_specs, site)}")
         return [o._arr.astype(s.dtype) for o, s in zip(outs, out_specs)] + [a._arr for a in aux]
 
     def run_backward(*values, traced=False):
@@ -742,7 +311,7 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
         roles = {id(g): f"in_grad[{i}]" for i, g in enumerate(grads)}
         _RUNNING.calls.append({"method": "backward", "prop": prop, "roles": roles, "site": site})
         try:
-            _call_user(operator, "backward", traced=traced, req=req, out_grad=[NDArray(c) for c in cts],
+            call_user(operator, "backward", traced=traced, req=req, out_grad=[NDArray(c) for c in cts],
                        in_data=[NDArray(a) for a in ins], out_data=[NDArray(o) for o in outs],
                        in_grad=grads, aux=[NDArray(a) for a in aux])
         finally:
@@ -750,15 +319,15 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
         return [g._arr for g in grads]
 
     def forward(*arrays):
-        if _is_traced(arrays):
-            if not _HOST.get(fwd_key):
+        if is_traced(arrays):
+            if not ON_HOST.get(fwd_key):
                 try:
                     return tuple(run_forward(*arrays, traced=True))
-                except _HostNeeded:
-                    _HOST[fwd_key] = True
-            _note_host(("forward", op_type), f"Custom op {op_type!r} ({type(operator).__name__})", "its forward")
-            specs = out_specs + [_spec(np.shape(a), a.dtype) for a in arrays[n_in:]]
-            return tuple(_host(run_forward, specs, *arrays))
+                except HostNeeded:
+                    ON_HOST[fwd_key] = True
+            note_host(("forward", op_type), f"Custom op {op_type!r} ({type(operator).__name__})", "its forward")
+            specs = out_specs + [array_spec(np.shape(a), a.dtype) for a in arrays[n_in:]]
+            return tuple(host_call(run_forward, specs, *arrays))
         return tuple(run_forward(*arrays))
 
     @jax.custom_vjp
@@ -774,19 +343,19 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
         outs, aux = out[:len(out_specs)], out[len(out_specs):]
         values = (*ins, *outs, *aux, *cts[:len(out_specs)])
         grads = None
-        if _is_traced(values) and not _HOST.get(bwd_key):
+        if is_traced(values) and not ON_HOST.get(bwd_key):
             try:
                 grads = run_backward(*values, traced=True)
-            except _HostNeeded:
-                _HOST[bwd_key] = True
+            except HostNeeded:
+                ON_HOST[bwd_key] = True
         if grads is None:
-            if _is_traced(values):
-                _note_host(("backward", op_type), f"Custom op {op_type!r} ({type(operator).__name__})",
+            if is_traced(values):
+                note_host(("backward", op_type), f"Custom op {op_type!r} ({type(operator).__name__})",
                            "its backward")
-                grads = _host(run_backward, [_spec(np.shape(a), a.dtype) for a in ins], *values)
+                grads = host_call(run_backward, [array_spec(np.shape(a), a.dtype) for a in ins], *values)
             else:
                 grads = run_backward(*values)
-        return tuple(_cotangent(a, g) for a, g in zip(ins, grads)) + tuple(_zero_cotangent(a) for a in aux)
+        return tuple(cotangent(a, g) for a, g in zip(ins, grads)) + tuple(zero_cotangent(a) for a in aux)
 
     lowered.defvjp(fwd, bwd)
     return lowered
@@ -794,4 +363,4 @@ def _lower_custom(op_type, prop, operator, n_in, out_specs, is_train, needs, tra
 
 def _declared(prop, out_specs, site):
     return (f" (out_data shapes {[s.shape for s in out_specs]} as {type(prop).__name__}.infer_shape "
-            f"({_site(prop.infer_shape)}) declared them; Custom called at {site})")
+            f"({definition_site(prop.infer_shape)}) declared them; Custom called at {site})")

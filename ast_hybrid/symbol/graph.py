@@ -8,14 +8,13 @@ MXNet code builds graphs in two ways, and both work here::
     z = mx.sym.Convolution(feat, num_filter=128, kernel=(1, 1), name='expand_conv0')
     block = gluon.SymbolBlock([feat, z], sym.var('data'), params=net.collect_params())
 
-A block called with Symbols runs its ``hybrid_forward`` once with ``F`` a namespace whose ops record nodes
-instead of computing (:class:`_SymbolF`), and its parameters as variables (``Parameter.var()``), as MXNet's
-``HybridBlock.forward`` does.  Each node is named as MXNet's ``NameManager``/``Prefix`` name it (the
-``name=`` an op is given, else the op's name lowercased and a counter, after the prefix of the innermost block
-with a prefix of its own), so ``get_internals()`` finds the names model code asks for; the variables an op
-creates for inputs it was not given (``mx.sym.Convolution(y, ...)``: ``<name>_weight``, ``<name>_bias``) are
-MXNet's too.  A Symbol's outputs are ``(node, index)`` entries; ``sym[i]`` picks an output (MXNet's meaning,
-not a slice of the data).
+This module is the graph itself: :class:`Symbol`, its nodes, MXNet's naming, and replay.  How nodes are
+recorded (an op, a method or a Python operator given Symbols; the ``F`` a block called with Symbols gets) is
+``symbol/recorder.py``, which installs Symbol's methods and operators (``ast_hybrid.symbol`` runs its
+``install()`` on import).  Each node is named as MXNet's ``NameManager``/``Prefix`` name it (the ``name=`` an
+op is given, else the op's name lowercased and a counter, after the prefix of the innermost block with a
+prefix of its own), so ``get_internals()`` finds the names model code asks for.  A Symbol's outputs are
+``(node, index)`` entries; ``sym[i]`` picks an output (MXNet's meaning, not a slice of the data).
 
 Values come from replaying the graph (:func:`evaluate`): each node calls what it recorded (the op on arrays,
 the NDArray method, the Python operator), so a graph computes what the forward computes.  ``infer_shape`` and
@@ -25,25 +24,16 @@ params)`` runs a graph as a block (``symbol_block.py``).  MXNet's graph JSON bot
 write it (each node under MXNet's registered op name; MXNet 1.9.1 loads and runs it), :func:`load_json` reads
 it (``SymbolBlock.imports`` of MXNet's own exports).  ``bool(symbol)`` raises, as MXNet's (a Python ``if`` on
 a graph decides nothing); ``bind``/``simple_bind`` are not there (no executors: ``eval`` or a SymbolBlock).
-
-Over 600 lines: the Symbol class, its nodes, naming and replay are one graph model; splitting the
-recording ``F`` and the replay out is in progress (issue 29).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
-import numbers
-import operator
 import threading
-import types
 
 import numpy as np
 
-__all__ = ["Symbol", "is_symbolic", "apply", "variable", "group", "evaluate", "compose", "op_recorder", "load_json",
-           "to_json"]
+__all__ = ["Symbol", "is_symbolic", "variable", "group", "evaluate", "compose", "load_json", "to_json"]
 
 _NO_GRAPH = ("ast-hybrid binds no executors: a Symbol runs with eval(**values) or as gluon.SymbolBlock(outputs, "
              "inputs, params), plain or hybridized")
@@ -154,27 +144,11 @@ class Symbol:
             kwargs = dict(zip(names, args), **kwargs)
         return compose(self, kwargs)
 
-    # -- methods and operators record nodes -------------------------------------------------------
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        from ast_hybrid.core.ndarray import NDArray
-
-        if name in _HOST_ONLY:
-            raise NotImplementedError(f"Function {name} is not implemented for Symbol and only available in "
-                                      "NDArray: a Symbol has no value until the graph runs")
-        attr = getattr(NDArray, name, None)
-        if attr is None or isinstance(attr, property) or not callable(attr):
-            raise AttributeError(f"'Symbol' object has no attribute {name!r}")
-        return functools.partial(_method, self, name)
-
+    # -- NDArray's methods and Python's operators record nodes: symbol/recorder.py installs them ----------
     def __bool__(self):
         raise NotImplementedError('Function __bool__ (namely operator "bool") is not implemented for Symbol and '
                                   "only available in NDArray: a Python if/while on a graph's value decides "
                                   "nothing while the graph is built (F.where, F.contrib.cond)")
-
-    def __neg__(self):
-        return _operator(operator.mul, "_mulscalar", self, -1.0, mx_op="_mul_scalar")
 
     # -- shapes, types, values -------------------------------------------------------------------
     def infer_shape(self, *args, **kwargs):
@@ -307,10 +281,6 @@ class _Aval:
         self.shape, self.dtype = tuple(shape), np.dtype(dtype)
 
 
-_HOST_ONLY = frozenset({"asnumpy", "asscalar", "wait_to_read", "attach_grad", "backward", "copyto", "item",
-                        "tolist", "as_in_context", "copy", "context", "grad"})
-
-
 # --- names (MXNet's NameManager and Prefix) -------------------------------------------------------------------
 
 class _Scope:
@@ -415,229 +385,10 @@ def _one_output(s, where):
         raise ValueError(f"{where} was given {s!r}, which has {len(s._entries)} outputs: pick one ({s!r}[i])")
 
 
-#: inputs an op creates as variables (``<name>_<input>``) when the call does not give them (MXNet's)
-_AUTO_INPUTS = {
-    "Convolution": ("weight", "bias"), "Deconvolution": ("weight", "bias"), "FullyConnected": ("weight", "bias"),
-    "BatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
-    "BatchNormWithReLU": ("gamma", "beta", "moving_mean", "moving_var"),
-    "SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
-    "LayerNorm": ("gamma", "beta"), "InstanceNorm": ("gamma", "beta"), "GroupNorm": ("gamma", "beta"),
-    "Embedding": ("weight",),
-}
-_AUX_NAMES = frozenset({"moving_mean", "moving_var", "running_mean", "running_var"})
-_NO_BIAS_DEFAULT = {"Deconvolution": True}
-
-
-@functools.lru_cache(maxsize=None)
-def _signature(fn):
-    try:
-        return inspect.signature(getattr(fn, "__wrapped__", fn))
-    except (TypeError, ValueError):
-        return None
-
-
-def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=None, nout=None):
-    """A node applying ``fn`` (an op of ``ast_hybrid.ops``) to ``args``/``kwargs``, which hold Symbols."""
-    for s in _symbols_in((args, kwargs)):
-        _one_output(s, f"{op_name}")
-    name = _new_name(name, hint or op_name.lower())
-    sig = _signature(fn)
-    bound = None
-    if sig is not None:
-        try:
-            bound = sig.bind_partial(*args, **kwargs)
-        except TypeError:
-            bound = None
-    auto = _AUTO_INPUTS.get(op_name, ())
-    if auto and bound is not None:
-        kwargs = dict(kwargs)
-        no_bias = bound.arguments.get("no_bias", _NO_BIAS_DEFAULT.get(op_name, False))
-        for inp in auto:
-            if bound.arguments.get(inp) is None and not (inp == "bias" and no_bias) and inp in sig.parameters:
-                kwargs[inp] = variable(f"{name}_{inp}")
-        bound = sig.bind_partial(*args, **kwargs)
-    node = _Node("op", name, fn=fn, args=tuple(args), kwargs=kwargs,
-                 nout=nout or getattr(fn, "mx_outputs", None) or _count(key or op_name, args, kwargs, sig),
-                 op=mx_op or op_name)
-    if bound is not None:
-        for arg, value in bound.arguments.items():
-            if arg in _AUX_NAMES and isinstance(value, Symbol) and value._entries[0][0].kind == "var":
-                node.aux.add(id(value._entries[0][0]))
-    return Symbol._of([(node, i) for i in range(node.nout)])
-
-
-def _count(key, args, kwargs, sig):
-    """How many outputs the op gives for these options: MXNet's own table (``common.op_outputs``)."""
-    entry = _outputs_table().get(key)
-    if entry is None:
-        return 1
-    if type(entry) is int:
-        return entry
-    signature, count_param, params, defaults, combos = entry
-    given = dict(kwargs)
-    if not any(a.startswith("*") for a in signature):
-        given.update(zip(signature, args))
-    if count_param is not None:
-        n = given.get(count_param, combos.get(()))
-        return int(n) if isinstance(n, (int, np.integer)) else 1
-    values = tuple(given.get(p, d) for p, d in zip(params, defaults))
-    values = tuple(bool(v) if isinstance(d, bool) and isinstance(v, (int, np.integer)) else v
-                   for v, d in zip(values, defaults))
-    return combos.get(values, 1)
-
-
-@functools.lru_cache(maxsize=None)
-def op_recorder(fn, attr, path=(), always=False):
-    """``fn`` (an op) as ``sym``/a traced ``F`` offers it: given a Symbol (or, ``always``, given anything) it
-    records a node; otherwise it computes as the op does.  One per op: ``norm_layer is
-    mx.sym.contrib.SyncBatchNorm`` holds however the name was reached (GluonCV's FPN tests it)."""
-    op_name = getattr(fn, "op_name", attr)
-    key = ".".join((*path, attr)) if path else attr
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        if not always and not _symbols_in((args, kwargs)):
-            return fn(*args, **kwargs)
-        kwargs = dict(kwargs)
-        name = kwargs.pop("name", None)
-        kwargs.pop("attr", None)
-        kwargs.pop("out", None)
-        mx_op = "_" + "_".join(path) + "_" + attr if path and path[0] != "_internal" else attr
-        return _make_op(fn, attr, args, kwargs, name, hint=mx_op.lower() if path else None,
-                        key=key if key in _outputs_table() else op_name, mx_op=mx_op)
-
-    return call
-
-
-@functools.lru_cache(maxsize=1)
-def _outputs_table():
-    from ast_hybrid.common.op_outputs import OUTPUTS
-
-    return OUTPUTS
-
-
-def _method(sym, name, *args, **kwargs):
-    kwargs.pop("name", None)
-    kwargs.pop("attr", None)
-    return _make_op(_MethodCall(name), name, (sym, *args), kwargs, hint=name.lower(),
-                    key={"split": "SliceChannel"}.get(name, name), mx_op=_METHOD_OPS.get(name, name))
-
-
-_METHOD_OPS = {"astype": "Cast", "split": "SliceChannel"}     # a Symbol method's operator, where names differ
-
-
-class _MethodCall:
-    """Replays ``value.name(*args, **kwargs)`` (a Symbol's method call)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __call__(self, value, *args, **kwargs):
-        return getattr(value, self.name)(*args, **kwargs)
-
-
-def _operator(fn, hint, a, b, mx_op):
-    return _make_op(fn, hint, (a, b), {}, hint=hint, mx_op=mx_op)
-
-
-def _binary(fn, hint, mx_op, reflected=False):
-    """``sym <op> other``: MXNet's ``mx_op`` between Symbols, ``<hint>_scalar`` (``_r...`` reflected) with a
-    number; the scalar is the node's ``scalar`` attribute in its graph JSON."""
-    def method(self, other):
-        if isinstance(other, Symbol):
-            pair, h, op = (other, self) if reflected else (self, other), hint, mx_op
-        elif isinstance(other, (numbers.Number, np.generic)):
-            flip = reflected and hint in ("_minus", "_div", "_power", "_mod")
-            pair = (other, self) if reflected else (self, other)
-            h, op = f"{'_r' + hint[1:] if flip else hint}scalar", f"{'_r' + hint[1:] if flip else hint}_scalar"
-        else:
-            return NotImplemented
-        return _operator(fn, h, *pair, mx_op=op)
-    return method
-
-
-for _dunder, _fn, _hint, _op in (("add", operator.add, "_plus", "elemwise_add"),
-                                 ("sub", operator.sub, "_minus", "elemwise_sub"),
-                                 ("mul", operator.mul, "_mul", "elemwise_mul"),
-                                 ("truediv", operator.truediv, "_div", "elemwise_div"),
-                                 ("pow", operator.pow, "_power", "_power"), ("mod", operator.mod, "_mod", "_mod")):
-    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint, _op))
-    setattr(Symbol, f"__r{_dunder}__", _binary(_fn, _hint, _op, reflected=True))
-for _dunder, _fn, _hint in (("eq", operator.eq, "_equal"), ("ne", operator.ne, "_not_equal"),
-                            ("gt", operator.gt, "_greater"), ("ge", operator.ge, "_greater_equal"),
-                            ("lt", operator.lt, "_lesser"), ("le", operator.le, "_lesser_equal")):
-    setattr(Symbol, f"__{_dunder}__", _binary(_fn, _hint, _hint))
-Symbol.__div__ = Symbol.__truediv__
-Symbol.__hash__ = object.__hash__      # __eq__ records a node, as MXNet's; identity for dicts and sets
-
-
-# --- the F of a hybrid_forward called with Symbols ---------------------------------------------------------
-
-class _SymbolF:
-    """``F`` while a block is called with Symbols: ``ast_hybrid.nd``'s names, every op recording a node
-    (MXNet passes ``mx.sym``).  Sub-namespaces (``F.contrib``) likewise."""
-
-    def __init__(self, module, path=()):
-        self._module, self._path = module, path
-
-    def __getattr__(self, attr):
-        if not self._path and attr in _SYMBOL_API:
-            return _SYMBOL_API[attr]
-        target = getattr(self._module, attr)
-        if isinstance(target, types.ModuleType):
-            return _SymbolF(target, (*self._path, attr))
-        if callable(target) and not isinstance(target, type):
-            return op_recorder(target, attr, self._path, always=True)
-        return target
-
-    def __repr__(self):
-        return f"<F for Symbols: {'.'.join(('sym', *self._path))}>"
-
-
-_SYMBOL_API = {"Symbol": Symbol, "var": variable, "Variable": variable, "Group": group}
-
-
-@functools.lru_cache(maxsize=1)
-def _traced_f():
-    from ast_hybrid import nd
-
-    return _SymbolF(nd)
-
-
 def is_symbolic(args) -> bool:
     """Whether a block's call arguments hold Symbols (``sym.var`` placeholders or graphs)."""
     return any(isinstance(a, Symbol) or (isinstance(a, (list, tuple)) and any(isinstance(v, Symbol) for v in a))
                for a in args)
-
-
-def apply(block, args):
-    """``block(*args)`` with Symbols: its ``hybrid_forward`` run once with the recording ``F`` and its
-    parameters' variables, in the block's name scope (MXNet's ``HybridBlock.forward`` on Symbols)."""
-    plain = [type(a).__name__ for a in args if not isinstance(a, (Symbol, list, tuple)) and a is not None
-             and hasattr(a, "shape")]
-    if plain:
-        raise TypeError(f"{type(block).__name__} was called with Symbols mixed with {plain[0]}: a call takes "
-                        "all NDArrays (it computes) or all Symbols (it builds a graph)")
-    own = getattr(block, "_symbolic_forward", None)
-    if own is not None:                     # a SymbolBlock: its graph composed with the inputs
-        return own(*args)
-    with block.name_scope():
-        params = {k: param_variable(p) for k, p in block._reg_params.items()}
-        return block.hybrid_forward(_traced_f(), *args, **params)
-
-
-def param_variable(p):
-    """``Parameter.var()``: the parameter's variable, one per parameter (MXNet caches it on ``_var``)."""
-    v = getattr(p, "_var", None)
-    if not isinstance(v, Symbol):
-        v = variable(p.name, shape=p._shape if p._shape and all(p._shape) else None, dtype=p.dtype, param=p)
-        try:
-            p._var = v
-        except AttributeError:
-            pass
-    return v
 
 
 # --- running a graph -----------------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ import operator
 
 import numpy as np
 
-from ast_hybrid.symbol.graph import (unscoped, Symbol, _make_op, _MethodCall, _signature, _symbols_in, _topo,
-                                       variable)
+from ast_hybrid.symbol.graph import Symbol, _symbols_in, _topo, unscoped, variable
+from ast_hybrid.symbol.recorder import _make_op, _MethodCall, _signature
 
 __all__ = ["load_json", "to_json"]
 

@@ -2,8 +2,11 @@
 compiled programs from one process to the next.
 
 - ``channel_last``: a predict program's convolutions, pooling and their neighbours rewritten to run
-  channel-last (NHWC) inside, kernels transposed once per parameter update; GEMMs over few rows take their
-  weight first when the parameters exceed the last-level cache;
+  channel-last (NHWC) inside: the interpreter of a traced program; ``channel_last_rules``: its rule per
+  primitive, over values stored in a permutation of their axes;
+- ``program``: a hybridized block's predict program compiled channel-last (``Program``) and run
+  (``Executable``): kernels transposed once per parameter update, GEMMs over few rows given their weight
+  first when the parameters exceed the last-level cache, the whole program timed against im2col on request;
 - ``conv_tuning``: each convolution the lowering rule (``ast_hybrid/ops/conv_lowering.py``) leaves to XLA, timed
   once per shape and machine both ways, the faster kept on disk;
 - ``hoist``: what a program computes from its parameters alone, run once per parameter update;

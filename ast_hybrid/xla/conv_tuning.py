@@ -4,7 +4,7 @@ The rule in ``conv_lowering`` (derived from measurements) picks a lowering per c
 program is traced.  Under the channel-last layout its XLA picks are not always right, and not in a way a
 rule can follow: a 3x3 convolution 32 -> 128 channels on 27x27 at batch 16 takes 9.5 ms on XLA and 6.5 ms
 as im2col, the same at 64 -> 64 takes 9.1 and 23.5 (``bench/HISTORY.md``).  So, for each convolution the rule
-left to XLA, a hybridized block's channel-last program (``channel_last.Program``) times that convolution both
+left to XLA, a hybridized block's channel-last program (``program.Program``) times that convolution both
 ways, alone, in the form the program will run it (NHWC, ``*spatial, I, O`` kernel), and computes it as
 im2col where that is clearly faster (at most 0.9x XLA's time).  Each shape is measured once per machine: the
 answers are kept in ``conv_tuning.json`` beside JAX's compilation cache (not written when that cache is
@@ -14,7 +14,7 @@ large ones, batch 16 at 224x224, are left to XLA after one run).
 
 ``AST_HYBRID_CONV_TUNE=0`` turns it off (the rule alone); ``AST_HYBRID_CONV_LOWERING`` forcing a lowering
 turns it off too.  ``AST_HYBRID_CONV_TUNE=1`` also times the whole program against im2col everywhere
-(``channel_last._Lowered``).
+(``program._Lowered``).
 """
 
 from __future__ import annotations
@@ -93,10 +93,10 @@ def _measure(e):
     then alternately in samples of ``SAMPLE`` seconds' worth of calls, the fastest of up to 9 each (one when
     the first round differs by 1.5x, fewer past ``BUDGET``); a convolution whose first XLA run takes over
     ``LONG`` stays XLA's untimed."""
-    from ast_hybrid.xla import channel_last as CL
+    from ast_hybrid.xla import channel_last_rules as rules
 
     with jax.ensure_compile_time_eval():        # run now, whatever trace is active
-        return _timed(e, CL)
+        return _timed(e, rules)
 
 
 def _layouts(e):
@@ -113,29 +113,29 @@ def inputs(e):
     return tuple(jnp.asarray(rng.standard_normal(shape).astype(dtype)) for shape, dtype, _ in _layouts(e))
 
 
-def program(e, lowering, CL=None):
+def program(e, lowering, rules=None):
     """``e`` alone as a channel-last program computes it, compiled: ``lowering`` ``"xla"`` (XLA's
     convolution) or ``"im2col"``; it takes :func:`inputs`' arrays and leaves its output channel-last."""
-    if CL is None:
-        from ast_hybrid.xla import channel_last as CL
+    if rules is None:
+        from ast_hybrid.xla import channel_last_rules as rules
     (xs, xd, x_perm), (ws, wd, w_perm) = _layouts(e)
-    rule = {"xla": CL._conv, "im2col": CL._conv_im2col}[lowering]
+    rule = {"xla": rules.conv, "im2col": rules.conv_im2col}[lowering]
 
     def run(x, w):
-        (out,) = rule(e, [CL._Val(x, x_perm), CL._Val(w, w_perm)])
+        (out,) = rule(e, [rules.Val(x, x_perm), rules.Val(w, w_perm)])
         return out.arr
     return jax.jit(run).lower(jax.ShapeDtypeStruct(xs, xd), jax.ShapeDtypeStruct(ws, wd)).compile()
 
 
-def _timed(e, CL):
+def _timed(e, rules):
     x, w = inputs(e)
-    exes = [program(e, "xla", CL)]
+    exes = [program(e, "xla", rules)]
     t = time.perf_counter()
     jax.block_until_ready(exes[0](x, w))
     first = time.perf_counter() - t
     if first > LONG:        # a large convolution: XLA's, without timing im2col
         return {"pick": "xla", "xla_s": first, "im2col_s": None}
-    exes.append(program(e, "im2col", CL))
+    exes.append(program(e, "im2col", rules))
     jax.block_until_ready(exes[1](x, w))
     t = time.perf_counter()
     jax.block_until_ready(exes[0](x, w))

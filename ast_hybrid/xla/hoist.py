@@ -21,7 +21,7 @@ its consumer wants.  Nested calls (``pjit``, ``custom_jvp_call``, ...) are inlin
 jitted operator computes from its parameters is found inside it (this is for predict programs: nothing
 differentiates the result).
 
-``channel_last.Program`` splits every channel-last predict program so (``channel_last.Executable`` runs
+``program.Program`` splits every channel-last predict program so (``program.Executable`` runs
 ``prepare``, with the kernels' transposition, once per parameter update); a program whose call takes under
 ``LONG`` is also compiled as written and the faster kept (:func:`mode`).
 
@@ -49,7 +49,7 @@ from ast_hybrid.core import settings
 __all__ = ["Split", "split", "unsplit", "retraceable", "inline", "mode"]
 
 ENV_SWITCH = "AST_HYBRID_HOIST"
-# a program whose (second) run takes less is also compiled as written and the faster kept (xla/channel_last.py):
+# a program whose (second) run takes less is also compiled as written and the faster kept (xla/program.py):
 # on such short programs the split measured 0.85x (mobilenet1.0 64x64 b1) to 1.09x (resnet50_v1 64x64 b1: 53
 # BatchNorm thunks fewer, the same GEMMs 4% slower, how XLA:CPU's executor hands work to its threads); above it
 # 0.84-1.0x on every network measured (bench/HISTORY.md), and a second compile would cost seconds

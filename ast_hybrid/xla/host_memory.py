@@ -12,7 +12,7 @@ quarters of them in per call, after the heap's top is lowered and raised again (
 lowers it, with the trim threshold at 1 GB, is not located).
 
 :func:`last_level_cache` reads the size of the CPU's last-level cache (Linux's sysfs), for programs that
-choose a GEMM's operand order by whether their weights stay in it (``xla/channel_last.py``).
+choose a GEMM's operand order by whether their weights stay in it (``xla/program.py``).
 
 It holds for threads that have not allocated yet, so it must run before XLA's threads exist: :func:`install`
 (run when the front is imported: ``ast_hybrid.xla``, which Gluon, ``nd`` and ``import mxnet`` import) makes

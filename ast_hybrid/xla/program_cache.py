@@ -534,10 +534,10 @@ def _read(path, key):
         parts = pickle.loads(payload)
         loaded = serialize_executable.deserialize_and_load(*parts[0])
         if head.get("sources") is not None:     # a channel-last program and what prepares its parameters
-            from ast_hybrid.xla import channel_last
+            from ast_hybrid.xla import program
 
             prepare = serialize_executable.deserialize_and_load(*parts[1]) if parts[1] is not None else None
-            return channel_last.Executable(loaded, head["sources"], prepare)
+            return program.Executable(loaded, head["sources"], prepare)
         return loaded
     except Exception as exc:       # whatever a damaged entry raises: the program is traced instead
         _unreadable(path, exc)
@@ -550,7 +550,7 @@ def _write(path, key, compiled, summary):
     try:
         from jax.experimental import serialize_executable
 
-        sources = getattr(compiled, "sources", None)      # a channel-last program (xla/channel_last.py)
+        sources = getattr(compiled, "sources", None)      # a channel-last program (xla/program.py)
         prepare = getattr(compiled, "prepare", None)
         compiled = getattr(compiled, "compiled", compiled)
         unloaded = compiled._executable._unloaded_executable

@@ -1,4 +1,4 @@
-"""xla/channel_last.py: a program run channel-last computes what it computes as written.
+"""xla/channel_last.py, xla/program.py: a program run channel-last computes what it computes as written.
 
 Generated programs (chains of the operations a vision network is made of, every convolution lowering) are
 run both ways and compared; the compiled program of consecutive convolutions has no transpose between them;
@@ -17,6 +17,7 @@ from ast_hybrid import nd
 from ast_hybrid.gluon import HybridBlock, nn
 from ast_hybrid.xla import channel_last as CL
 from ast_hybrid.xla import conv_tuning
+from ast_hybrid.xla import program
 from ast_hybrid.ops.conv_lowering import convolve
 
 
@@ -159,19 +160,19 @@ def test_weights_first_only_where_the_parameters_exceed_the_last_level_cache(mon
     from ast_hybrid.xla import host_memory
 
     leaves = [np.zeros(1000, "f4")]         # 4,000 bytes
-    monkeypatch.delenv(CL.FIRST_SWITCH, raising=False)
+    monkeypatch.delenv(program.FIRST_SWITCH, raising=False)
     monkeypatch.setattr(host_memory, "last_level_cache", lambda: 3_999)
-    assert CL.weight_first(leaves) == CL.WEIGHT_FIRST
-    assert CL.weight_first([jax.ShapeDtypeStruct((1000,), jnp.float32)]) == CL.WEIGHT_FIRST     # specs alike
+    assert program.weight_first(leaves) == program.WEIGHT_FIRST
+    assert program.weight_first([jax.ShapeDtypeStruct((1000,), jnp.float32)]) == program.WEIGHT_FIRST  # specs alike
     monkeypatch.setattr(host_memory, "last_level_cache", lambda: 4_000)
-    assert CL.weight_first(leaves) == 0
+    assert program.weight_first(leaves) == 0
     monkeypatch.setattr(host_memory, "last_level_cache", lambda: 0)          # unknown: as written
-    assert CL.weight_first(leaves) == 0
-    monkeypatch.setenv(CL.FIRST_SWITCH, "1")
-    assert CL.weight_first(leaves) == CL.WEIGHT_FIRST
-    monkeypatch.setenv(CL.FIRST_SWITCH, "0")
+    assert program.weight_first(leaves) == 0
+    monkeypatch.setenv(program.FIRST_SWITCH, "1")
+    assert program.weight_first(leaves) == program.WEIGHT_FIRST
+    monkeypatch.setenv(program.FIRST_SWITCH, "0")
     monkeypatch.setattr(host_memory, "last_level_cache", lambda: 1)
-    assert CL.weight_first(leaves) == 0
+    assert program.weight_first(leaves) == 0
 
 
 def test_the_last_level_cache_is_read_from_sysfs():
@@ -288,9 +289,9 @@ def test_a_two_way_concatenation_of_elementwise_results_on_the_channels_is_selec
 
 
 def test_a_program_without_convolutions_is_plain_jit():
-    prog = CL.Program(lambda leaves, x: jnp.tanh(x @ leaves[0]))
+    prog = program.Program(lambda leaves, x: jnp.tanh(x @ leaves[0]))
     lowered = prog.lower((jnp.ones((3, 2)),), jnp.ones((4, 3)))
-    assert not isinstance(lowered, CL._Lowered)
+    assert not isinstance(lowered, program._Lowered)
 
 
 # --- in a hybridized block ---------------------------------------------------------------------------------------
@@ -313,7 +314,7 @@ class _Net(HybridBlock):
 
 
 def _built(monkeypatch, on):
-    monkeypatch.setenv(CL.ENV_SWITCH, "1" if on else "0")
+    monkeypatch.setenv(program.ENV_SWITCH, "1" if on else "0")
     net = _Net()
     net.initialize()
     x = nd.array(np.random.RandomState(1).randn(2, 3, 11, 11).astype("f4"))
@@ -325,7 +326,7 @@ def _built(monkeypatch, on):
 def test_a_hybridized_network_gives_the_same_values_with_the_layout_on_and_off(monkeypatch):
     net, x = _built(monkeypatch, True)
     on = net(x).asnumpy()
-    monkeypatch.setenv(CL.ENV_SWITCH, "0")
+    monkeypatch.setenv(program.ENV_SWITCH, "0")
     net.hybridize()         # built again
     net._compiled = None
     off = net(x).asnumpy()
@@ -339,7 +340,7 @@ def test_new_parameter_values_reach_the_transposed_kernels(monkeypatch):
     w.set_data(w.data() * 2.0)
     after = net(x).asnumpy()
     assert not np.allclose(before, after)
-    monkeypatch.setenv(CL.ENV_SWITCH, "0")
+    monkeypatch.setenv(program.ENV_SWITCH, "0")
     net._compiled = None
     np.testing.assert_allclose(after, net(x).asnumpy(), rtol=1e-5, atol=1e-5)
 
@@ -357,13 +358,13 @@ def _conv_args():
 
 
 def test_both_lowerings_are_compiled_and_the_faster_kept(monkeypatch):
-    monkeypatch.setenv(CL.TUNE_SWITCH, "1")
+    monkeypatch.setenv(program.TUNE_SWITCH, "1")
     monkeypatch.delenv("AST_HYBRID_CONV_LOWERING", raising=False)
     # the convolution measured alone keeps XLA's (xla/conv_tuning.py), as it would where its shape is slower
     # as im2col: the whole program is then timed against im2col everywhere
     monkeypatch.setattr(conv_tuning, "_measure", lambda e: {"pick": "xla", "xla_s": 1.0, "im2col_s": 1.0})
     leaves, x = _conv_args()
-    lowered = CL.Program(_conv_program).lower(leaves, x)
+    lowered = program.Program(_conv_program).lower(leaves, x)
     assert len(lowered.candidates) == 2
     texts = [c[0].as_text() for c in lowered.candidates]
     assert "convolution" in texts[0] and "convolution" not in texts[1]      # XLA's, then im2col's GEMM
@@ -375,8 +376,8 @@ def test_both_lowerings_are_compiled_and_the_faster_kept(monkeypatch):
 @pytest.mark.parametrize("env", [{}, {"AST_HYBRID_CONV_TUNE": "0"},
                                  {"AST_HYBRID_CONV_TUNE": "1", "AST_HYBRID_CONV_LOWERING": "xla"}])
 def test_by_default_or_with_a_lowering_forced_only_the_rule_is_compiled(monkeypatch, env):
-    monkeypatch.delenv(CL.TUNE_SWITCH, raising=False)
+    monkeypatch.delenv(program.TUNE_SWITCH, raising=False)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     leaves, x = _conv_args()
-    assert len(CL.Program(_conv_program).lower(leaves, x).candidates) == 1
+    assert len(program.Program(_conv_program).lower(leaves, x).candidates) == 1

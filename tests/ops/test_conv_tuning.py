@@ -11,6 +11,7 @@ from jax import lax
 
 from ast_hybrid.xla import channel_last as CL
 from ast_hybrid.xla import conv_tuning as T
+from ast_hybrid.xla import program
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +73,7 @@ def test_the_program_computes_what_the_measurement_picked(monkeypatch):
     for pick, convolutions in (("xla", 2), ("im2col", 1)):      # the grouped one stays XLA's
         monkeypatch.setenv("AST_HYBRID_COMPILE_CACHE_DIR", str(T.Table.path().parent / pick))
         _counting(monkeypatch, pick)
-        lowered = CL.Program(_program).lower(leaves, x)
+        lowered = program.Program(_program).lower(leaves, x)
         assert lowered.as_text().count("convolution(") == convolutions
         np.testing.assert_allclose(np.asarray(lowered.compile()(leaves, x)), want, rtol=1e-5, atol=1e-4)
 
@@ -83,7 +84,7 @@ def test_off_or_with_a_lowering_forced_nothing_is_measured(monkeypatch, env):
         monkeypatch.setenv(k, v)
     calls = _counting(monkeypatch, "im2col")
     leaves, x = _args()
-    assert "convolution(" in CL.Program(_program).lower(leaves, x).as_text()
+    assert "convolution(" in program.Program(_program).lower(leaves, x).as_text()
     assert calls == []
 
 

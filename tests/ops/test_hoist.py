@@ -14,8 +14,8 @@ from jax import lax
 
 from ast_hybrid import nd
 from ast_hybrid.gluon import HybridBlock, nn
-from ast_hybrid.xla import channel_last as CL
 from ast_hybrid.xla import hoist
+from ast_hybrid.xla import program
 
 
 def _split(fn, params, xs):
@@ -150,7 +150,7 @@ def _net(monkeypatch, setting):
 
 
 def _program(net):
-    (compiled,) = net._compiled.predict.table.values()       # the program cache is off: channel_last.Program
+    (compiled,) = net._compiled.predict.table.values()       # the program cache is off: program.Program
     return compiled
 
 
@@ -169,7 +169,7 @@ def test_the_split_program_has_no_rsqrt_and_follows_new_parameters(monkeypatch):
     net, x = _net(monkeypatch, "1")
     before = net(x).asnumpy()
     exe = _program(net)
-    assert isinstance(exe, CL.Executable) and exe.prepare is not None
+    assert isinstance(exe, program.Executable) and exe.prepare is not None
     assert " rsqrt(" not in exe.as_text() and " rsqrt(" in exe.prepare.as_text()     # the op, not a name
     g = net.b2.gamma
     g.set_data(g.data() * 3.0)
@@ -182,13 +182,13 @@ def test_the_split_program_has_no_rsqrt_and_follows_new_parameters(monkeypatch):
 
 def test_a_short_program_is_also_compiled_as_written_and_the_faster_kept(monkeypatch):
     seen = []
-    fastest = CL._fastest
+    fastest = program._fastest
 
     def spy(exes, leaves, xs):
         seen.append([e.prepare for e in exes])
         return fastest(exes, leaves, xs)
 
-    monkeypatch.setattr(CL, "_fastest", spy)
+    monkeypatch.setattr(program, "_fastest", spy)
     net, x = _net(monkeypatch, "")
     net(x)
     (preps,) = seen
