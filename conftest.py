@@ -22,9 +22,29 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 _COMPILE_CACHE = tempfile.mkdtemp(prefix="ast_hybrid_test_compile_cache_")
 os.environ["AST_HYBRID_COMPILE_CACHE_DIR"] = _COMPILE_CACHE
 os.environ["AST_HYBRID_COMPILE_CACHE"] = "0"
+
+
+# The quick tier (``pytest -m quick``), for the inner loop: every test that needs neither MXNet (the oracle, real
+# GluonCV/GluonNLP code, the corpus) nor other processes (marked ``processes``), and is not marked slow.  A test joins it by what it
+# uses, not by a list kept by hand.
+_NOT_QUICK_MARKS = ("slow", "oracle", "corpus", "processes")
+_NOT_QUICK_FIXTURES = {"oracle", "both", "folder", "gluon_tree", "mx_reference"}
+_NOT_QUICK_DIRS = (os.path.join("tests", "realcode"), os.path.join("tests", "distributed"))
+
+
+def pytest_collection_modifyitems(config, items):
+    root = str(config.rootpath)
+    for item in items:
+        where = os.path.relpath(str(item.path), root)
+        if any(item.get_closest_marker(m) for m in _NOT_QUICK_MARKS) or \
+                _NOT_QUICK_FIXTURES & set(getattr(item, "fixturenames", ())) or where.startswith(_NOT_QUICK_DIRS):
+            continue
+        item.add_marker(pytest.mark.quick)
 
 
 def pytest_runtest_teardown(item, nextitem):

@@ -16,6 +16,8 @@ import pytest
 
 from ast_hybrid.xla import compile_cache
 
+pytestmark = pytest.mark.processes     # each test starts Python processes: not in the quick tier
+
 SCRIPT = r"""
 import json, os, sys
 import numpy as np

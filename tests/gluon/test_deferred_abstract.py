@@ -115,6 +115,7 @@ def test_a_users_block_gets_the_same_values_abstractly(user_block, monkeypatch):
     np.testing.assert_allclose(out, plain_out, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.slow     # model-zoo networks built twice
 def test_a_model_zoo_net_gets_the_same_values_abstractly(no_fallback):
     from ast_hybrid import nd
     from ast_hybrid.gluon.model_zoo import vision

@@ -11,6 +11,9 @@ import jax.numpy as jnp
 
 from ast_hybrid.gluon import nn
 from ast_hybrid.gluon.functional import functional
+import pytest
+
+pytestmark = pytest.mark.processes     # each test starts Python processes: not in the quick tier
 
 ROOT = Path(__file__).resolve().parents[2]
 

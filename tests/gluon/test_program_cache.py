@@ -20,6 +20,8 @@ import pytest
 
 from ast_hybrid.xla import program_cache
 
+pytestmark = pytest.mark.processes     # each test starts Python processes: not in the quick tier
+
 MODEL = '''
 import helpers
 from ast_hybrid.gluon import nn, HybridBlock

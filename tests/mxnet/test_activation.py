@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.processes     # each test starts Python processes: not in the quick tier
+
 HERE = Path(__file__).parent
 SCRIPT = HERE / "scripts" / "train_tiny.py"
 AST_HYBRID = Path(sys.executable).parent / "ast-hybrid"

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.processes     # each test starts Python processes: not in the quick tier
+
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "train_mnist_style.py"
 NUMBER = re.compile(r"-?\d+\.\d+")
 

@@ -96,6 +96,7 @@ def _apply(steps, ps, h):
     return h
 
 
+@pytest.mark.slow     # 40 generated programs x 2 lowerings
 @pytest.mark.parametrize("im2col", [False, True], ids=["as-lowered", "xla-convolutions-as-im2col"])
 @pytest.mark.parametrize("seed", range(40))
 def test_a_generated_program_computes_the_same_values(seed, im2col):
@@ -106,6 +107,7 @@ def test_a_generated_program_computes_the_same_values(seed, im2col):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-5, atol=2e-5 * float(np.abs(w).max() + 1))
 
 
+@pytest.mark.slow     # the same, weight-first
 @pytest.mark.parametrize("im2col", [False, True], ids=["as-lowered", "xla-convolutions-as-im2col"])
 @pytest.mark.parametrize("seed", range(20))
 def test_a_generated_program_computes_the_same_values_with_weights_first(seed, im2col):

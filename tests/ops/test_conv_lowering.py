@@ -167,6 +167,7 @@ def test_rule_picks_the_branch_the_case_is_for(cid):
     assert got == expected
 
 
+@pytest.mark.slow     # every lowering of every shape, forward and backward
 @pytest.mark.parametrize("cid", list(CASES))
 def test_every_lowering_matches_xla_forward_and_backward(cid):
     x, w, b, dy, kwargs = _inputs(cid)

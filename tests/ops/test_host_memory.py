@@ -10,7 +10,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from ast_hybrid.xla import host_memory
+
+pytestmark = pytest.mark.processes     # each test starts Python processes: not in the quick tier
 
 PROBE = r"""
 import json, resource

@@ -13,6 +13,8 @@ from ops_harness import _ours, cached
 
 from ast_hybrid import nd
 
+pytestmark = pytest.mark.slow     # every op case of the oracle modules, traced: not in the quick tier
+
 MODULES = ["test_elemwise_oracle", "test_reduce_oracle", "test_shape_oracle", "test_indexing_oracle",
            "test_nn_oracle", "test_linalg_contrib_oracle"]
 

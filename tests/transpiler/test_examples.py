@@ -5,6 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+import pytest
+
+pytestmark = pytest.mark.processes     # each test starts Python processes: not in the quick tier
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -32,6 +32,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import progen
 import progen_constructs
 
+pytestmark = pytest.mark.slow     # generated programs, each converted and compiled
+
 settings.register_profile("constructs_fast", max_examples=30, deadline=None, derandomize=True,
                           database=None, suppress_health_check=list(HealthCheck))
 settings.register_profile("constructs_ci", max_examples=60, deadline=None, derandomize=True,
