@@ -1,20 +1,21 @@
-"""For every test and doctest of the project: JAX's persistent compilation cache stays off in the test
-processes (``AST_HYBRID_COMPILE_CACHE=0``), and a folder of this run's own, removed at its end, is the cache
-directory wherever a test turns it on (``tests/gluon/test_compile_cache.py`` does, in its subprocesses):
-never the user's cache.  Set in the environment, so the subprocesses tests start (``python -m
-ast_hybrid.run``, examples) inherit it.
+"""For every test and doctest of the project, and every process a test starts (set in the environment, which
+xdist's workers and the tests' subprocesses inherit): one folder for the run, made by the first process and
+removed at its end, holds
 
-After every test, JAX's caches are cleared when the process holds many memory mappings
+- JAX's persistent compilation cache, for every program (no minimum compile time or size): a program compiled
+  once in the run (an op's eager program, a model-zoo network built again by another test file, by the other
+  worker, or by a script a test runs) is read back instead of compiled again.  densenet121 op by op then
+  hybridized: 35 s in a fresh process, 7.7 s in a second one (the suite: see docs/contributing.md);
+- ast-hybrid's own cache folder (``AST_HYBRID_COMPILE_CACHE_DIR``), which blocks do not turn on in the test
+  processes (``AST_HYBRID_COMPILE_CACHE=0``): the tests of that cache (``tests/gluon/test_compile_cache.py``,
+  ``test_program_cache.py``) turn it on in their own subprocesses, without JAX's folder, on folders of their
+  own.  Never the user's cache.
+
+After every test, JAX's in-memory caches are cleared when the process holds many memory mappings
 (``ast_hybrid/testing/memory_maps.py``): a run compiles thousands of programs, and past the kernel's
 ``vm.max_map_count`` XLA's compiler dies with a segmentation fault (what killed CI's pytest in the property
-tier, at the same test each run).
-
-Why the cache off: once a hybridized block turned the cache on (it is process-wide in JAX), every later program of the
-run was serialized into it, and CI's pytest process died twice with a segmentation fault inside JAX's cache
-path (``_compile_and_write_cache``, ``put_executable_and_time``) in the property tier's thousands of generated
-programs.  That guess was wrong (the mapping limit above was the cause; ``_compile_and_write_cache`` is JAX's
-compile path whether or not a cache directory is set), but a test run should not write compiled programs to
-disk anyway."""
+tier, at the same test each run, before this was found; an earlier guess blamed JAX's cache path, which is
+JAX's compile path whether or not a cache directory is set)."""
 
 from __future__ import annotations
 
@@ -24,9 +25,17 @@ import tempfile
 
 import pytest
 
-_COMPILE_CACHE = tempfile.mkdtemp(prefix="ast_hybrid_test_compile_cache_")
-os.environ["AST_HYBRID_COMPILE_CACHE_DIR"] = _COMPILE_CACHE
+_RUN = os.environ.get("AH_TEST_RUN_DIR")
+_OWNER = _RUN is None               # this process made the run's folder (not an xdist worker or a subprocess)
+if _OWNER:
+    _RUN = tempfile.mkdtemp(prefix="ast_hybrid_test_run_")
+    os.environ["AH_TEST_RUN_DIR"] = _RUN
+os.environ["AST_HYBRID_COMPILE_CACHE_DIR"] = os.path.join(_RUN, "ours")
 os.environ["AST_HYBRID_COMPILE_CACHE"] = "0"
+#: JAX's own cache for the run (what the two cache test modules take out of their subprocesses' environment)
+JAX_CACHE = {"JAX_COMPILATION_CACHE_DIR": os.path.join(_RUN, "jax"), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+             "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+os.environ.update(JAX_CACHE)
 
 
 # The quick tier (``pytest -m quick``), for the inner loop: every test that needs neither MXNet (the oracle, real
@@ -54,4 +63,5 @@ def pytest_runtest_teardown(item, nextitem):
 
 
 def pytest_unconfigure(config):
-    shutil.rmtree(_COMPILE_CACHE, ignore_errors=True)
+    if _OWNER:
+        shutil.rmtree(_RUN, ignore_errors=True)

@@ -51,10 +51,15 @@ print(json.dumps({"requests": count("compile_requests_use_cache"), "hits": count
 """
 
 
+_RUNS_JAX_CACHE = ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+                   "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES")
+
+
 def _run(tmp_path, *args, **env):
     """Run SCRIPT in a new process with ``env`` over a copy of this one's environment (``None``: unset).
     Without the program cache (``xla/program_cache.py``), which would skip JAX's cache in a second process."""
-    full = {**os.environ, "JAX_PLATFORMS": "cpu", "AST_HYBRID_PROGRAM_CACHE": "0"}
+    full = {k: v for k, v in os.environ.items() if k not in _RUNS_JAX_CACHE}    # the test run's own (conftest.py)
+    full.update({"JAX_PLATFORMS": "cpu", "AST_HYBRID_PROGRAM_CACHE": "0"})
     for k, v in env.items():
         if v is None:
             full.pop(k, None)
@@ -135,6 +140,10 @@ def test_the_folder_follows_the_platform(monkeypatch, tmp_path):
 
 
 def test_the_test_suite_writes_into_a_folder_of_its_own():
+    """Ours and JAX's caches both live in the run's own folder (conftest.py), never the user's."""
+    import jax
+
     folder = compile_cache.cache_dir()
     assert not folder.is_relative_to(compile_cache.cache_root())
-    assert folder.name.startswith("ast_hybrid_test_compile_cache_")
+    assert folder.parent.name.startswith("ast_hybrid_test_run_")
+    assert Path(jax.config.jax_compilation_cache_dir).parent == folder.parent

@@ -118,9 +118,13 @@ def _code(folder: Path, model=MODEL, helpers=HELPERS):
     return folder
 
 
+_RUNS_JAX_CACHE = ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+                   "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES")     # the test run's own (conftest.py): not here
+
+
 def _run(code: Path, cache: Path, switch="1", env=(), **cfg):
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "AST_HYBRID_COMPILE_CACHE_DIR": str(cache),
-           "AST_HYBRID_COMPILE_CACHE": switch, **dict(env)}
+    env = {**{k: v for k, v in os.environ.items() if k not in _RUNS_JAX_CACHE}, "JAX_PLATFORMS": "cpu",
+           "AST_HYBRID_COMPILE_CACHE_DIR": str(cache), "AST_HYBRID_COMPILE_CACHE": switch, **dict(env)}
     out = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(cfg)], env=env, capture_output=True, text=True,
                          cwd=code, timeout=300)
     assert out.returncode == 0, out.stderr
