@@ -75,6 +75,8 @@ def test_jitter_applies_the_four_ops_in_the_drawn_order_as_mxnet(oracle):
 
 
 DRAWS = """
+import random
+mx.random.seed(3); random.seed(3); np.random.seed(3)      # a fixed sample each side: pass or fail, every run alike
 x = nd.array(np.full((4, 5, 3), 100, dtype='float32') + np.arange(3, dtype='float32') * 40)
 t = {ctor}
 ys = np.stack([t(x).asnumpy() for _ in range(300)])
