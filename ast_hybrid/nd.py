@@ -19,6 +19,8 @@ from ast_hybrid.core.context import Context, cpu, current_context, gpu  # noqa: 
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops import *  # noqa: F401,F403
 from ast_hybrid.ops import _internal, contrib, linalg, random, sparse  # noqa: F401
+from ast_hybrid import mxnp as np  # noqa: E402  (F.np in a hybrid_forward: MXNet's mx.nd.numpy)
+npx = np.extension       # F.npx: mx.npx
 
 
 def waitall():

@@ -207,7 +207,7 @@ def record_op(impl, args, kwargs, result=None):
     """Run (or take the ``result`` of) ``impl`` on ``args``, and put it on the tape: NDArray outputs."""
     import jax
 
-    from ast_hybrid.core.ndarray import NDArray
+    from ast_hybrid.core.ndarray import ARRAYS, NDArray
 
     if STATE.effects:       # inside a compiled program's trace: only which values depend on a differentiated input
         if result is None:
@@ -219,7 +219,7 @@ def record_op(impl, args, kwargs, result=None):
     slots, refs = [], []          # where each tracked input sits, and its reference
 
     def plain(v, where):
-        if v.__class__ is not NDArray:
+        if v.__class__ not in ARRAYS:
             return v
         if v._ag is not None:
             slots.append(where)
@@ -314,12 +314,12 @@ def _call_spec(spec, consts, tracked):
 
 
 def _plain(a):
-    from ast_hybrid.core.ndarray import NDArray
+    from ast_hybrid.core.ndarray import ARRAYS
 
-    if a.__class__ is NDArray:
+    if a.__class__ in ARRAYS:
         return a._arr
     if a.__class__ in (list, tuple):
-        return type(a)(v._arr if v.__class__ is NDArray else v for v in a)
+        return type(a)(v._arr if v.__class__ in ARRAYS else v for v in a)
     return a
 
 
@@ -345,7 +345,7 @@ def grad_of(nd):
 
     ag = nd._ag
     if isinstance(ag, _Leaf):
-        return None if ag.grad is None else NDArray(ag.grad)
+        return None if ag.grad is None else type(nd)(ag.grad)
     return None
 
 
@@ -546,7 +546,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
             raise RuntimeError("autograd.grad: every variable must be marked with attach_grad() (or "
                                "mark_variables) before recording")
     grads = _vjp(heads, head_grads, {v._ag for v in variables})
-    out = [NDArray(grads[v._ag]) if v._ag in grads else NDArray(v._arr * 0) for v in variables]
+    out = [type(v)(grads[v._ag]) if v._ag in grads else type(v)(v._arr * 0) for v in variables]
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["Context", "cpu", "gpu", "current_context", "context_of"]
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "context_of"]
 
 
 class _Stack(threading.local):
@@ -79,6 +79,20 @@ def cpu(device_id=0):
 
 def gpu(device_id=0):
     return Context("gpu", device_id)
+
+
+def cpu_pinned(device_id=0):
+    return Context("cpu_pinned", device_id)
+
+
+def num_gpus():
+    """How many GPUs jax sees (0 without a GPU backend)."""
+    import jax
+
+    try:
+        return len(jax.devices("gpu"))
+    except RuntimeError:
+        return 0
 
 
 def current_context():

@@ -41,7 +41,7 @@ import numpy as np
 
 from ast_hybrid.core.context import Context, context_of
 
-__all__ = ["NDArray"]
+__all__ = ["NDArray", "ndarray", "ARRAYS", "as_np"]
 
 
 class NDArray:
@@ -174,15 +174,19 @@ class NDArray:
             return self
         import jax
 
-        return NDArray(jax.device_put(self._arr, Context(context).jax_device()))
+        return type(self)(jax.device_put(self._arr, Context(context).jax_device()))
 
     as_in_ctx = as_in_context
 
     def as_nd_ndarray(self):
-        return self
+        return self if self.__class__ is NDArray else NDArray(self._arr, self._ag)
+
+    def as_np_ndarray(self):
+        """The same array as an ``mx.np`` array (MXNet: zero-copy; here the same jax array and record)."""
+        return self if self.__class__ is ndarray else ndarray(self._arr, self._ag)
 
     def detach(self):
-        return NDArray(self._arr)
+        return type(self)(self._arr)
 
     def tostype(self, stype):
         if stype != "default":
@@ -207,16 +211,53 @@ class NDArray:
         autograd.backward([self], [out_grad] if out_grad is not None else None, retain_graph, train_mode)
 
 
+class ndarray(NDArray):
+    """MXNet 1.9's ``mxnet.numpy.ndarray``: an NDArray with numpy's semantics (scalars of shape ``()``,
+    numpy's indexing, reductions and dtype rules, comparisons giving bool), as ``mx.np``'s functions and
+    ``npx.set_np()``'s Gluon give it.  What computes with it is installed by ``ast_hybrid/mxnp/arrays.py``."""
+
+    __slots__ = ()
+
+    def __reduce__(self):
+        return _rebuild_np, (self.asnumpy(),)
+
+
+ndarray.__module__ = "mxnet.numpy"      # what type(x) shows, as in MXNet
+
+#: the array classes (an op's inputs, autograd's records): test with ``x.__class__ in ARRAYS``
+ARRAYS = (NDArray, ndarray)
+
+
+def as_np(value):
+    """``value`` (an NDArray, or a list/tuple of them, nested) with every legacy NDArray now an ``mx.np``
+    array: the same object, its class changed (what an ``npx`` op returns, and Gluon's blocks under
+    ``npx.set_np()``)."""
+    cls = value.__class__
+    if cls is NDArray:
+        value.__class__ = ndarray
+    elif cls is list or cls is tuple:
+        for v in value:
+            as_np(v)
+    return value
+
+
 def _rebuild(value):
     import jax.numpy as jnp
 
     return NDArray(jnp.asarray(value))
 
 
+def _rebuild_np(value):
+    import jax.numpy as jnp
+
+    return ndarray(jnp.asarray(value))
+
+
 def _register_pytree():
     import jax
 
     jax.tree_util.register_pytree_node(NDArray, lambda x: ((x._arr,), None), lambda _, c: NDArray(c[0]))
+    jax.tree_util.register_pytree_node(ndarray, lambda x: ((x._arr,), None), lambda _, c: ndarray(c[0]))
 
 
 _register_pytree()

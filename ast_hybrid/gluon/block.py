@@ -29,7 +29,8 @@ import numpy as np
 
 from ast_hybrid import nd
 from ast_hybrid.core.autograd import STATE
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import ARRAYS, as_np
+from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.core.trace import FRAMES
 from ast_hybrid.parallel import data_parallel
 from ast_hybrid.symbol import graph as symbolic
@@ -235,6 +236,8 @@ class Block:
     load_params = load_parameters
 
     def __call__(self, *args, **kwargs):
+        if NP_MODE.array:       # npx.set_np(): what a block gives is an mx.np array, as MXNet's np operators give
+            return as_np(self.forward(*args, **kwargs))
         return self.forward(*args, **kwargs)
 
     def forward(self, *args):
@@ -290,6 +293,11 @@ class HybridBlock(Block):
         super().cast(dtype)
 
     def __call__(self, *args):
+        if NP_MODE.array:       # npx.set_np() (Block.__call__)
+            return as_np(self._call_hybrid(*args))
+        return self._call_hybrid(*args)
+
+    def _call_hybrid(self, *args):
         if data_parallel.PLACEMENT.active and not FRAMES.traces:    # parameters on several devices: the batch
             args = data_parallel.place_inputs(self, args)          # is split over them (parallel/data_parallel.py)
         c = self._compiled                  # set only while hybridized
@@ -305,7 +313,7 @@ class HybridBlock(Block):
                 # per-call Python work shows directly (a jitted call costs 5-8 us however small)
                 x = args[0]
                 try:
-                    return c._written(c.predict(c.leaves, x._arr if x.__class__ is NDArray else x))
+                    return c._written(c.predict(c.leaves, x._arr if x.__class__ in ARRAYS else x))
                 except rng.KeyNeeded:
                     c.keyed = True
             return c(args)

@@ -57,10 +57,10 @@ def _abstract_pass(block, args):
 
     from ast_hybrid.core import autograd
     from ast_hybrid.gluon.programs import Trace, imperative
-    from ast_hybrid.core.ndarray import NDArray
+    from ast_hybrid.core.ndarray import ARRAYS, NDArray
 
-    leaves, treedef = jax.tree_util.tree_flatten(list(args), is_leaf=lambda v: v.__class__ is NDArray)
-    where = [i for i, v in enumerate(leaves) if v.__class__ is NDArray or _is_array(v)]
+    leaves, treedef = jax.tree_util.tree_flatten(list(args), is_leaf=lambda v: v.__class__ in ARRAYS)
+    where = [i for i, v in enumerate(leaves) if v.__class__ in ARRAYS or _is_array(v)]
     specs = [jax.ShapeDtypeStruct(leaves[i].shape, leaves[i].dtype) for i in where]
 
     def run(*arrays):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ast_hybrid.gluon import block as _block
 from ast_hybrid.gluon.block import HybridBlock
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import ARRAYS
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss", "SoftmaxCrossEntropyLoss",
            "SoftmaxCELoss", "KLDivLoss", "CTCLoss", "HuberLoss", "HingeLoss", "SquaredHingeLoss", "LogisticLoss",
@@ -49,8 +49,9 @@ class Loss(HybridBlock):
     def __call__(self, *args):
         if (self._compiled is None and not self._active and type(self).__module__ == __name__
                 and not _block.FRAMES.traces and not _block.data_parallel.PLACEMENT.active
-                and all(a is None or a.__class__ is NDArray for a in args)):
-            return self._build(args)(args)      # see the module doc; hybridize(False) does not undo it
+                and all(a is None or a.__class__ in ARRAYS for a in args)):
+            out = self._build(args)(args)      # see the module doc; hybridize(False) does not undo it
+            return _block.as_np(out) if _block.NP_MODE.array else out
         return super().__call__(*args)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

@@ -25,7 +25,8 @@ import numpy as np
 from ast_hybrid import init as _init
 from ast_hybrid.core.autograd import _Leaf
 from ast_hybrid.core.errors import DeferredInitializationError  # noqa: F401  (gluon.parameter's name)
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import NDArray, ndarray
+from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.ops._core import raw
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
@@ -36,6 +37,8 @@ def shape_known(shape) -> bool:
 
 
 class Parameter:
+    _cls = NDArray      # the class of data() and grad(): ndarray once initialised under npx.set_np()
+
     def __init__(self, name, grad_req="write", shape=None, dtype="float32", lr_mult=1.0, wd_mult=1.0,
                  init=None, allow_deferred_init=False, differentiable=True, stype="default",
                  grad_stype="default"):
@@ -119,7 +122,7 @@ class Parameter:
         inside a hybridized trace, the value bound to this parameter.  MXNet's errors when uninitialised."""
         trace = self._trace
         if trace is not None:
-            return NDArray(trace.read(self), trace.marker(self))
+            return self._cls(trace.read(self), trace.marker(self))
         if arr_list is None:
             if self._deferred_init:
                 raise DeferredInitializationError(
@@ -131,7 +134,7 @@ class Parameter:
                                "of nested child Blocks")
         if isinstance(arr_list, (list, tuple)):      # MXNet's per-context list: ours holds one replicated value
             arr_list = arr_list[0]
-        return NDArray(raw(arr_list), self._leaf if arr_list is self._data else None)
+        return self._cls(raw(arr_list), self._leaf if arr_list is self._data else None)
 
     # shape ------------------------------------------------------------------
     @property
@@ -177,6 +180,8 @@ class Parameter:
                 f"deferred; its shape {self._shape} is still unknown")
         explicit, default_init = self._deferred_init
         self._deferred_init = ()
+        # initialised under npx.set_np(): its data and gradient are mx.np arrays (MXNet's _init_impl)
+        self._cls = ndarray if NP_MODE.array else NDArray
         # Gluon's rule (not the name patterns of Initializer.__call__): the parameter's own initializer,
         # else the one given to initialize(), fills it whatever its name ends in
         chosen = explicit if isinstance(explicit, (_init.Initializer, str)) else default_init
@@ -219,7 +224,7 @@ class Parameter:
             raise RuntimeError(f"Cannot get gradient array for Parameter {self.name!r} because grad_req='null'")
         if self._leaf.grad is None:
             self._leaf.grad = jnp.zeros_like(self._data)
-        return NDArray(self._leaf.grad)
+        return self._cls(self._leaf.grad)
 
     def list_grad(self):
         """One gradient per context (the same values: on a mesh the gradient is already summed)."""
@@ -469,6 +474,7 @@ def assign_loaded(params, loaded, where, allow_missing, ignore_extra):
             raise ValueError(f"Parameter {name!r}: shape mismatch loading from {where!r}: expected "
                              f"{tuple(p.shape)}, found {tuple(value.shape)} in the file")
         p.set_data(value.astype(p.dtype) if value.dtype != np.dtype(p.dtype) else value)
+        p._cls = ndarray if NP_MODE.array else NDArray     # loaded under npx.set_np(): mx.np arrays (MXNet's)
 
 
 def _brief(names, limit=8):

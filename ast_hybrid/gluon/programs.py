@@ -21,7 +21,8 @@ import functools
 import numpy as np
 
 from ast_hybrid.core import autograd
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import ARRAYS, NDArray, ndarray
+from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.core.trace import FRAMES
 from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import raw
@@ -96,7 +97,7 @@ def _mode(training):
 
 
 def _is_array(x):
-    return hasattr(x, "shape") and hasattr(x, "dtype") and x.__class__ is not NDArray
+    return hasattr(x, "shape") and hasattr(x, "dtype") and x.__class__ not in ARRAYS
 
 
 def wrap_inputs(inputs):
@@ -104,18 +105,19 @@ def wrap_inputs(inputs):
     no raw array is passed on itself, not a copy: a ``hybrid_forward`` that writes into its list argument (GluonCV's
     IDAUp: ``layers[i] = ...``, read back by its caller) changes the caller's list, as in MXNet."""
     out = []
+    cls = ndarray if NP_MODE.array else NDArray     # npx.set_np(): a traced forward sees mx.np arrays
     for x in inputs:
         if _is_array(x):
-            x = NDArray(x if not isinstance(x, np.ndarray) else _jnp().asarray(x))
+            x = cls(x if not isinstance(x, np.ndarray) else _jnp().asarray(x))
         elif isinstance(x, (list, tuple)) and any(_is_array(v) for v in x):
-            x = type(x)(NDArray(v) if _is_array(v) else v for v in x)
+            x = type(x)(cls(v) if _is_array(v) else v for v in x)
         out.append(x)
     return out
 
 
 def wrap_outputs(out):
     """A forward's result with every array an NDArray (lists and tuples kept)."""
-    if out.__class__ is NDArray or out is None:
+    if out.__class__ in ARRAYS or out is None:
         return out
     if isinstance(out, (list, tuple)):
         return type(out)(wrap_outputs(o) for o in out)
@@ -124,7 +126,7 @@ def wrap_outputs(out):
 
 def strip(out):
     """A forward's result with every NDArray replaced by its jax array (what pure functions return)."""
-    if out.__class__ is NDArray:
+    if out.__class__ in ARRAYS:
         return out._arr
     if isinstance(out, (list, tuple)):
         return type(out)(strip(o) for o in out)
@@ -137,11 +139,11 @@ def _tracked(x):
     """Whether an argument (an NDArray, or a list/tuple of them) is recorded for autograd."""
     if isinstance(x, (list, tuple)):
         return any(_tracked(v) for v in x)
-    return x.__class__ is NDArray and x._ag is not None
+    return x.__class__ in ARRAYS and x._ag is not None
 
 
 def _first_array(out):
-    if out.__class__ is NDArray:
+    if out.__class__ in ARRAYS:
         return out
     if isinstance(out, (list, tuple)):
         for o in out:
@@ -177,7 +179,7 @@ def run_bound(block, params, leaves, key, training, inputs, needs=None):
         if recording:
             for x, n in zip(xs, needs[len(params):]):
                 for v in (x if isinstance(x, (list, tuple)) else (x,)):
-                    if n and v.__class__ is NDArray:
+                    if n and v.__class__ in ARRAYS:
                         v._ag = autograd.DEPENDS
         out = block._call_imperative(*xs)
         before = dict(trace.writes)
@@ -288,13 +290,13 @@ class Compiled:
         if state.recording or state.training or self.keyed:
             return self._call_slow(args)
         try:
-            return self._written(self.predict(self.leaves, *[a._arr if a.__class__ is NDArray else a for a in args]))
+            return self._written(self.predict(self.leaves, *[a._arr if a.__class__ in ARRAYS else a for a in args]))
         except rng.KeyNeeded:
             self.keyed = True
             return self._call_slow(args)
 
     def _call_slow(self, args):
-        xs = [a._arr if a.__class__ is NDArray else a for a in args]
+        xs = [a._arr if a.__class__ in ARRAYS else a for a in args]
         if autograd.STATE.recording:
             return self._call_recorded(args, xs)
         if autograd.STATE.training:
@@ -330,7 +332,7 @@ class Compiled:
         (``_pullback``) on those residuals: the backward neither runs the forward again nor compiles anything
         after the first step."""
         tracked = tuple(p.data() for p in self.params)
-        nd_args = [a if a.__class__ is NDArray else NDArray(a) if _is_array(a) else a for a in args]
+        nd_args = [a if a.__class__ in ARRAYS else NDArray(a) if _is_array(a) else a for a in args]
         base, count = rng.stream()
         training = autograd.STATE.training
         needs = tuple(t._ag is not None for t in tracked) + tuple(_tracked(a) for a in args)

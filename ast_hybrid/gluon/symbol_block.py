@@ -25,7 +25,7 @@ from ast_hybrid.symbol import graph as symbolic
 from ast_hybrid.symbol import recorder as symbol_recorder
 from ast_hybrid.gluon.block import HybridBlock
 from ast_hybrid.gluon.programs import wrap_outputs
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import ARRAYS
 
 __all__ = ["SymbolBlock"]
 
@@ -190,7 +190,7 @@ class SymbolBlock(HybridBlock):
         leaves = self._leaves
         if leaves is None:
             leaves = self._leaves = tuple(p.data()._arr for p in self._order)
-        out = self._exported.call(leaves, *[a._arr if a.__class__ is NDArray else a for a in args])
+        out = self._exported.call(leaves, *[a._arr if a.__class__ in ARRAYS else a for a in args])
         return wrap_outputs(out)
 
     forward = __call__

@@ -14,7 +14,7 @@ May import: MXNet's twins at the package root (``nd``, ``ndarray``, ``sym``, ``a
 Gluon front (``ast_hybrid.gluon``), the ops, numpy and jax.  Never the linter, the CLI or ``testing``.
 """
 
-from ast_hybrid import autograd, nd
+from ast_hybrid import autograd, mxnp, nd
 from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, image, initializer, operator, symbol, util
 from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
@@ -32,10 +32,15 @@ init = initializer
 rnd = random
 kv = kvstore
 img = image
+numpy = np = mxnp                           # MXNet 1.9's numpy interface (ast_hybrid/mxnp)
+numpy_extension = npx = mxnp.extension
 
 _missing.serve(__name__, {
     "nd": (nd, "mxnet.ndarray"), "ndarray": (nd, "mxnet.ndarray"), "autograd": (autograd, "mxnet.autograd"),
-    "random": (random, "mxnet.random")})
+    "random": (random, "mxnet.random"), "numpy": (mxnp, "mxnet.numpy"), "np": (mxnp, "mxnet.numpy"),
+    "numpy_extension": (mxnp.extension, "mxnet.numpy_extension"), "npx": (mxnp.extension, "mxnet.numpy_extension")})
+_missing.serve(f"{__name__}.numpy", {"random": (mxnp.random, "mxnet.numpy.random"),
+                                     "linalg": (mxnp.linalg, "mxnet.numpy.linalg")})
 # mx.nd.image: MXNet's image operators (GluonCV's transforms call them), put on ast_hybrid.nd here
 nd.image = _nd_image
 _missing.serve(f"{__name__}.ndarray", {

@@ -1,76 +1,90 @@
-"""``mxnet.util``: the switches of MXNet 2's numpy mode, always off here, and small helpers.
-
-ast-hybrid runs MXNet 1.x's NDArray semantics only: ``is_np_array()``/``is_np_shape()`` are False (so
-MXNet-era code takes its ``nd`` branches), turning them off is a no-op, and turning numpy mode *on*
-(``set_np``, ``use_np``, ``np_array(True)``...) is an error naming the API.
+"""``mxnet.util``: MXNet 1.9's numpy-semantics switches (per thread, ``ast_hybrid.core.npmode``) and small
+helpers.  ``set_np()``/``use_np``/``np_array(True)`` turn on ``mx.np`` arrays in Gluon (``ast_hybrid.mxnp``);
+``is_np_array()``/``is_np_shape()`` answer for the current thread, as MXNet's do.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import os
 
-from ast_hybrid.mxnet._missing import module_getattr, unsupported
+from ast_hybrid.core.npmode import MODE
+from ast_hybrid.mxnet._missing import module_getattr
+from ast_hybrid.mxnp.extension import reset_np, set_np  # noqa: F401
 
 __all__ = ["is_np_array", "is_np_shape", "set_np_shape", "set_np", "reset_np", "np_array", "np_shape",
            "use_np", "use_np_array", "use_np_shape", "getenv", "setenv", "makedirs", "get_gpu_count"]
 
-_NUMPY_MODE = "MXNet 2's numpy mode (mx.np arrays, numpy shape semantics) is not part of ast-hybrid, " \
-              "which runs MXNet 1.x's NDArray API"
-
 
 def is_np_array():
-    return False
+    return MODE.array
 
 
 def is_np_shape():
-    return False
-
-
-def _refuse(name):
-    return unsupported("mxnet.util", name, _NUMPY_MODE)
+    return MODE.shape
 
 
 def set_np_shape(active):
-    if active:
-        raise _refuse("set_np_shape")
-    return False
+    """Numpy shape semantics on or off in this thread; the previous state."""
+    if not active and MODE.array:
+        raise ValueError("Deactivating NumPy shape semantics while NumPy array semantics is still active is not "
+                         "allowed. Please consider calling `npx.reset_np()` to deactivate both of them.")
+    prev, MODE.shape = MODE.shape, bool(active)
+    return prev
 
 
-def set_np(shape=True, array=True, dtype=False):
-    if shape or array or dtype:
-        raise _refuse("set_np")
+def _scope(attr):
+    @contextlib.contextmanager
+    def scope(active=True):
+        prev = getattr(MODE, attr)
+        setattr(MODE, attr, bool(active))
+        try:
+            yield
+        finally:
+            setattr(MODE, attr, prev)
+
+    scope.__name__ = scope.__qualname__ = "np_" + attr
+    return scope
 
 
-def reset_np():
-    """Numpy mode is already off."""
+np_shape = _scope("shape")
+np_array = _scope("array")
 
 
-@contextlib.contextmanager
-def np_shape(active=True):
-    if active:
-        raise _refuse("np_shape")
-    yield
-
-
-@contextlib.contextmanager
-def np_array(active=True):
-    if active:
-        raise _refuse("np_array")
-    yield
-
-
-def _decorator(name):
+def _decorator(scope, name):
+    """MXNet's ``use_np_*``: a function runs in the scope; a class has each method and property wrapped."""
     def decorate(func):
-        raise _refuse(name)
+        if inspect.isclass(func):
+            for attr, method in inspect.getmembers(
+                    func, predicate=lambda f: inspect.isfunction(f) or inspect.ismethod(f) or isinstance(f, property)):
+                if isinstance(method, property):
+                    setattr(func, attr, property(decorate(method.__get__), method.__set__, method.__delattr__,
+                                                 method.__doc__))
+                else:
+                    setattr(func, attr, decorate(method))
+            return func
+        if callable(func):
+            @functools.wraps(func)
+            def scoped(*args, **kwargs):
+                with scope(True):
+                    return func(*args, **kwargs)
+            return scoped
+        raise TypeError(f"{name} can only decorate classes and callable objects, while received a "
+                        f"{type(func)}")
 
     decorate.__name__ = decorate.__qualname__ = name
     return decorate
 
 
-use_np = _decorator("use_np")
-use_np_array = _decorator("use_np_array")
-use_np_shape = _decorator("use_np_shape")
+use_np_shape = _decorator(np_shape, "use_np_shape")
+use_np_array = _decorator(np_array, "use_np_array")
+
+
+def use_np(func):
+    """Numpy shape and array semantics around ``func`` (a function or a class)."""
+    return use_np_shape(use_np_array(func))
 
 
 def getenv(name):

@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import ARRAYS, NDArray
 
 __all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_int", "norm_axis", "norm_axes",
            "as_tuple", "scalar_like", "c_cast", "rounded", "divided"]
@@ -37,34 +37,34 @@ class OpError(ValueError):
 
 def raw(x):
     """The array inside ``x`` (an NDArray), else ``x`` itself."""
-    return x._arr if x.__class__ is NDArray else x
+    return x._arr if x.__class__ in ARRAYS else x
 
 
 def wrap(value):
     """NDArray(s) around an op's result: arrays are wrapped, lists/tuples become lists."""
     if value.__class__ in _SEQ:
         return [wrap(v) for v in value]
-    if value is None or value.__class__ is NDArray or isinstance(value, (bool, int, float, str)):
+    if value is None or value.__class__ in ARRAYS or isinstance(value, (bool, int, float, str)):
         return value
     return NDArray(value)
 
 
 def _unwrap_arg(a):
     cls = a.__class__
-    if cls is NDArray:
+    if cls in ARRAYS:
         return a._arr
-    if cls in _SEQ and any(v.__class__ is NDArray for v in a):
-        return cls(v._arr if v.__class__ is NDArray else v for v in a)
+    if cls in _SEQ and any(v.__class__ in ARRAYS for v in a):
+        return cls(v._arr if v.__class__ in ARRAYS else v for v in a)
     return a
 
 
 def _tracked(args, kwargs):
     for a in args:
-        if a.__class__ is NDArray and a._ag is not None:
+        if a.__class__ in ARRAYS and a._ag is not None:
             return True
-        if a.__class__ in _SEQ and any(v.__class__ is NDArray and v._ag is not None for v in a):
+        if a.__class__ in _SEQ and any(v.__class__ in ARRAYS and v._ag is not None for v in a):
             return True
-    return any(v.__class__ is NDArray and v._ag is not None for v in kwargs.values())
+    return any(v.__class__ in ARRAYS and v._ag is not None for v in kwargs.values())
 
 
 def _compiled(impl, arrays):

@@ -55,7 +55,7 @@ import numpy as np
 from ast_hybrid.core import autograd
 from ast_hybrid.core.context import current_context
 from ast_hybrid.core.errors import CustomError
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import ARRAYS, NDArray
 from ast_hybrid.core.trace import FRAMES
 from ast_hybrid.ops.custom_lowering import (ON_HOST, HostNeeded, array_spec, call_user, caller_site, clean_call,
                                             cotangent, definition_site, host_call, is_traced, method_name,
@@ -220,7 +220,7 @@ def Custom(*data, op_type=None, **kwargs):
                           "F.Custom inside a HybridBlock's hybrid_forward and hybridize() it, or nd.Custom on arrays")
     names = [call_user(prop, m) for m in ("list_arguments", "list_outputs", "list_auxiliary_states")]
     n_in, n_out, n_aux = map(len, names)
-    data = [x if x.__class__ is NDArray else NDArray(x) for x in data]
+    data = [x if x.__class__ in ARRAYS else NDArray(x) for x in data]
     if len(data) != n_in + n_aux:
         raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} takes {n_in} argument(s) {names[0]} and "
                           f"{n_aux} aux state(s) {names[2]} ({type(prop).__name__}.list_arguments, "

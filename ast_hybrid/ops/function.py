@@ -16,7 +16,7 @@ import numpy as np
 
 from ast_hybrid.core import autograd
 from ast_hybrid.core.errors import CustomError
-from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.ndarray import ARRAYS, NDArray
 from ast_hybrid.ops.custom_lowering import (ON_HOST, HostNeeded, array_spec, call_user, caller_site, clean_call,
                                             cotangent, definition_site, host_call, is_traced, method_name,
                                             note_host, recorded_call, return_site)
@@ -30,10 +30,10 @@ def _stash(obj):
     """The arrays ``obj`` holds after its forward (``saved_tensors``, ``self.y = ...``): (layout, arrays)."""
     layout, arrays = [], []
     for k, v in vars(obj).items():
-        if v.__class__ is NDArray:
+        if v.__class__ in ARRAYS:
             layout.append((k, None, 1))
             arrays.append(v._arr)
-        elif isinstance(v, (list, tuple)) and v and all(x.__class__ is NDArray for x in v):
+        elif isinstance(v, (list, tuple)) and v and all(x.__class__ in ARRAYS for x in v):
             layout.append((k, type(v), len(v)))
             arrays.extend(x._arr for x in v)
     return layout, arrays
@@ -100,14 +100,14 @@ def call_function(fn_obj, inputs):
 
     assert not fn_obj._used, "Each Function instance can only be called once. Please create another instance."
     fn_obj._used = True
-    arrays = [x._arr for x in inputs if x.__class__ is NDArray]
+    arrays = [x._arr for x in inputs if x.__class__ in ARRAYS]
     traced = is_traced(arrays)
-    tracked = any(x._ag is not None for x in inputs if x.__class__ is NDArray)
+    tracked = any(x._ag is not None for x in inputs if x.__class__ in ARRAYS)
     if not traced and not (autograd.is_recording() and tracked):
         return _function_outputs(fn_obj, call_user(fn_obj, "forward", *inputs))
     shape = []       # how forward returned its outputs: NDArray, tuple or list (filled by the first run)
     lowered = _lower_function(fn_obj, inputs, shape, traced, caller_site())
-    arrays = [x for x in inputs if x.__class__ is NDArray]
+    arrays = [x for x in inputs if x.__class__ in ARRAYS]
     result = clean_call(op(lowered, name=type(fn_obj).__name__) if traced else recorded_call(lowered), arrays)
     result = result if isinstance(result, list) else [result]
     kind = shape[0]
@@ -118,7 +118,7 @@ def _function_outputs(fn_obj, outputs):
     """Check what ``forward`` returned (an NDArray, or a tuple/list of them) and return it."""
     items = outputs if isinstance(outputs, (list, tuple)) else [outputs]
     for o in items:
-        if o.__class__ is not NDArray:
+        if o.__class__ not in ARRAYS:
             raise CustomError(f"{method_name(fn_obj, 'forward')} ({definition_site(fn_obj.forward)}) returned a "
                               f"{type(o).__name__}; autograd.Function.forward must return NDArrays")
     return outputs
@@ -128,7 +128,7 @@ def _lower_function(fn_obj, inputs, shape, traced, site):
     """``raw arrays -> tuple of raw outputs``, a ``jax.custom_vjp`` whose backward is the user's."""
     import jax
 
-    positions = [i for i, x in enumerate(inputs) if x.__class__ is NDArray]
+    positions = [i for i, x in enumerate(inputs) if x.__class__ in ARRAYS]
     state = {}
 
     fwd_key = (type(fn_obj), "forward")
@@ -140,8 +140,8 @@ def _lower_function(fn_obj, inputs, shape, traced, site):
             args[i] = NDArray(a)
         out = _function_outputs(fn_obj, call_user(fn_obj, "forward", *args, traced=traced))
         if not shape:
-            shape.append(None if out.__class__ is NDArray else type(out))
-        outs = (out,) if out.__class__ is NDArray else tuple(out)
+            shape.append(None if out.__class__ in ARRAYS else type(out))
+        outs = (out,) if out.__class__ in ARRAYS else tuple(out)
         return (tuple(o._arr for o in outs), *_stash(fn_obj))
 
     def forward(*arrays):
@@ -242,13 +242,13 @@ def _function_backward(fn_obj, layout, n_saved, specs, site):
     def run(*values, traced=False):
         _unstash(fn_obj, layout, values[:n_saved])
         rets = call_user(fn_obj, "backward", *[NDArray(g) for g in values[n_saved:]], traced=traced)
-        rets = (rets,) if rets.__class__ is NDArray else rets
+        rets = (rets,) if rets.__class__ in ARRAYS else rets
         if not isinstance(rets, (list, tuple)) or len(rets) != len(specs):
             got = len(rets) if isinstance(rets, (list, tuple)) else type(rets).__name__
             raise CustomError(f"{where()} returned {got} gradient(s); forward took {len(specs)} NDArray input(s): "
                               "backward must return exactly one NDArray per input of forward")
         for i, (r, s) in enumerate(zip(rets, specs)):
-            if r.__class__ is not NDArray:
+            if r.__class__ not in ARRAYS:
                 raise CustomError(f"{where()} returned a {type(r).__name__} as gradient {i}: autograd.Function."
                                   "backward must return NDArrays")
             if tuple(r.shape) != tuple(s.shape):

@@ -41,7 +41,8 @@ _FRONT = {
     "io": {"core", "ops"},
     "parallel": {"core"},
     "distributed": {"parallel"},
-    "nd": {"core", "ops", "io", "xla"},
+    "mxnp": {"core", "ops", "io"},              # mx.np / mx.npx
+    "nd": {"core", "ops", "io", "xla", "mxnp"},
     "init": {"core", "ops", "nd"},
     "symbol": {"core", "ops", "nd", "common"},
     "sym": {"core", "ops", "symbol"},

@@ -50,7 +50,7 @@ def test_base_names_mxnet_code_imports(mx):
     ("import mxnet.callback", "mxnet.callback"),
     ("from mxnet import callback", "mxnet.callback"),
     ("mx.gluon.data.vision.transforms.RandomRotation((0, 9))", "mxnet.gluon.data.vision.transforms.RandomRotation"),
-    ("mx.np.zeros", "mxnet.np"),
+    ("mx.np.polyfit", "mxnet.numpy.polyfit"),
     ("mx.optimizer.Ftrl(learning_rate=0.1)", "mxnet.optimizer.Ftrl"),
     ("mx.sym.var('x').bind(mx.cpu(), {})", "Symbol.bind"),
     ("mx.nd.SVMOutput", "mxnet.nd.SVMOutput"),
@@ -59,7 +59,7 @@ def test_base_names_mxnet_code_imports(mx):
     ("mx.gluon.contrib.estimator", "mxnet.gluon.contrib.estimator"),
     ("mx.contrib.amp.init()", "mxnet.contrib.amp.init"),
     ("mx.kv.KVStoreServer", "mxnet.kv.KVStoreServer"),
-    ("mx.util.set_np()", "mxnet.util.set_np"),
+    ("mx.npx.multibox_prior", "mxnet.numpy_extension.multibox_prior"),
     ("mx.gluon.model_zoo.model_store.get_model_file('resnet18_v1', root=str(tmp))", "get_model_file('resnet18_v1')"),
     ("mx.gluon.utils.download('https://example.com/w.params', path=str(tmp))", "mxnet.gluon.utils.download"),
 ])

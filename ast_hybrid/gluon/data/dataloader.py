@@ -25,16 +25,20 @@ __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
 
 def default_batchify_fn(data):
     """MXNet's: NDArray samples are stacked (``nd.stack``); tuples are batchified field by field into a list;
-    anything else goes through ``np.asarray`` and becomes an NDArray of numpy's dtype."""
+    anything else goes through ``np.asarray`` and becomes an NDArray of numpy's dtype.  Under
+    ``npx.set_np()`` the batches are ``mx.np`` arrays."""
     from ast_hybrid import nd
-    from ast_hybrid.core.ndarray import NDArray
+    from ast_hybrid.core.ndarray import NDArray, as_np
+    from ast_hybrid.core.npmode import MODE
 
     if isinstance(data[0], NDArray):
-        return nd.stack(*data)
-    if isinstance(data[0], tuple):
+        out = nd.stack(*data)
+    elif isinstance(data[0], tuple):
         return [default_batchify_fn(i) for i in zip(*data)]
-    data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype)
+    else:
+        data = np.asarray(data)
+        out = nd.array(data, dtype=data.dtype)
+    return as_np(out) if MODE.array else out
 
 
 default_mp_batchify_fn = default_batchify_fn

@@ -1,0 +1,178 @@
+"""``mx.np``'s functions: numpy's, computed by jax.numpy where MXNet 1.9.1 computes what numpy does, with
+MXNet's differences (float32 where numpy would make float64: ``array`` of Python numbers, ``arange``,
+``zeros``/``ones``/``full``/``empty``/``eye``/``linspace``).  Each records for autograd and gives ``mx.np``
+arrays (``_base.np_function``)."""
+
+from __future__ import annotations
+
+import builtins
+
+import jax.numpy as jnp
+import numpy as onp
+
+from ast_hybrid.core.ndarray import ARRAYS, ndarray
+from ast_hybrid.mxnp._base import default_float, np_function, raw_of
+
+# numpy's names computed by jax.numpy's function of the same name (argument for argument)
+SAME = """
+abs absolute add all any amax amin append arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin
+argsort around array_split atleast_1d atleast_2d atleast_3d average bitwise_and bitwise_not bitwise_or bitwise_xor
+broadcast_arrays broadcast_to cbrt ceil clip column_stack concatenate copysign cos cosh count_nonzero cross cumsum
+deg2rad degrees diag diagflat diagonal diff divide dot dsplit dstack ediff1d einsum equal exp expand_dims expm1
+fabs flip fliplr flipud float_power floor fmax fmin fmod gcd greater greater_equal heaviside hsplit hstack
+hypot inner insert interp invert isclose isfinite isinf isnan isneginf isposinf kron lcm ldexp less less_equal
+log log10 log1p log2 logaddexp logical_and logical_not logical_or logical_xor matmul max maximum mean median min
+minimum mod moveaxis multiply nan_to_num nanmax nanmin nanprod nansum negative not_equal outer pad percentile
+positive power prod ptp quantile rad2deg radians ravel reciprocal remainder repeat reshape rint roll rollaxis rot90
+round searchsorted sign signbit sin sinh sort split sqrt square squeeze stack std subtract sum swapaxes take
+take_along_axis tan tanh tensordot tile trace transpose tril triu true_divide trunc var vdot vsplit vstack where
+floor_divide
+""".split()
+
+__all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
+                  "empty_like", "arange", "linspace", "logspace", "eye", "identity", "copy", "shape", "size", "ndim",
+                  "round_", "row_stack", "alltrue", "sometrue", "product", "array_equal", "allclose", "unique",
+                  "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray"]
+
+_g = globals()
+for _name in SAME:
+    _g[_name] = np_function(getattr(jnp, _name), _name)
+fix = np_function(jnp.trunc, "fix")          # round toward zero (jax.numpy.fix is deprecated)
+round_ = _g["round"]
+row_stack = _g["vstack"]
+alltrue, sometrue, product = _g["all"], _g["any"], _g["prod"]
+
+
+def _dtype_of(obj, dtype):
+    if dtype is not None:
+        return dtype
+    if obj.__class__ in ARRAYS or isinstance(obj, onp.ndarray):
+        return obj.dtype
+    return onp.float32         # MXNet: Python numbers and lists are float32 (numpy: float64 or int64)
+
+
+def array(object, dtype=None, ctx=None, copy=True, **kwargs):
+    """``mx.np.array``: float32 for Python numbers and lists, the given array's dtype otherwise."""
+    dtype = _dtype_of(object, dtype)
+    if object.__class__ in ARRAYS:
+        return ndarray(object._arr.astype(dtype))
+    if isinstance(object, (list, tuple)) and builtins.any(v.__class__ in ARRAYS for v in object):
+        object = [onp.asarray(v) for v in object]
+    return ndarray(jnp.asarray(onp.asarray(object, dtype=dtype)))
+
+
+def asarray(a, dtype=None, ctx=None):
+    if a.__class__ is ndarray and (dtype is None or onp.dtype(dtype) == a.dtype):
+        return a
+    return array(a, dtype=dtype)
+
+
+def _creation(fill):
+    def make(shape, dtype=None, order="C", ctx=None, **kwargs):
+        return ndarray(fill(shape, default_float(dtype)))
+    return make
+
+
+zeros = _creation(jnp.zeros)
+ones = _creation(jnp.ones)
+empty = _creation(jnp.zeros)       # an empty array's values are unspecified; zeros here
+
+
+def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
+    if dtype is None:
+        dtype = fill_value.dtype if fill_value.__class__ in ARRAYS else onp.float32
+    result = ndarray(jnp.full(shape, raw_of(fill_value), dtype))
+    if out is not None:
+        out._arr, out._ag = result._arr.astype(out._arr.dtype), None
+        return out
+    return result
+
+
+def _like(fill):
+    def make(a, dtype=None, order="C", ctx=None, out=None, **kwargs):
+        return ndarray(fill(raw_of(a), dtype=dtype))
+    return make
+
+
+zeros_like = _like(jnp.zeros_like)
+ones_like = _like(jnp.ones_like)
+empty_like = _like(jnp.zeros_like)
+
+
+def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):
+    return ndarray(jnp.full_like(raw_of(a), raw_of(fill_value), dtype=dtype))
+
+
+def arange(start, stop=None, step=1, dtype=None, ctx=None):
+    """float32 unless told (MXNet 1.9.1; numpy gives int64 for integers)."""
+    return ndarray(jnp.arange(start, stop, step, dtype=default_float(dtype)))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
+    out = jnp.linspace(raw_of(start), raw_of(stop), num, endpoint=endpoint, retstep=retstep,
+                       dtype=default_float(dtype), axis=axis)
+    return (ndarray(out[0]), out[1]) if retstep else ndarray(out)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
+    return ndarray(jnp.logspace(start, stop, num, endpoint=endpoint, base=base, dtype=default_float(dtype),
+                                axis=axis))
+
+
+def eye(N, M=None, k=0, dtype=None, ctx=None, **kwargs):
+    return ndarray(jnp.eye(N, M, k, dtype=default_float(dtype)))
+
+
+def identity(n, dtype=None, ctx=None):
+    return ndarray(jnp.identity(n, dtype=default_float(dtype)))
+
+
+def tri(N, M=None, k=0, dtype=None, ctx=None):
+    return ndarray(jnp.tri(N, M, k, dtype=default_float(dtype)))
+
+
+def indices(dimensions, dtype=None, ctx=None):
+    return ndarray(jnp.indices(dimensions, dtype=dtype or onp.int64))
+
+
+copy = np_function(jnp.array, "copy")
+
+
+def shape(a):
+    return tuple(a.shape)
+
+
+def size(a, axis=None):
+    return int(onp.prod(a.shape)) if axis is None else a.shape[axis]
+
+
+def ndim(a):
+    return len(a.shape)
+
+
+def array_equal(a1, a2, equal_nan=False):
+    return bool(jnp.array_equal(raw_of(a1), raw_of(a2), equal_nan=equal_nan))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(jnp.allclose(raw_of(a), raw_of(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None):
+    """Eager only (its size depends on the values)."""
+    out = onp.unique(onp.asarray(raw_of(ar)), return_index, return_inverse, return_counts, axis)
+    if isinstance(out, tuple):
+        return tuple(ndarray(jnp.asarray(o)) for o in out)
+    return ndarray(jnp.asarray(out))
+
+
+def nonzero(a):
+    return tuple(ndarray(jnp.asarray(o)) for o in onp.nonzero(onp.asarray(raw_of(a))))
+
+
+def argwhere(a):
+    return ndarray(jnp.asarray(onp.argwhere(onp.asarray(raw_of(a)))))
+
+
+def meshgrid(*xi, **kwargs):
+    return [ndarray(o) for o in jnp.meshgrid(*[raw_of(x) for x in xi], **kwargs)]

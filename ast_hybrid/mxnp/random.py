@@ -1,0 +1,108 @@
+"""``mx.np.random``: numpy's signatures (``size=``, a scalar's shape ``()`` when no size is given) on the
+eager/program random stream of ``nd.random`` (``ast_hybrid.ops.random``); float32 unless told."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as onp
+
+from ast_hybrid.core.ndarray import as_np, ndarray
+from ast_hybrid.mxnp._base import missing_getattr, raw_of
+from ast_hybrid.ops import random as _r
+from ast_hybrid.ops import rng
+from ast_hybrid.ops._core import op
+
+__all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "exponential", "gamma", "choice", "shuffle",
+           "multinomial"]
+
+
+def seed(seed_state, ctx="all"):
+    _r.seed(seed_state, ctx)
+
+
+def _size(size, *params):
+    if size is not None:
+        return (size,) if isinstance(size, int) else tuple(size)
+    shapes = [jnp.shape(raw_of(p)) for p in params]
+    return tuple(jnp.broadcast_shapes(*shapes)) if shapes else ()
+
+
+@op
+def _sample(key, dist, a, b, shape, dtype):
+    if dist == "uniform":
+        u = jax.random.uniform(key, shape, jnp.float32)
+        return (a + (b - a) * u).astype(dtype)
+    if dist == "normal":
+        return (a + b * jax.random.normal(key, shape, jnp.float32)).astype(dtype)
+    if dist == "exponential":
+        return (a * jax.random.exponential(key, shape, jnp.float32)).astype(dtype)
+    return (jax.random.gamma(key, jnp.broadcast_to(jnp.asarray(a, jnp.float32), shape)) * b).astype(dtype)
+
+
+def _draw(dist, a, b, size, dtype, out):
+    dtype = onp.dtype(onp.float32 if dtype is None else dtype).name
+    res = as_np(_sample(rng.next_key(), dist, a, b, _size(size, a, b), dtype))
+    if out is not None:
+        out._arr, out._ag = res._arr, None
+        return out
+    return res
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
+    return _draw("uniform", low, high, size, dtype, out)
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
+    return _draw("normal", loc, scale, size, dtype, out)
+
+
+def exponential(scale=1.0, size=None, ctx=None, out=None):
+    return _draw("exponential", scale, 0.0, size, None, out)
+
+
+def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
+    return _draw("gamma", shape, scale, size, dtype, out)
+
+
+def rand(*size, **kwargs):
+    return uniform(size=size, **kwargs)
+
+
+def randn(*size, **kwargs):
+    return normal(size=size, **kwargs)
+
+
+def randint(low, high=None, size=None, dtype=None, ctx=None, out=None):
+    """Integers in ``[low, high)`` (``[0, low)`` without ``high``); int32 by default, as MXNet."""
+    if high is None:
+        low, high = 0, low
+    res = as_np(_r._randint(rng.next_key(), low, high, _size(size), onp.dtype(dtype or "int32")))
+    if out is not None:
+        out._arr = res._arr
+        return out
+    return res
+
+
+def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
+    key = rng.next_key()
+    pool = raw_of(a) if not isinstance(a, int) else a
+    res = jax.random.choice(key, pool, _size(size), replace=replace, p=None if p is None else raw_of(p))
+    return ndarray(res if not isinstance(a, int) else res.astype(jnp.int32))
+
+
+def shuffle(x):
+    """Shuffle ``x`` in place along its first axis (numpy's: returns None)."""
+    out = _r.shuffle(x)
+    x._arr, x._ag = out._arr, out._ag
+
+
+def multinomial(n, pvals, size=None):
+    key = rng.next_key()
+    shape = _size(size)
+    draws = jax.random.categorical(key, jnp.log(jnp.asarray(raw_of(pvals), jnp.float32)), shape=shape + (n,))
+    counts = jax.nn.one_hot(draws, len(raw_of(pvals)), dtype=jnp.int32).sum(axis=-2)
+    return ndarray(counts)
+
+
+__getattr__ = missing_getattr("mxnet.numpy.random", __name__)
