@@ -112,6 +112,11 @@ class _Methods:
             return format(str(self), spec)
         raise TypeError("Cannot format mxnet.numpy.ndarray with format_spec")
 
+    @property
+    def dtype(self):
+        """numpy's dtype object (``float32`` when printed), where an NDArray gives the scalar type."""
+        return onp.dtype(self._arr.dtype)
+
     def item(self, *args):
         return self.asnumpy().item(*args)
 
