@@ -17,7 +17,12 @@ public name both had before the front was layered.
 
 from ast_hybrid.core.autograd import (backward, get_symbol, grad, is_recording, is_training, mark_variables,
                                       pause, predict_mode, record, set_recording, set_training, train_mode)
+from array import array  # noqa: F401  (MXNet's module imports the standard library's, and star-exports it)
+
+from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops.function import Function
 
+# and what MXNet's module imports and so gives to `from mxnet.autograd import *` (it has no __all__): the
+# NDArray type, the standard library's array; its ctypes internals are not here
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
-           "set_training", "mark_variables", "backward", "grad", "get_symbol", "Function"]
+           "set_training", "mark_variables", "backward", "grad", "get_symbol", "Function", "NDArray", "array"]

@@ -153,6 +153,22 @@ class _Leaf:
             self.grad = g
 
 
+class _BufferedLeaf(_Leaf):
+    """A variable marked with a gradient array of the caller's (``mark_variables([x], [dx])``): each
+    gradient written is written into that array too, and ``x.grad`` is it, as in MXNet."""
+
+    __slots__ = ("buffer",)
+
+    def __init__(self, grad_req, grad, buffer):
+        super().__init__(grad_req, grad)
+        self.buffer = buffer
+
+    def accumulate(self, g):
+        super().accumulate(g)
+        if self.grad is not None:
+            self.buffer._arr = self.grad.astype(self.buffer._arr.dtype)
+
+
 class _Node:
     """One recorded call: ``fn(*tracked input arrays) -> list of output arrays``; ``effects``: what its
     backward does besides gradients (``on_backward``).  ``key`` (hashable, or None) describes the call
@@ -336,7 +352,7 @@ def mark_variables(variables, gradients=None, grad_reqs="write"):
         gradients = [gradients]
     for v, g, req in zip(variables, gradients, grad_reqs):
         init = jnp.zeros_like(v._arr) if g is None else getattr(g, "_arr", g)
-        v._ag = _Leaf(req, init)
+        v._ag = _BufferedLeaf(req, init, g) if hasattr(g, "_arr") else _Leaf(req, init)
 
 
 def grad_of(nd):
@@ -344,6 +360,8 @@ def grad_of(nd):
     from ast_hybrid.core.ndarray import NDArray
 
     ag = nd._ag
+    if type(ag) is _BufferedLeaf:
+        return ag.buffer
     if isinstance(ag, _Leaf):
         return None if ag.grad is None else type(nd)(ag.grad)
     return None

@@ -56,9 +56,11 @@ class Context:
     def __exit__(self, *exc):
         _ENTERED.entered.pop()
 
-    def jax_device(self):
+    def jax_device(self, strict=False):
         """The jax device this context names: ``cpu(i)``/``gpu(i)`` is this process's i-th local device of
-        that kind (as MXNet numbers a machine's devices; with several processes, each has its own)."""
+        that kind (as MXNet numbers a machine's devices; with several processes, each has its own).  With one
+        CPU device, any ``cpu(i)`` is it, as every CPU context is the same memory in MXNet (``strict``: an
+        error instead, where several contexts must be several devices)."""
         import jax
 
         kind = "gpu" if self.device_type == "gpu" else "cpu"
@@ -66,6 +68,8 @@ class Context:
             devices = jax.local_devices(backend=kind)
         except RuntimeError:
             raise RuntimeError(f"{self!r}: jax has no {kind} device here (jax.devices(): {jax.devices()})") from None
+        if kind == "cpu" and len(devices) == 1 and self.device_id >= 0 and not strict:
+            return devices[0]
         if not 0 <= self.device_id < len(devices):
             more = (" (to simulate more CPU devices, set XLA_FLAGS=--xla_force_host_platform_device_count=N "
                     "before jax starts, or use `ast-hybrid launch --devices-per-process N`)" if kind == "cpu" else "")

@@ -227,7 +227,10 @@ class Block:
             candidates = [(structural, loaded), (full, loaded),
                           (full, {self.prefix + k: v for k, v in loaded.items()})]
             params, loaded = max(candidates, key=lambda c: len(set(c[0]) & set(c[1])))
-        assign_loaded(params, loaded, where, allow_missing, ignore_extra)
+        if dtype_source not in ("current", "saved"):
+            raise ValueError(f"load_parameters: dtype_source must be 'current' or 'saved', got {dtype_source!r}")
+        assign_loaded(params, loaded, where, allow_missing, ignore_extra,
+                      dtype_source if cast_dtype else "current")
         if ctx is not None:     # several contexts: replicated over their devices (parallel/data_parallel.py)
             for p in params.values():
                 p.reset_ctx(ctx)

@@ -449,8 +449,10 @@ class ParameterDict:
         assign_loaded(self._params, loaded, str(filename), allow_missing, ignore_extra)
 
 
-def assign_loaded(params, loaded, where, allow_missing, ignore_extra):
-    """Set ``params`` (name -> Parameter) from ``loaded`` (name -> array), with clear errors."""
+def assign_loaded(params, loaded, where, allow_missing, ignore_extra, dtype_source="current"):
+    """Set ``params`` (name -> Parameter) from ``loaded`` (name -> array), with clear errors.  A saved dtype
+    other than the parameter's: the value is cast to the parameter's, or with ``dtype_source='saved'`` (MXNet's
+    ``load_parameters(cast_dtype=True, dtype_source='saved')``) the parameter takes the saved dtype."""
     if not allow_missing:
         missing = [k for k in params if k not in loaded]
         if missing:
@@ -473,6 +475,8 @@ def assign_loaded(params, loaded, where, allow_missing, ignore_extra):
         elif p.shape is not None and tuple(p.shape) != tuple(value.shape):
             raise ValueError(f"Parameter {name!r}: shape mismatch loading from {where!r}: expected "
                              f"{tuple(p.shape)}, found {tuple(value.shape)} in the file")
+        if dtype_source == "saved" and np.dtype(value.dtype) != np.dtype(p.dtype):
+            p.dtype = np.dtype(value.dtype).type      # (MXNet keeps the scalar type here)
         p.set_data(value.astype(p.dtype) if value.dtype != np.dtype(p.dtype) else value)
         p._cls = ndarray if NP_MODE.array else NDArray     # loaded under npx.set_np(): mx.np arrays (MXNet's)
 

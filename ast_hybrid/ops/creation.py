@@ -54,20 +54,28 @@ def from_numpy(ndarray, zero_copy=True, array_cls=None):
     return NDArray(jnp.asarray(ndarray))
 
 
-def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    return _place(jnp.zeros(_shape(shape), _dtype(dtype)), ctx)
+def _into(res, out):
+    """``out=``: the values written into ``out`` (its dtype kept), which is returned, as MXNet does."""
+    if out is None:
+        return res
+    if tuple(out.shape) != tuple(res.shape):
+        raise ValueError(f"out= has shape {tuple(out.shape)}, the result has shape {tuple(res.shape)}")
+    if out._arr.dtype != res._arr.dtype:       # MXNet: "Type inconsistent, Provided = int32, inferred ..."
+        raise ValueError(f"out= is {out._arr.dtype}, the result {res._arr.dtype}: give dtype= to match it")
+    out._arr = res._arr
+    return out
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs):
-    return _place(jnp.ones(_shape(shape), _dtype(dtype)), ctx)
+def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
+    return _into(_place(jnp.zeros(_shape(shape), _dtype(dtype)), ctx), out)
+
+
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    return _into(_place(jnp.ones(_shape(shape), _dtype(dtype)), ctx), out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
-    res = _place(jnp.full(_shape(shape), val, _dtype(dtype)), ctx)
-    if out is not None:
-        out._arr = res._arr
-        return out
-    return res
+    return _into(_place(jnp.full(_shape(shape), val, _dtype(dtype)), ctx), out)
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):

@@ -65,7 +65,7 @@ def mesh_for(contexts):
                          "(a parameter has one copy per device)")
     if len(contexts) < 2:
         return None
-    return _mesh(tuple(c.jax_device() for c in contexts))
+    return _mesh(tuple(c.jax_device(strict=True) for c in contexts))
 
 
 def _sharding(mesh, split):
