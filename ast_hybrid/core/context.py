@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "context_of"]
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "context_of",
+           "set_default_context"]
 
 
 class _Stack(threading.local):
@@ -16,6 +17,7 @@ class _Stack(threading.local):
 
     def __init__(self):
         self.entered = []
+        self.default = None     # set_default_context(): the context outside every `with` (cpu(0) if None)
 
 
 _ENTERED = _Stack()
@@ -100,9 +102,14 @@ def num_gpus():
 
 
 def current_context():
-    """The context this thread entered last (``with ctx:``), else ``cpu(0)``."""
+    """The context this thread entered last (``with ctx:``), else its default (``cpu(0)`` unless set)."""
     entered = _ENTERED.entered
-    return entered[-1] if entered else Context("cpu", 0)
+    return entered[-1] if entered else _ENTERED.default or Context("cpu", 0)
+
+
+def set_default_context(ctx):
+    """This thread's context outside every ``with ctx:`` (MXNet's ``Context._default_ctx``, per thread)."""
+    _ENTERED.default = Context(ctx)
 
 
 def context_of(arr):
