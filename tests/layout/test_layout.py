@@ -70,6 +70,7 @@ PRIVATE_JAX_ROOM = A + "xla"
 ENVIRONMENT = A + "core.settings"
 ENVIRONMENT_WRITERS = {A + "cli.launch": "sets the environment of the processes it starts",
                        A + "mxnet.util": "MXNet's getenv/setenv, API for the user's own variables",
+                       A + "mxnet.test_utils": "MXNet's environment()/is_cd_run, API for the user's own variables",
                        A + "testing": "starts MXNet's and our processes with their environment",
                        A + "conformance": "starts MXNet's and our processes with their environment"}
 LONG = 600
