@@ -190,7 +190,10 @@ class NDArray:
 
     def tostype(self, stype):
         if stype != "default":
-            raise ValueError(f"tostype: only dense ('default') storage is supported, got {stype!r}")
+            from ast_hybrid.core.errors import NotSupported, api_message
+
+            raise NotSupported(api_message(f"NDArray.tostype({stype!r})",
+                                           "ast-hybrid has dense ('default') storage only"))
         return self
 
     # --- autograd --------------------------------------------------------------

@@ -12,21 +12,32 @@ is an error naming it (``_missing``).
 from __future__ import annotations
 
 import contextlib
+import errno  # noqa: F401  (this and the names below: what MXNet's module has, so `import *` gives them)
+import json  # noqa: F401
+import logging  # noqa: F401
 import numbers
 import os
 import platform
+import struct  # noqa: F401
 import sys
+import time  # noqa: F401
+import traceback  # noqa: F401
+from collections import OrderedDict  # noqa: F401
+from contextlib import contextmanager  # noqa: F401
 
 import numpy as np
 import numpy.random as rnd
 import numpy.testing as npt
 
+import ast_hybrid.mxnet as mx  # noqa: F401  (MXNet's test files get `mx` from `from mxnet.test_utils import *`)
 from ast_hybrid import autograd, nd
-from ast_hybrid.core.context import current_context, num_gpus
+from ast_hybrid.core.context import Context, current_context, num_gpus  # noqa: F401
 from ast_hybrid.core.context import set_default_context  # noqa: F401
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.mxnet._missing import module_getattr
-from ast_hybrid.mxnet.util import use_np
+from ast_hybrid.mxnet.symbol import Symbol  # noqa: F401
+from ast_hybrid.mxnet.util import getenv, setenv, use_np  # noqa: F401
+from ast_hybrid.ops.creation import array  # noqa: F401
 
 _FLOATS_RTOL = {np.float16: 1e-2, np.float32: 1e-4, np.float64: 1e-5}
 _FLOATS_ATOL = {np.float16: 1e-1, np.float32: 1e-3, np.float64: 1e-20}

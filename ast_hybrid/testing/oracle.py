@@ -49,6 +49,8 @@ GLUON_REQUIREMENTS = ("gluoncv==0.10.5", "gluonnlp==0.10.0", "tqdm==4.70.1", "po
 # For the benchmarks only (issue 15's ONNX Runtime contender): MXNet 1.9.1's ``mx.onnx`` export needs onnx
 # 1.14.1 with protobuf<4; ONNX Runtime runs the exported file in the oracle's process.  Kept apart in
 # ``onnx_pkgs()``, on sys.path only where the bench puts it, so the tests' MXNet never sees them.
+# For MXNet's own unit tests (``python -m ast_hybrid.conformance.mxnet_tests``): pytest for the oracle's python
+PYTEST_REQUIREMENTS = ("pytest==9.2.0", "iniconfig==2.3.1", "pluggy==1.7.0", "packaging==26.3", "pygments==2.21.0")
 ONNX_REQUIREMENTS = ("onnx==1.14.1", "protobuf==3.20.3", "onnxruntime==1.19.2", "coloredlogs==15.0.1",
                      "humanfriendly==10.0", "flatbuffers==25.12.19", "sympy==1.14.0", "mpmath==1.3.0",
                      "packaging==26.3", "typing_extensions==4.16.0")
@@ -117,6 +119,16 @@ def ensure_gluon_pkgs(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True
     missing (``pip --no-deps --target`` with the oracle's python: GluonNLP builds from its sdist)."""
     return _ensure_target(gluon_pkgs(venv_dir), ("gluoncv", "gluonnlp", "requests"), GLUON_REQUIREMENTS, venv_dir,
                           quiet)
+
+
+def pytest_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
+    """The folder holding pytest for the oracle's python (MXNet's unit tests run under it)."""
+    return Path(venv_dir) / "pytest-pkgs"
+
+
+def ensure_pytest_pkgs(venv_dir: Path | str = DEFAULT_VENV, *, quiet: bool = True) -> Path:
+    """:func:`pytest_pkgs`, installing :data:`PYTEST_REQUIREMENTS` there first if missing."""
+    return _ensure_target(pytest_pkgs(venv_dir), ("_pytest", "pluggy"), PYTEST_REQUIREMENTS, venv_dir, quiet)
 
 
 def onnx_pkgs(venv_dir: Path | str = DEFAULT_VENV) -> Path:
