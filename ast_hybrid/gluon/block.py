@@ -258,6 +258,18 @@ class Block:
         print("\n".join(lines))
 
 
+def _check_hybrid_input(x):
+    """MXNet's rule for a hybridized block's arguments: arrays, (nested) lists of them, or None."""
+    if x is None or x.__class__ in ARRAYS or (hasattr(x, "shape") and hasattr(x, "dtype")):
+        return
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            _check_hybrid_input(v)
+        return
+    raise ValueError("When hybridized, the input of HybridBlock input must be (nested) list of Symbol or NDArray, "
+                     f"but got {x!r} of type {type(x)}")
+
+
 class HybridBlock(Block):
     """A block whose ``hybrid_forward(F, x, *args, **params)`` can be compiled by ``hybridize()``."""
 
@@ -333,6 +345,8 @@ class HybridBlock(Block):
     forward = __call__
 
     def _build(self, args):
+        for a in args:
+            _check_hybrid_input(a)
         compile_cache.ensure()      # JAX's persistent cache, before the deferred pass's ops compile (compile_cache.py)
         params = list(self.collect_params().values())
         if any(p._data is None for p in params):

@@ -325,7 +325,15 @@ SwapAxis = swapaxes
 
 @op
 def moveaxis(tensor, source, destination):
-    return jnp.moveaxis(jnp.asarray(tensor), source, destination)
+    """numpy's ``moveaxis`` (MXNet's: ``ValueError: repeated axis`` for an axis named twice)."""
+    tensor = jnp.asarray(tensor)
+    src, dst = as_tuple(source), as_tuple(destination)
+    check(len(src) == len(dst), "moveaxis", "source and destination must have the same number of elements")
+    for axes in (src, dst):
+        normal = [norm_axis(a, tensor.ndim, "moveaxis") for a in axes]
+        if len(set(normal)) != len(normal):
+            raise ValueError("repeated axis")
+    return jnp.moveaxis(tensor, source, destination)
 
 
 @op
