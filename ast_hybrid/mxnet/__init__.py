@@ -17,6 +17,8 @@ Gluon front (``ast_hybrid.gluon``), the ops, numpy and jax.  Never the linter, t
 from ast_hybrid import autograd, mxnp, nd
 from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, image, initializer, operator, symbol, util
 from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
+from ast_hybrid.mxnet import test_utils  # noqa: E402,F401  (MXNet's package imports it: mx.test_utils works)
+from ast_hybrid.mxnet import _ndarray_module, numpy_op_signature, runtime  # noqa: E402,F401
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
 from ast_hybrid.mxnet.base import MXNetError  # noqa: F401
 from ast_hybrid.mxnet.context import Context, cpu, cpu_pinned, current_context, gpu  # noqa: F401
@@ -43,8 +45,12 @@ _missing.serve(f"{__name__}.numpy", {"random": (mxnp.random, "mxnet.numpy.random
                                      "linalg": (mxnp.linalg, "mxnet.numpy.linalg")})
 # mx.nd.image: MXNet's image operators (GluonCV's transforms call them), put on ast_hybrid.nd here
 nd.image = _nd_image
+nd.ndarray = _ndarray_module                        # mx.nd.ndarray, mx.nd.numpy: MXNet's submodules of mx.nd
+nd.numpy, nd.numpy_extension = mxnp, mxnp.extension
 _missing.serve(f"{__name__}.ndarray", {
     "contrib": (nd.contrib, "mxnet.ndarray.contrib"), "linalg": (nd.linalg, "mxnet.ndarray.linalg"),
-    "sparse": (nd.sparse, "mxnet.ndarray.sparse"), "image": (_nd_image, "mxnet.ndarray.image")})
+    "sparse": (nd.sparse, "mxnet.ndarray.sparse"), "image": (_nd_image, "mxnet.ndarray.image"),
+    "ndarray": (_ndarray_module, "mxnet.ndarray.ndarray"), "numpy": (mxnp, "mxnet.ndarray.numpy"),
+    "numpy_extension": (mxnp.extension, "mxnet.ndarray.numpy_extension")})
 
 __getattr__ = _missing.module_getattr("mxnet", __name__)

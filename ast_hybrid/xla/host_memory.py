@@ -32,7 +32,8 @@ import threading
 from ast_hybrid.core import settings
 
 ENV = "AST_HYBRID_MALLOC"
-KEEP = 1 << 30                  # bytes: the mmap and trim thresholds
+KEEP = 1 << 30                  # bytes: the trim threshold
+MMAP_AT = 128 << 20             # bytes: the mmap threshold
 # mallopt's parameters (malloc.h)
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8
 
@@ -75,7 +76,7 @@ def configure() -> bool:
         libc = ctypes.CDLL(None)
         if not hasattr(libc, "gnu_get_libc_version"):       # not glibc
             return False
-        params = ((_M_ARENA_MAX, 1), (_M_MMAP_THRESHOLD, KEEP), (_M_TRIM_THRESHOLD, KEEP))
+        params = ((_M_ARENA_MAX, 1), (_M_MMAP_THRESHOLD, MMAP_AT), (_M_TRIM_THRESHOLD, KEEP))
         return all(libc.mallopt(p, v) == 1 for p, v in params)
     except (OSError, AttributeError):
         return False
