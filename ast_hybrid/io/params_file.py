@@ -52,21 +52,22 @@ def _to_numpy(value) -> np.ndarray:
     return np.asarray(value)
 
 
-def dumps(arrays) -> bytes:
-    """The bytes of an MXNet NDArray file holding ``arrays`` (a dict name -> array, or a list)."""
+def dumps(arrays, np_shape: bool = False) -> bytes:
+    """The bytes of an MXNet NDArray file holding ``arrays`` (a dict name -> array, or a list).  ``np_shape``:
+    as MXNet writes under numpy shape semantics (``npx.save``): its V3 records, where a scalar has shape ``()``."""
     if isinstance(arrays, dict):
         names, values = list(arrays.keys()), list(arrays.values())
     else:
         names, values = [], list(arrays)
     out = [struct.pack("<QQQ", LIST_MAGIC, 0, len(values))]
     for name, value in zip(names or [None] * len(values), values):
-        arr = np.ascontiguousarray(_to_numpy(value))
+        arr = np.asarray(_to_numpy(value), order="C")      # (ascontiguousarray makes a scalar 1-d)
         if arr.dtype not in _FLAGS:
             raise TypeError(f"cannot save {name or 'array'} of dtype {arr.dtype} in MXNet's format "
                             f"(supported: {', '.join(_DTYPES.values())})")
-        out.append(struct.pack("<IiI", V2_MAGIC, 0, arr.ndim))
+        out.append(struct.pack("<IiI", V3_MAGIC if np_shape else V2_MAGIC, 0, arr.ndim))
         out.append(struct.pack(f"<{arr.ndim}q", *arr.shape))
-        if arr.ndim == 0:
+        if arr.ndim == 0 and not np_shape:
             # MXNet treats ndim 0 as "none"; keep the value by storing it with shape (1,)
             out[-2] = struct.pack("<IiI", V2_MAGIC, 0, 1)
             out[-1] = struct.pack("<q", 1)
@@ -79,10 +80,10 @@ def dumps(arrays) -> bytes:
     return b"".join(out)
 
 
-def save(fname, arrays) -> None:
-    """Write ``arrays`` (dict or list) to ``fname`` in MXNet's format."""
+def save(fname, arrays, np_shape: bool = False) -> None:
+    """Write ``arrays`` (dict or list) to ``fname`` in MXNet's format (``np_shape``: see :func:`dumps`)."""
     with open(os.fspath(fname), "wb") as f:
-        f.write(dumps(arrays))
+        f.write(dumps(arrays, np_shape))
 
 
 class _Reader:
@@ -119,7 +120,7 @@ def _read_array(r: _Reader, index: int) -> np.ndarray | None:
         raise ParamsFileError(f"{r.where}: {what} has unknown storage type {stype}; the file is corrupt")
     storage_shape = _read_shape(r, what + " storage shape") if _AUX_COUNT[stype] else None
     shape = _read_shape(r, what + " shape")
-    if not shape:
+    if not shape and magic != V3_MAGIC:      # V2: no shape is "none"; V3 (numpy shape semantics): a scalar
         return None
     r.take("<ii", what + " context")
     dtype = _read_dtype(r, what + " dtype")

@@ -147,6 +147,7 @@ class _Methods:
         return _astype(self, dtype=onp.dtype(dtype).name)
 
     def copy(self, order="C"):
+        F._c_order(order)
         return F.copy(self)
 
     def reshape(self, *shape, order="C", **kwargs):

@@ -68,19 +68,24 @@ def waitall():
 
 
 def save(file, arr):
+    """An array, a list or a dict of them in MXNet's file format, as MXNet writes under numpy semantics."""
+    from ast_hybrid.core.ndarray import ARRAYS
     from ast_hybrid.io.params_file import save as _save
 
-    _save(file, arr)
+    _save(file, [arr] if arr.__class__ in ARRAYS else arr, np_shape=True)
 
 
 def load(file):
-    from ast_hybrid.core.ndarray import as_np
+    """What :func:`save` (or MXNet's ``npx.save``/``nd.save``) wrote: a list, or a dict, of ``mx.np`` arrays."""
+    import jax.numpy as jnp
+
+    from ast_hybrid.core.ndarray import ndarray
     from ast_hybrid.io.params_file import load as _load
 
     loaded = _load(file)
     if isinstance(loaded, dict):
-        return {k: as_np(v) for k, v in loaded.items()}
-    return as_np(loaded)
+        return {k: ndarray(jnp.asarray(v)) for k, v in loaded.items()}
+    return [ndarray(jnp.asarray(v)) for v in loaded]
 
 
 __getattr__ = missing_getattr("mxnet.numpy_extension", __name__)

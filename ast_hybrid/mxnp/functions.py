@@ -67,8 +67,14 @@ def asarray(a, dtype=None, ctx=None):
     return array(a, dtype=dtype)
 
 
+def _c_order(order):
+    if order != "C":       # MXNet 1.9.1: NotImplementedError for any other memory order
+        raise NotImplementedError(f"order={order!r}: only 'C' is supported (as in MXNet)")
+
+
 def _creation(fill):
     def make(shape, dtype=None, order="C", ctx=None, **kwargs):
+        _c_order(order)
         return ndarray(fill(shape, default_float(dtype)))
     return make
 
@@ -90,6 +96,7 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
 
 def _like(fill):
     def make(a, dtype=None, order="C", ctx=None, out=None, **kwargs):
+        _c_order(order)
         return ndarray(fill(raw_of(a), dtype=dtype))
     return make
 

@@ -137,3 +137,35 @@ def test_numpy_interface_matches_mxnet(oracle, np_mode, case):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=k)
         if got.dtype == want.dtype and (got.dtype.kind in "biu" or np.array_equal(got, want)):
             assert (repr(v), str(v)) == (shown, printed), k
+
+
+def test_npx_save_and_load_as_mxnet_writes_and_reads_them(oracle, np_mode, tmp_path):
+    """``npx.save``/``npx.load`` in MXNet's file format under numpy shape semantics (its V3 records: a scalar
+    keeps shape ``()``, zero-size shapes their zeros), read and written both ways: one array (a list of one
+    on loading), a list, a dict."""
+    from ast_hybrid.mxnet import np as mnp
+    from ast_hybrid.mxnet import npx
+
+    shapes = [(2, 0, 1), (), (3, 2), (0,)]
+    arrays = [np.arange(int(np.prod(s)), dtype="float32").reshape(s) + 1 for s in shapes]
+    ours_file, theirs_file = str(tmp_path / "ours.npy"), str(tmp_path / "theirs.npy")
+    npx.save(ours_file + ".one", mnp.array(arrays[1]))
+    npx.save(ours_file, {f"a{i}": mnp.array(a) for i, a in enumerate(arrays)})
+    ref = oracle.run(PRELUDE + f"""
+try:
+    one = npx.load({ours_file + '.one'!r})
+    meta['one'] = [type(one).__name__, len(one), list(one[0].shape)]
+    got = npx.load({ours_file!r})
+    meta['keys'] = sorted(got)
+    for k, v in got.items():
+        out[k] = v.asnumpy()
+    npx.save({theirs_file!r}, [mnp.array(inp['a%d' % i]) for i in range({len(arrays)})])
+finally:
+    npx.reset_np()
+""", **{f"a{i}": a for i, a in enumerate(arrays)})
+    assert ref["meta"]["one"] == ["list", 1, []]
+    assert ref["meta"]["keys"] == [f"a{i}" for i in range(len(arrays))]
+    for i, a in enumerate(arrays):
+        assert ref[f"a{i}"].shape == a.shape and np.array_equal(ref[f"a{i}"], a)
+    loaded = npx.load(theirs_file)
+    assert [tuple(v.shape) for v in loaded] == shapes and all(type(v) is mnp.ndarray for v in loaded)
