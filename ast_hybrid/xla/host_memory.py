@@ -3,8 +3,12 @@
 XLA:CPU runs a program on its worker threads, and glibc's malloc serves each thread from an arena of its own
 whose heaps hold at most 64 MB: a program's temporaries beyond that (SqueezeNet 1.1 at batch 16 keeps one
 97 MB block) are mapped with ``mmap`` at every call and unmapped after it, so every call faults each of
-their pages in again (25,000 faults per call there).  :func:`configure` asks glibc for one arena and to keep freed memory up to 1 GB (its mmap and trim thresholds): the block is
-then reused.  Measured here (separate processes, steady calls): squeezenet1.1 b16 139 -> 102-113 ms,
+their pages in again (25,000 faults per call there).  :func:`configure` asks glibc for one arena, to serve blocks up to 128 MB from the heap (its mmap threshold)
+and to keep freed memory up to 1 GB (its trim threshold): the block is then reused.  Blocks above 128 MB are
+mapped and unmapped as glibc does by default: with the mmap threshold at 1 GB, MXNet's unit test
+``test_slice_pooling2d_slice_pooling2d`` (a 537 MB input, its copy and their gradients, 16 networks in turn)
+left the heap fragmented at 6.7 GB resident between networks (7.6 GB peak; MXNet 4.8 GB); at 128 MB, 2.9 GB
+(5.8 GB peak); without these settings 1.5 GB (4.9 GB).  Measured here (separate processes, steady calls): squeezenet1.1 b16 139 -> 102-113 ms,
 resnet50_v1 b16 876-906 -> 801-816 ms; batch-1 programs, whose temporaries fit, no different within the
 machine's noise (bench/HISTORY.md).  Not every process keeps every page: in a small probe (~100 MB of
 temporaries, tests/ops/test_host_memory.py) about a third of the processes still fault a quarter to three
