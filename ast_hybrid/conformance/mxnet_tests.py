@@ -5,7 +5,8 @@
 ``FOLDER`` is MXNet's ``tests/python/unittest`` at the 1.9.1 release, read into a scratch folder by the user
 (the files are MXNet's, not ours: ``git archive 1.9.1 tests/python/unittest tests/python/common`` of
 apache/mxnet); ``FILE`` names files in it (default: the ones about what ast-hybrid implements, ``FILES``).
-Each file runs twice under pytest, in a process of its own: under MXNet 1.9.1 (the oracle's Python, pytest
+Each file runs twice under pytest (each outcome logged as it is known, with the peak memory so far:
+``shims/_ah_outcomes.py``), in a process of its own: under MXNet 1.9.1 (the oracle's Python, pytest
 from ``oracle.ensure_pytest_pkgs``) and under ``import mxnet`` = ast-hybrid.  Both sides get the same path:
 the folder, its sibling ``common`` (``models.py``) and a stand-in for ``nose`` (``shims/``), which
 ``common.py`` imports and which no longer imports on Python 3.11.
@@ -19,7 +20,7 @@ each one that does not, its cause:
 - ``gpu/network``: it needs a GPU or a download;
 - ``timeout`` / ``memory``: the file's process ran past ``--timeout`` or its resident memory past
   ``--memory-gb`` (default 4; or 1.25 times the peak of MXNet's own process on the file, where MXNet needs
-  more), and was stopped: its unfinished tests count here.
+  more), and was stopped: the test running then (``stopped_in``) and those after it count here.
 
 The peak resident memory of each side's process is reported too.  Output: ``DIR/mxnet_tests.json`` (every
 test's outcome on both sides and our message) and ``DIR/mxnet_tests.md`` (the table and the most frequent
@@ -39,7 +40,6 @@ import subprocess
 import sys
 import threading
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -96,23 +96,42 @@ def run_side(command, env, cwd, timeout: float, memory: int) -> dict:
             "output": "".join(chunks)[-4000:]}
 
 
-def outcomes(junit: Path) -> dict:
-    """``{test id: (outcome, message)}`` from pytest's JUnit XML (outcome: passed/failed/skipped)."""
-    if not junit.exists():
-        return {}
+def outcomes(log: Path) -> dict:
+    """``{test id: (outcome, message, peak bytes so far)}`` from ``_ah_outcomes``' JSON lines (outcome: passed,
+    failed or skipped; a setup or teardown failure is a failure)."""
     found = {}
-    for case in ET.parse(junit).iter("testcase"):
-        key = f"{case.get('classname', '')}::{case.get('name', '')}"
-        result, message = "passed", ""
-        for child in case:
-            if child.tag in ("failure", "error"):
-                result = "failed"
-                message = f"{child.get('message') or ''}\n{(child.text or '')[-1500:]}"
-                break
-            if child.tag == "skipped":
-                result, message = "skipped", child.get("message") or ""
-        found[key] = (result, message)
+    if log.exists():
+        for line in log.read_text().splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:          # a line cut by a stopped process
+                continue
+            if r["outcome"] in ("collection error", "started"):
+                continue
+            if r["id"] in found and found[r["id"]][0] == "failed":
+                continue
+            found[r["id"]] = (r["outcome"], r["message"], r.get("maxrss", 0))
     return found
+
+
+def _running(log: Path):
+    """The test that had started and not ended when the log stops (the one running when a side was stopped)."""
+    last = None
+    if log.exists():
+        for line in log.read_text().splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            last = r["id"] if r["outcome"] == "started" else (None if r["id"] == last else last)
+    return last
+
+
+def _collection_errors(log: Path) -> str:
+    if not log.exists():
+        return ""
+    lines = [json.loads(line) for line in log.read_text().splitlines() if '"collection error"' in line]
+    return "\n".join(r["message"] for r in lines)
 
 
 def cause_of(message: str) -> str:
@@ -146,32 +165,35 @@ def run_file(folder: Path, name: str, work: Path, timeout: float, memory: int) -
     from ast_hybrid.testing import oracle
 
     path = [SHIMS, folder, folder.parent / "common"]
-    pytest_args = [name, "-q", "-p", "no:cacheprovider", "-o", "addopts=", "--rootdir", str(folder)]
+    pytest_args = [name, "-q", "-p", "no:cacheprovider", "-p", "_ah_outcomes", "-o", "addopts=", "--rootdir",
+                   str(folder)]
     sides = {}
     for side in ("mxnet", "ours"):
-        junit = work / f"{Path(name).stem}.{side}.xml"
-        junit.unlink(missing_ok=True)
+        log = work / f"{Path(name).stem}.{side}.jsonl"
+        log.unlink(missing_ok=True)
         if side == "mxnet":
-            command = [str(oracle.venv_python()), "-m", "pytest", *pytest_args, f"--junitxml={junit}"]
+            command = [str(oracle.venv_python()), "-m", "pytest", *pytest_args]
             env = _env([oracle.ensure_pytest_pkgs(), *path], {k: v for k, v in os.environ.items()
                                                              if not k.startswith(("JAX_", "XLA_"))})
         else:
-            command = [sys.executable, "-m", "ast_hybrid.conformance.mxnet_tests", "--pytest-under-ours",
-                       *pytest_args, f"--junitxml={junit}"]
+            command = [sys.executable, "-m", "ast_hybrid.conformance.mxnet_tests", "--pytest-under-ours", *pytest_args]
             env = _env([*path, Path(__file__).resolve().parents[2]])
+        env["AH_OUTCOMES"] = str(log)
         # MXNet's side may use what it needs (up to MXNET_MEMORY); ours at most --memory-gb, or 1.25 times what
         # MXNet's process peaked at where MXNet itself needs more (test_gluon's 537 MB pooling input: 4.8 GB)
         limit = MXNET_MEMORY if side == "mxnet" else max(memory, int(1.25 * sides["mxnet"]["peak"]))
         ran = run_side(command, env, str(folder), timeout, limit)
-        sides[side] = dict(ran, tests=outcomes(junit), limit=limit)
+        sides[side] = dict(ran, tests=outcomes(log), limit=limit, collection=_collection_errors(log),
+                           running=_running(log) if ran["stopped"] else None)
     theirs, ours = sides["mxnet"]["tests"], sides["ours"]["tests"]
     row = {"file": name, "tests": len(theirs), "mxnet_passed": 0, "ours_passed": 0,
            "causes": collections.Counter(), "failures": {}, "peak_mxnet": sides["mxnet"]["peak"],
            "peak_ours": sides["ours"]["peak"], "stopped": sides["ours"]["stopped"], "limit": sides["ours"]["limit"],
+           "stopped_in": sides["ours"]["running"],
            "mxnet_stopped": sides["mxnet"]["stopped"]}
     if not theirs:
         row["note"] = "MXNet's run gave no results: " + sides["mxnet"]["output"][-500:]
-    for test, (result, _) in theirs.items():
+    for test, (result, _, _) in theirs.items():
         if result != "passed":
             continue
         row["mxnet_passed"] += 1
@@ -180,8 +202,8 @@ def run_file(folder: Path, name: str, work: Path, timeout: float, memory: int) -
             row["ours_passed"] += 1
             continue
         if mine is None:        # never ran: the process was stopped, or the file did not import
-            output = sides["ours"]["output"]
-            cause, message = sides["ours"]["stopped"] or cause_of(_error_lines(output)), _error_lines(output)
+            output = sides["ours"]["collection"] or _error_lines(sides["ours"]["output"])
+            cause, message = sides["ours"]["stopped"] or cause_of(output), output
         elif mine[0] == "skipped":
             cause, message = ("gpu/network" if _GPU_OR_NETWORK.search(mine[1]) else "internal error"), mine[1]
         else:
@@ -189,6 +211,9 @@ def run_file(folder: Path, name: str, work: Path, timeout: float, memory: int) -
         row["causes"][cause] += 1
         row["failures"][test] = {"cause": cause, "message": message[:1500]}
     row["causes"] = dict(row["causes"])
+    # where our memory grew: the tests after which our process's peak rose by more than 256 MB
+    row["memory_steps"] = [(t, r[2]) for (t, r), before in zip(ours.items(), [0] + [r[2] for r in ours.values()])
+                           if r[2] - before > 256 << 20]
     return row
 
 
@@ -218,6 +243,9 @@ def markdown(rows) -> str:
             lines += [f"  - {n} x {text}" for text, n in counts.most_common(8)]
         if r.get("note"):
             lines.append(f"- **{r['file']}**: {r['note'][:300]}")
+        if r.get("stopped"):
+            lines.append(f"- **{r['file']}**: our process was stopped ({r['stopped']}, limit "
+                         f"{r['limit'] / 2 ** 30:.1f} GB) in `{r.get('stopped_in')}`; the tests after it did not run")
     return "\n".join(lines) + "\n"
 
 

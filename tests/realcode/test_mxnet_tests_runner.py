@@ -78,3 +78,24 @@ def test_causes_from_messages():
     assert cause("assert 3 == 4") == "wrong value"
     assert cause("RuntimeError: cpu(1): only 1 gpu device(s)") == "gpu/network"
     assert cause("TypeError: 'Symbol' object has no attribute 'shape'") == "internal error"
+
+
+def test_a_side_stopped_for_memory_keeps_what_it_found(tmp_path):
+    """A test growing our process past the limit stops it; the tests before it keep their outcomes, it and those
+    after it are counted as "memory", and the report names it."""
+    folder = tmp_path / "tests" / "python" / "unittest"
+    folder.mkdir(parents=True)
+    (folder / "common.py").write_text("")
+    (folder / "test_grows.py").write_text(
+        "import time\nimport mxnet as mx\nKEEP = []\n"
+        "def test_first():\n    assert mx.nd.ones((1,)).asnumpy()[0] == 1\n"
+        "def test_grows():\n    import sys\n    if 'ast_hybrid' in sys.modules:\n"
+        "        KEEP.append(bytearray(1500 << 20))\n        time.sleep(3)\n"
+        "def test_after():\n    time.sleep(2)\n")
+    out = tmp_path / "report"
+    assert mxnet_tests.main([str(folder), "test_grows.py", "--out", str(out), "--memory-gb", "1"]) == 0
+    (row,) = json.loads((out / "mxnet_tests.json").read_text())
+    assert row["mxnet_passed"] == 3 and row["ours_passed"] == 1
+    assert row["stopped"] == "memory" and row["causes"] == {"memory": 2}
+    assert row["stopped_in"].endswith("::test_grows")
+    assert "stopped (memory, limit 1.0 GB) in `test_grows.py::test_grows`" in (out / "mxnet_tests.md").read_text()
