@@ -36,6 +36,10 @@ os.environ["AST_HYBRID_COMPILE_CACHE"] = "0"
 JAX_CACHE = {"JAX_COMPILATION_CACHE_DIR": os.path.join(_RUN, "jax"), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
              "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
 os.environ.update(JAX_CACHE)
+# JAX's in-memory program caches never emptied in the suite (xla/program_memory.py): tests that count
+# compilations or cache entries would otherwise see a clear every 1,000 compilations of their worker;
+# tests/ops/test_program_memory.py checks the limit in processes of its own
+os.environ.setdefault("AST_HYBRID_PROGRAM_LIMIT", "0")
 
 
 # The quick tier (``pytest -m quick``), for the inner loop: every test that needs neither MXNet (the oracle, real

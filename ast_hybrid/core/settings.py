@@ -57,6 +57,12 @@ class Setting:
         if text is None or not text.strip():
             return self.default
         if not self.values:
+            if isinstance(self.default, int) and not isinstance(self.default, bool):
+                try:
+                    return int(text.strip())
+                except ValueError:
+                    raise SettingError(f"{self.name}={text!r} is not a value it takes: a whole number "
+                                       f"(unset: {self.default})") from None
             return text
         value = text.strip().lower()
         for result, spellings in self.values.items():
@@ -104,9 +110,13 @@ SETTINGS: tuple[Setting, ...] = (
             "GEMMs over few rows take their weight first: when the parameters exceed the last-level cache "
             "(auto), always (on), never (off)",
             {"off": _OFF, "on": _ON, "auto": ("auto",)}, "xla/program.py"),
+    Setting("AST_HYBRID_PROGRAM_LIMIT", 1000,
+            "how many programs XLA compiles in this process before JAX's in-memory caches are emptied (they "
+            "hold every compiled program; code run op by op on ever new shapes grows without bound); 0: never",
+            used_by="xla/program_memory.py"),
     _switch("AST_HYBRID_MALLOC", True,
-            "glibc's malloc keeps one arena and up to 1 GB of freed memory for XLA's threads (set when jax "
-            "creates its CPU client)", "xla/host_memory.py"),
+            "glibc's malloc keeps one arena, serves blocks up to 128 MB from its heap and keeps up to 1 GB of "
+            "freed memory, for XLA's threads (set when jax creates its CPU client)", "xla/host_memory.py"),
     Setting("AST_HYBRID_GLUON_PKGS", None,
             "the folder holding GluonCV 0.10.5 / GluonNLP 0.10.0 for the tests and the conformance report "
             "(default: .venv-mxnet/gluon-pkgs)", used_by="testing/oracle.py"),

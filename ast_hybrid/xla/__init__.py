@@ -13,9 +13,11 @@ compiled programs from one process to the next.
 - ``program_cache``: a hybridized block's compiled predict program kept on disk for the next process;
 - ``compile_cache``: JAX's persistent compilation cache, on for hybridized blocks;
 - ``host_memory``: glibc's malloc set for XLA's worker threads when jax creates its CPU client;
+- ``program_memory``: JAX's in-memory program caches emptied every ``AST_HYBRID_PROGRAM_LIMIT`` compilations;
 - ``disk``: the atomic writes the caches share.
 
-Importing this package installs ``host_memory``'s hook (it changes nothing until jax creates its CPU client).
+Importing this package installs ``host_memory``'s hook (it changes nothing until jax creates its CPU client) and
+``program_memory``'s compilation counter.
 
 May import: ``ast_hybrid.core``, the ops (``conv_lowering``: the lowerings it times), jax (``jax._src``: only in
 this room), numpy.  Never Gluon, MXNet's API rooms, the linter, the transpiler, the CLI or ``testing``: a
@@ -23,5 +25,7 @@ block's own description reaches the program cache as an argument.
 """
 
 from ast_hybrid.xla import host_memory as _host_memory
+from ast_hybrid.xla import program_memory as _program_memory
 
 _host_memory.install()
+_program_memory.install()

@@ -28,6 +28,10 @@ def test_each_setting_takes_its_values_and_refuses_others(setting):
         message = str(err.value)
         assert name in message and "'sometimes'" in message
         assert all("/".join(s) in message for s in setting.values.values())     # the values it takes
+    elif isinstance(setting.default, int):      # a number: another text is an error naming it
+        assert settings.get(name, {name: "7"}) == 7
+        with pytest.raises(SettingError, match=f"{name}='/some/where' is not a value it takes: a whole number"):
+            settings.get(name, {name: "/some/where"})
     else:
         assert settings.get(name, {name: "/some/where"}) == "/some/where"
 
