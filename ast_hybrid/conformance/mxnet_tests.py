@@ -173,8 +173,10 @@ def run_file(folder: Path, name: str, work: Path, timeout: float, memory: int) -
         log.unlink(missing_ok=True)
         if side == "mxnet":
             command = [str(oracle.venv_python()), "-m", "pytest", *pytest_args]
-            env = _env([oracle.ensure_pytest_pkgs(), *path], {k: v for k, v in os.environ.items()
-                                                             if not k.startswith(("JAX_", "XLA_"))})
+            # scipy built for MXNet's numpy comes with the GluonCV folder (test_gluon imports scipy.sparse)
+            extra = [oracle.gluon_pkgs()] if oracle.gluon_pkgs().is_dir() else []
+            env = _env([oracle.ensure_pytest_pkgs(), *path, *extra],
+                       {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))})
         else:
             command = [sys.executable, "-m", "ast_hybrid.conformance.mxnet_tests", "--pytest-under-ours", *pytest_args]
             env = _env([*path, Path(__file__).resolve().parents[2]])
