@@ -23,10 +23,21 @@ class _Stack(threading.local):
 _ENTERED = _Stack()
 
 
+class _DefaultContext:
+    """``Context.default_ctx``: this thread's default context (MXNet's class property)."""
+
+    def __get__(self, obj, owner):
+        return _ENTERED.default or Context("cpu", 0)
+
+    def __set__(self, obj, value):
+        raise AttributeError("set the default with mx.test_utils.set_default_context(ctx)")
+
+
 class Context:
     """A device, MXNet-style: ``cpu(0)``, ``gpu(0)``."""
 
     __slots__ = ("device_type", "device_id")
+    default_ctx = _DefaultContext()
 
     def __init__(self, device_type="cpu", device_id=0):
         if isinstance(device_type, Context):

@@ -52,6 +52,16 @@ class _Methods:
     def slice_assign_scalar(self, value, begin, end, step):
         return self.slice_assign(value, begin, end, step)
 
+    # --- MXNet's in-place shape methods: ``inplace=True`` gives a view there, a copy here ---------------
+    def flatten(self, inplace=False):
+        return _ops.flatten(self)
+
+    def expand_dims(self, axis, inplace=False):
+        return _ops.expand_dims(self, axis=axis)
+
+    def squeeze(self, axis=None, inplace=False):
+        return _ops.squeeze(self, axis=axis)
+
     # --- reshape takes a tuple or *ints ---------------------------------------------
     def reshape(self, *shape, **kwargs):
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
@@ -165,9 +175,9 @@ def _fluent(name):
 def install(cls=NDArray):
     """Put the methods above and the fluent ones (:data:`~ast_hybrid.common.fluent.FLUENT_OPS`) on ``cls``
     (idempotent)."""
-    for name, value in vars(_Methods).items():
+    for name in FLUENT_OPS:
+        setattr(cls, name, _fluent(name))
+    for name, value in vars(_Methods).items():      # after the fluent ones: these take MXNet's extra keywords
         # __hash__: Python sets it to None in a class that defines __eq__; NDArray keeps object's
         if name not in ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__hash__"):
             setattr(cls, name, value)
-    for name in FLUENT_OPS:
-        setattr(cls, name, _fluent(name))

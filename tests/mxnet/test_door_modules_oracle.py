@@ -1,6 +1,7 @@
 """Modules MXNet's own unit tests and users' code import besides the API proper (issue 30): ``mxnet.runtime``
 (``Features``), ``mxnet.ndarray.ndarray`` (``py_slice``, the storage-type ids), ``mxnet.numpy_op_signature``,
-``mx.nd.numpy``, ``mx.util``'s numpy switches and ``@use_np`` on a class.  Run by MXNet 1.9.1 and under
+``mx.nd.numpy``, ``mx.util``'s numpy switches and ``@use_np`` on a class; NDArray's shape methods with
+``inplace=`` and ``Context.default_ctx`` (what MXNet's test_ndarray and test_gluon_rnn use).  Run by MXNet 1.9.1 and under
 ``ast-hybrid run``: the same lines (MKLDNN/OpenMP/OpenCV and the CPU's SSE4+/AVX flags, which describe MXNet's
 own build, are left out)."""
 
@@ -48,6 +49,9 @@ print(type(y).__name__, y.tolist(), util.is_np_array())
 with util.np_array(True):
     print(util.is_np_array())
 print(util.is_np_array(), util.set_np_shape(False))
+x = mx.nd.ones((2, 1, 3))
+print(x.flatten(inplace=True).shape, x.squeeze(inplace=True).shape, x.expand_dims(0, inplace=True).shape)
+print(mx.Context.default_ctx, mx.context.Context.default_ctx)
 """
 
 
