@@ -44,6 +44,11 @@ class ModuleNotAvailable(ImportError):
     """The MXNet 1.9.1 module ``mxnet.X`` has no counterpart in ast-hybrid."""
 
 
+class NameNotAvailable(ImportError):
+    """``from mxnet.X import Y``: ``Y`` exists in MXNet 1.9.1's ``mxnet.X`` but not in ast-hybrid (an ImportError,
+    so that ``except ImportError`` around an optional import keeps working)."""
+
+
 class NotSupported(NotImplementedError):
     """``mxnet.X.Y`` is here as a name (so that code defining or importing it runs) but cannot be called."""
 

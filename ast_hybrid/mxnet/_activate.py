@@ -13,6 +13,7 @@ It never shadows a real MXNet: unless ``force=True``, :func:`install` first asks
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -137,11 +138,41 @@ def install(force: bool = False) -> None:
         if not getattr(sys.modules[key], "__name__", "").startswith(PACKAGE):
             del sys.modules[key]       # forced: the real MXNet's modules go
     sys.meta_path.insert(0, MXNetFinder())
+    if not isinstance(builtins.__import__, _FromImport):
+        builtins.__import__ = _FromImport(builtins.__import__)
+
+
+class _FromImport:
+    """``builtins.__import__`` while the package serves ``mxnet``: ``from mxnet.X import Y`` with ``Y`` a name
+    MXNet has and ast-hybrid does not raises the error naming it (``NameNotAvailable``, an ImportError).  Python
+    itself would turn the module's ``NotAvailable`` (an AttributeError, so that ``hasattr`` answers False) into
+    a bare ``cannot import name 'Y'``.  Every other import passes straight through."""
+
+    def __init__(self, real):
+        self.real = real
+
+    def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        module = self.real(name, globals, locals, fromlist, level)
+        if fromlist and level == 0 and (name == TOP or name.startswith(TOP + ".")):
+            from ast_hybrid.core.errors import NameNotAvailable, NotAvailable
+
+            for attr in fromlist:
+                if attr == "*":
+                    continue
+                try:
+                    getattr(module, attr)
+                except NotAvailable as err:
+                    raise NameNotAvailable(str(err), name=f"{name}.{attr}") from None
+                except AttributeError:
+                    pass        # not an MXNet name either: Python's own error follows
+        return module
 
 
 def uninstall() -> None:
-    """Undo :func:`install`: the finder and every ``mxnet``/``mxnet.*`` entry it gave go."""
+    """Undo :func:`install`: the finder, the import wrapper and every ``mxnet``/``mxnet.*`` entry it gave go."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, MXNetFinder)]
+    if isinstance(builtins.__import__, _FromImport):
+        builtins.__import__ = builtins.__import__.real
     for key in [k for k in sys.modules if k == TOP or k.startswith(TOP + ".")]:
         del sys.modules[key]
 

@@ -15,13 +15,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast_hybrid.ops import rng
-from ast_hybrid.core.context import Context
+from ast_hybrid.core.context import Context, current_context  # noqa: F401  (mx.nd.random has it, as MXNet's)
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, op, raw
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "exponential", "gamma", "poisson", "negative_binomial",
            "generalized_negative_binomial", "multinomial", "shuffle", "uniform_like", "normal_like",
-           "exponential_like", "gamma_like", "poisson_like"]
+           "exponential_like", "gamma_like", "poisson_like", "negative_binomial_like",
+           "generalized_negative_binomial_like"]
 
 
 def seed(seed_state, ctx="all"):
@@ -155,6 +156,16 @@ def exponential_like(data, lam=1, **kwargs):
 def gamma_like(data, alpha=1, beta=1, **kwargs):
     """Gamma samples with the shape and dtype of ``data``."""
     return _like("gamma", data, [alpha, beta])
+
+
+def negative_binomial_like(data, k=1, p=1, **kwargs):
+    """Negative binomial samples (failures before ``k`` successes) with the shape and dtype of ``data``."""
+    return _like("negative_binomial", data, [k, p])
+
+
+def generalized_negative_binomial_like(data, mu=1, alpha=1, **kwargs):
+    """Generalized negative binomial samples with the shape and dtype of ``data``."""
+    return _like("generalized_negative_binomial", data, [mu, alpha])
 
 
 def poisson_like(data, lam=1, **kwargs):

@@ -18,7 +18,10 @@ SERVED = ("mxnet", "mxnet.ndarray", "mxnet.ndarray.contrib", "mxnet.ndarray.rand
           "mxnet.gluon.contrib", "mxnet.gluon.contrib.cnn", "mxnet.gluon.contrib.nn", "mxnet.gluon.contrib.rnn",
           "mxnet.gluon.model_zoo", "mxnet.gluon.model_zoo.vision", "mxnet.gluon.model_zoo.model_store",
           "mxnet.gluon.data", "mxnet.gluon.data.vision", "mxnet.metric", "mxnet.optimizer", "mxnet.lr_scheduler",
-          "mxnet.io", "mxnet.kvstore", "mxnet.profiler", "mxnet.contrib", "mxnet.contrib.amp", "mxnet.operator")
+          "mxnet.io", "mxnet.kvstore", "mxnet.profiler", "mxnet.contrib", "mxnet.contrib.amp", "mxnet.operator",
+          "mxnet.test_utils", "mxnet.runtime", "mxnet.numpy", "mxnet.numpy.random", "mxnet.numpy.linalg",
+          "mxnet.numpy_extension", "mxnet.gluon.data.vision.transforms", "mxnet.image", "mxnet.recordio",
+          "mxnet.ndarray.image", "mxnet.ndarray.ndarray", "mxnet.numpy_op_signature")
 
 
 FOREIGN = set(sys.stdlib_module_names) | {"numpy", "requests", "graphviz", "scipy", "onnx"}
