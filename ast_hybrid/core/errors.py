@@ -69,6 +69,17 @@ def unsupported(module_path: str, name: str, why: str) -> NotSupported:
     return NotSupported(api_message(f"{SPELLING.get(module_path, module_path)}.{name}", why))
 
 
+def refusing_function(module_path: str, name: str, why: str, doc: str | None = None):
+    """A function named ``name`` that raises :func:`unsupported` when called: MXNet's ``module_path.name`` kept
+    as a name, so that code importing it imports."""
+    def call(*args, **kwargs):
+        raise unsupported(module_path, name, why)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return call
+
+
 # --- errors from inside JAX --------------------------------------------------------------------------
 
 _LOCK = threading.Lock()

@@ -2,7 +2,7 @@
 ast-hybrid.  The names exist (so that code importing or subclassing them loads); constructing one raises
 ``NotSupported`` naming the MXNet API.  GluonCV's own detection transforms (``gluoncv.data.transforms``) work."""
 
-from ast_hybrid.core.errors import unsupported
+from ast_hybrid.core.errors import refusing_function, unsupported
 
 __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug", "DetRandomCropAug",
            "DetRandomPadAug", "CreateMultiRandCropAugmenter", "CreateDetAugmenter", "ImageDetIter"]
@@ -20,11 +20,7 @@ def _refusing(name):
 
 
 def _refusing_function(name):
-    def call(*args, **kwargs):
-        raise unsupported("mxnet.image", name, _WHY)
-
-    call.__name__ = call.__qualname__ = name
-    return call
+    return refusing_function("mxnet.image", name, _WHY)
 
 
 DetAugmenter = _refusing("DetAugmenter")

@@ -33,6 +33,7 @@ import ast_hybrid.mxnet as mx  # noqa: F401  (MXNet's test files get `mx` from `
 from ast_hybrid import autograd, nd
 from ast_hybrid.core.context import Context, current_context, num_gpus  # noqa: F401
 from ast_hybrid.core.context import set_default_context  # noqa: F401
+from ast_hybrid.core.errors import refusing_function
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.mxnet._missing import module_getattr
 from ast_hybrid.mxnet.symbol import Symbol  # noqa: F401
@@ -562,14 +563,8 @@ _SYMBOLIC = ("ast-hybrid runs Gluon and NDArray code; MXNet's symbolic executor 
 
 
 def _symbolic(name):
-    def helper(*args, **kwargs):
-        from ast_hybrid.core.errors import unsupported
-
-        raise unsupported("mxnet.test_utils", name, _SYMBOLIC)
-
-    helper.__name__ = helper.__qualname__ = name
-    helper.__doc__ = f"MXNet's ``{name}``: here so that test files importing it import; calling it is an error."
-    return helper
+    return refusing_function("mxnet.test_utils", name, _SYMBOLIC,
+                             f"MXNet's ``{name}``: here so that test files importing it import; calling it is an error.")
 
 
 # names so that `from mxnet.test_utils import check_numeric_gradient` works in a file whose other tests run

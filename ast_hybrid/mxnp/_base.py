@@ -21,7 +21,7 @@ def raw_of(x):
     if x.__class__ in ARRAYS:
         return x._arr
     if isinstance(x, (list, range)):
-        return jnp.asarray(onp.asarray([raw_of(v) for v in x]) if x and x[0].__class__ in ARRAYS else x)
+        return jnp.asarray(onp.asarray([raw_of(v) for v in x]))
     return x
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as onp
 
-from ast_hybrid.core.ndarray import ARRAYS, NDArray, ndarray
+from ast_hybrid.core.ndarray import as_np, ndarray
 from ast_hybrid.mxnp import functions as F
-from ast_hybrid.mxnp._base import np_function
+from ast_hybrid.mxnp._base import np_function, raw_of
 from ast_hybrid.ops._core import op
 
 __all__ = ["install"]
@@ -18,13 +18,7 @@ __all__ = ["install"]
 
 def _key(k):
     """An index as jax takes it: arrays unwrapped, lists and ranges as integer arrays."""
-    if isinstance(k, tuple):
-        return tuple(_key(v) for v in k)
-    if k.__class__ in ARRAYS:
-        return k._arr
-    if isinstance(k, (list, range)):
-        return jnp.asarray(onp.asarray(k))
-    return k
+    return tuple(_key(v) for v in k) if isinstance(k, tuple) else raw_of(k)
 
 
 @op
@@ -78,7 +72,7 @@ class _Methods:
     """The methods :func:`install` puts on ``ndarray`` (never instantiated)."""
 
     def __getitem__(self, key):
-        return _as_np(_getitem(self, _key(key)))
+        return as_np(_getitem(self, _key(key)))
 
     def __setitem__(self, key, value):
         out = _setitem(self, _key(key), value)
@@ -252,12 +246,6 @@ for _name in ("sum", "mean", "prod", "std", "var", "max", "min", "all", "any"):
 for _name in ("argmax", "argmin"):
     setattr(_Methods, _name, _arg(_name))
 _Methods.__div__, _Methods.__rdiv__ = _Methods.__truediv__, _Methods.__rtruediv__
-
-
-def _as_np(value):
-    if value.__class__ is NDArray:
-        value.__class__ = ndarray
-    return value
 
 
 _astype = np_function(lambda a, dtype: a.astype(dtype), "astype")

@@ -1,7 +1,8 @@
 """``mxnet.contrib.amp.amp``: MXNet's AMP functions, each an error naming the API when called (see the
 package's doc); the module state MXNet code reads (``_amp_initialized``...) as before any ``init()``."""
 
-from ast_hybrid.mxnet._missing import module_getattr, unsupported
+from ast_hybrid.core.errors import refusing_function
+from ast_hybrid.mxnet._missing import module_getattr
 
 # the functions are made by _not_supported below
 __all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_model", "convert_symbol",  # noqa: F822
@@ -17,12 +18,8 @@ _loss_scaler = None
 
 
 def _not_supported(name):
-    def call(*args, **kwargs):
-        raise unsupported("mxnet.contrib.amp", name, _WHY)
-
-    call.__name__ = call.__qualname__ = name
-    call.__doc__ = f"MXNet's ``amp.{name}``: not supported here (raises ``NotSupported``)."
-    return call
+    return refusing_function("mxnet.contrib.amp", name, _WHY,
+                             f"MXNet's ``amp.{name}``: not supported here (raises ``NotSupported``).")
 
 
 for _name in (*__all__, "convert_bucketing_module"):
