@@ -26,8 +26,12 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
     """A placeholder named ``name`` (MXNet's ``sym.var``), optionally with its shape and dtype."""
     attrs = dict(attr or {})
     attrs.update({f"__{k}__": v for k, v in kwargs.items()})
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(wd_mult)
     if init is not None:
-        attrs["__init__"] = init
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     return variable(name, shape=shape, dtype=dtype, **attrs)
 
 

@@ -38,6 +38,7 @@ def shape_known(shape) -> bool:
 
 class Parameter:
     _cls = NDArray      # the class of data() and grad(): ndarray once initialised under npx.set_np()
+    _copies = 1         # several contexts on this process's one CPU device: how many (list_data)
 
     def __init__(self, name, grad_req="write", shape=None, dtype="float32", lr_mult=1.0, wd_mult=1.0,
                  init=None, allow_deferred_init=False, differentiable=True, stype="default",
@@ -56,6 +57,7 @@ class Parameter:
         self._leaf = None         # its autograd leaf (gradient buffer), when grad_req is not 'null'
         self._ctx = None          # the contexts given to initialize/reset_ctx (None: jax's default device)
         self._mesh = None         # several contexts: the mesh the value is replicated over (parallel.data_parallel)
+        self._copies = 1          # several contexts on this process's one CPU device: how many (list_data)
         # MXNet's private fields that Parameter subclasses copy from another parameter (see "MXNet's private
         # protocol" below): kept as MXNet names them, with nothing of ours behind them
         self._differentiable = differentiable
@@ -108,7 +110,7 @@ class Parameter:
     @_ctx_list.setter
     def _ctx_list(self, ctx):
         if ctx is None:
-            self._ctx, self._mesh = None, None
+            self._ctx, self._mesh, self._copies = None, None, 1
         else:
             self._set_ctx(ctx)
 
@@ -196,6 +198,7 @@ class Parameter:
 
         self._ctx = [Context(c) for c in (ctx if isinstance(ctx, (list, tuple)) else [ctx])]
         self._mesh = data_parallel.mesh_for(self._ctx)
+        self._copies = len(self._ctx) if self._mesh is None else 1     # several contexts on one CPU device
 
     def reset_ctx(self, ctx=None):
         """Move the value to ``ctx`` (a context or a list: several replicate it over their devices)."""
@@ -224,19 +227,33 @@ class Parameter:
             raise RuntimeError(f"Cannot get gradient array for Parameter {self.name!r} because grad_req='null'")
         if self._leaf.grad is None:
             self._leaf.grad = jnp.zeros_like(self._data)
+        if ctx is not None and self._copies > 1:
+            from ast_hybrid.core.context import Context
+
+            parts = self._per_context_grads()
+            if parts and Context(ctx) in self._ctx:
+                return parts[self._ctx.index(Context(ctx))]
         return self._cls(self._leaf.grad)
 
     def list_grad(self):
-        """One gradient per context (the same values: on a mesh the gradient is already summed)."""
-        return self._per_context(self.grad())
+        """One gradient per context: on a mesh the summed gradient on each device; on one CPU device, each
+        context's backward's own when there was one per context since the last step (MXNet's per-context
+        gradients, which ``Trainer.step`` sums), else the sum for each."""
+        return self._per_context_grads() or self._per_context(self.grad())
+
+    def _per_context_grads(self):
+        parts = getattr(self._leaf, "parts", ())
+        if self._mesh is None and self._copies > 1 and len(parts) == self._copies:
+            return [self._cls(g) for g in parts]
+        return []
 
     def list_data(self):
         """One value per context, each on its context's device."""
         return self._per_context(self.data())
 
     def _per_context(self, value):
-        if self._mesh is None:
-            return [value]
+        if self._mesh is None:      # one device: the same value (and gradient) for each context
+            return [value] + [self._cls(value._arr, value._ag) for _ in range(self._copies - 1)]
         by_device = {s.device: s.data for s in value._arr.addressable_shards}
         return [NDArray(by_device[c.jax_device()]) for c in self._ctx]
 
@@ -270,10 +287,11 @@ class Parameter:
         self._shape = tuple(value.shape)
         if self._grad_req != "null" and self._leaf is None:
             self._leaf = _Leaf(self._grad_req)
-        if self._mesh is not None:
+        if self._mesh is not None or self._copies > 1:
             from ast_hybrid.parallel import data_parallel
 
-            value = data_parallel.replicate(value, self._mesh)
+            if self._mesh is not None:
+                value = data_parallel.replicate(value, self._mesh)
             if self._leaf is not None and type(self._leaf) is _Leaf:
                 self._leaf = data_parallel.SummedLeaf(self._leaf.grad_req, self._leaf.grad)
         self._data = value
@@ -288,6 +306,8 @@ class Parameter:
     def zero_grad(self):
         if self._leaf is not None:
             self._leaf.grad = None
+            if hasattr(self._leaf, "parts"):
+                self._leaf.parts = []
 
     def var(self):
         """The parameter's variable in a symbolic graph (one per parameter, as MXNet's)."""

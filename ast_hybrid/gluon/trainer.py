@@ -26,7 +26,7 @@ from __future__ import annotations
 import pickle
 import warnings
 
-from ast_hybrid.optimizer.updates import OPTIMIZERS, _compiled_update, effective_clip  # noqa: F401
+from ast_hybrid.optimizer.updates import OPTIMIZERS, _compiled_update, effective_clip, initial_states  # noqa: F401
 
 __all__ = ["Trainer", "OPTIMIZERS", "effective_clip"]
 
@@ -118,8 +118,6 @@ class Trainer:
         self.update(batch_size, ignore_stale_grad)
 
     def update(self, batch_size, ignore_stale_grad=False):
-        import jax.numpy as jnp
-
         self._t += 1
         rescale = self._scale / batch_size
         todo, grads, states = [], [], []
@@ -134,7 +132,7 @@ class Trainer:
                                   "step. Call step(batch_size, ignore_stale_grad=True) to skip it.")
             st = self._states.get(p)
             if st is None:
-                st = self._states[p] = tuple(jnp.zeros_like(p._data) for _ in range(self._n_states))
+                st = self._states[p] = initial_states(self._name, p._data, self._n_states)
             todo.append(p)
             grads.append(leaf.grad)
             states.append(st)

@@ -19,6 +19,7 @@ from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, image, ini
 from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
 from ast_hybrid.mxnet import test_utils  # noqa: E402,F401  (MXNet's package imports it: mx.test_utils works)
 from ast_hybrid.mxnet import _ndarray_module, numpy_op_signature, runtime  # noqa: E402,F401
+from ast_hybrid.mxnet import callback, model, module  # noqa: E402,F401
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
 from ast_hybrid.mxnet.base import MXNetError  # noqa: F401
 from ast_hybrid.mxnet.context import Context, cpu, cpu_pinned, current_context, gpu  # noqa: F401
@@ -33,6 +34,7 @@ sym = symbol
 init = initializer
 rnd = random
 kv = kvstore
+mod = module
 img = image
 numpy = np = mxnp                           # MXNet 1.9's numpy interface (ast_hybrid/mxnp)
 numpy_extension = npx = mxnp.extension

@@ -206,19 +206,47 @@ def softmax_cross_entropy(data, label):
     return -jnp.take_along_axis(logp, idx[:, None], axis=-1).sum().reshape((1,))
 
 
+def _regression_output(data, label, grad_scale, forward, backward):
+    """MXNet's regression outputs (``regression_output-inl.h``): ``forward(data)``; the gradient ignores the
+    head gradient and is ``backward(out, label) * grad_scale / num_output``, the label read in the data's
+    element order and ``num_output`` its size over its first axis."""
+    x, lab = jnp.asarray(data), jnp.asarray(label)
+    num_output = lab.size // lab.shape[0] if lab.ndim else 1
+
+    @jax.custom_vjp
+    def f(x, lab):
+        return forward(x)
+
+    def fwd(x, lab):
+        out = forward(x)
+        return out, (out, lab)
+
+    def bwd(res, _g):
+        out, lab = res
+        grad = backward(out, lab.reshape(out.shape).astype(out.dtype)) * (grad_scale / num_output)
+        return grad.astype(out.dtype), jnp.zeros_like(lab)
+
+    f.defvjp(fwd, bwd)
+    return f(x, lab)
+
+
 @op
 def LinearRegressionOutput(data, label, grad_scale=1.0):
-    return jnp.asarray(data)
+    """The identity; its gradient is MXNet's ``(out - label) * grad_scale / num_output``."""
+    return _regression_output(data, label, grad_scale, lambda x: x, lambda out, lab: out - lab)
 
 
 @op
 def MAERegressionOutput(data, label, grad_scale=1.0):
-    return jnp.asarray(data)
+    """The identity; its gradient is MXNet's ``sign(out - label) * grad_scale / num_output`` (+1 or -1)."""
+    return _regression_output(data, label, grad_scale, lambda x: x,
+                              lambda out, lab: jnp.where(out - lab > 0, 1.0, -1.0).astype(out.dtype))
 
 
 @op
 def LogisticRegressionOutput(data, label, grad_scale=1.0):
-    return jax.nn.sigmoid(jnp.asarray(data))
+    """The sigmoid; its gradient is MXNet's ``(out - label) * grad_scale / num_output``."""
+    return _regression_output(data, label, grad_scale, jax.nn.sigmoid, lambda out, lab: out - lab)
 
 
 @op

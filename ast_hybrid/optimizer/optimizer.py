@@ -1,6 +1,9 @@
 """``mxnet.optimizer``: MXNet 1.9.1's optimizer objects over ``gluon.Trainer``'s update rules.
 
-``SGD``, ``NAG``, ``Adam``, ``RMSProp`` and ``AdaGrad`` take MXNet's constructor arguments (``learning_rate``,
+``SGD``, ``NAG``, ``Adam``, ``RMSProp``, ``AdaGrad``, ``Signum``, ``FTML``, ``LAMB``, ``Adamax``, ``AdaDelta``,
+``Ftrl``, ``DCASGD`` (compiled rules, ``optimizer.updates``), ``SGLD`` and ``Nadam`` (MXNet's Python updates,
+through ``Updater`` only: their noise and their optimizer-wide momentum schedule are not per-parameter rules)
+take MXNet's constructor arguments (``learning_rate``,
 ``wd``, ``rescale_grad``, ``clip_gradient``, ``lr_scheduler``, ``multi_precision``, ``begin_num_update`` and
 their own) and are made by name with ``create(name, **kw)``; ``register`` adds a subclass to ``create``.
 
@@ -25,8 +28,8 @@ import weakref
 
 from ast_hybrid.core.errors import unsupported
 
-__all__ = ["Optimizer", "SGD", "NAG", "Adam", "RMSProp", "AdaGrad", "Updater", "create", "get_updater",
-           "register"]
+__all__ = ["Optimizer", "SGD", "NAG", "Adam", "RMSProp", "AdaGrad", "Signum", "FTML", "LAMB", "Adamax", "AdaDelta",
+           "Ftrl", "DCASGD", "SGLD", "Nadam", "ccSGD", "Updater", "create", "get_updater", "register"]
 
 
 class Optimizer:
@@ -58,8 +61,8 @@ class Optimizer:
             param_idx2name = {}
         assert isinstance(param_idx2name, dict), "param_idx2name should be a dict of param indexes to names."
         self.idx2name = param_idx2name.copy()
-        if sym is not None:
-            raise unsupported("mxnet.optimizer", "Optimizer(sym=...)", "optimizers over a Symbol (Module API)")
+        # a Symbol's per-variable multipliers (sym.var(..., lr_mult=, wd_mult=)), as the Module API passes it
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
         self.set_lr_mult({})
         self.set_wd_mult({})
@@ -119,11 +122,19 @@ class Optimizer:
         raise DeprecationWarning
 
     def set_lr_mult(self, args_lr_mult):
-        self.lr_mult = dict(args_lr_mult)
+        self.lr_mult = self._symbol_mults("__lr_mult__")
+        self.lr_mult.update(args_lr_mult)
 
     def set_wd_mult(self, args_wd_mult):
         self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not n.endswith(("_weight", "_gamma"))}
+        self.wd_mult.update(self._symbol_mults("__wd_mult__"))
         self.wd_mult.update(args_wd_mult)
+
+    def _symbol_mults(self, key):
+        if not getattr(self, "sym_info", ()):
+            return {}
+        attr, arg_names = self.sym_info
+        return {name: float(attr[name][key]) for name in arg_names if key in attr.get(name, {})}
 
     def _update_count(self, index):
         for idx in index if isinstance(index, (list, tuple)) else [index]:
@@ -162,10 +173,14 @@ class Optimizer:
         """MXNet's state for ``weight``: None, one NDArray of zeros or a tuple of them (per optimizer)."""
         if self._rule is None:
             return None
-        from ast_hybrid import nd
+        from ast_hybrid.core.ndarray import NDArray
+        from ast_hybrid.optimizer.updates import initial_states
 
-        states = tuple(nd.zeros(weight.shape, dtype=weight.dtype) for _ in range(self._n_states()))
-        return self._pack(states)
+        states = initial_states(self._rule, weight._arr, self._n_states())
+        return self._pack(tuple(NDArray(s) for s in states))
+
+    def _unpack(self, state):
+        return () if state is None else tuple(state) if isinstance(state, (tuple, list)) else (state,)
 
     def _pack(self, states):
         return states[0] if len(states) == 1 else (states or None)
@@ -183,7 +198,7 @@ class Optimizer:
             return
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
-        states = () if state is None else tuple(state) if isinstance(state, (tuple, list)) else (state,)
+        states = self._unpack(state)
         new, new_states = _rule_fn(self._rule, self._options())(
             weight._arr, grad._arr, tuple(s._arr for s in states), lr, wd, self.rescale_grad, self._clip(),
             self._index_update_count[index])
@@ -321,6 +336,196 @@ class AdaGrad(Optimizer):
 
     def _options(self):
         return (("epsilon", self.float_stable_eps),)
+
+
+@register
+class Signum(Optimizer):
+    """signSGD (``momentum=0``) or Signum: the sign of the gradient or of its momentum (``signum_update``)."""
+
+    _rule = "signum"
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum, self.wd_lh = momentum, wd_lh
+
+    def _options(self):
+        return (("momentum", self.momentum), ("wd_lh", self.wd_lh))
+
+
+@register
+class FTML(Optimizer):
+    """FTML, Follow the Moving Leader (``ftml_update``); state ``(d, v, z)``."""
+
+    _rule = "ftml"
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(**kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+
+    def _pack(self, states):
+        return states
+
+    def _options(self):
+        return (("beta1", self.beta1), ("beta2", self.beta2), ("epsilon", self.epsilon))
+
+
+@register
+class LAMB(Optimizer):
+    """LAMB (``lamb_update_phase1`` and ``lamb_update_phase2``); state ``(mean, var)``."""
+
+    _rule = "lamb"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
+                 upper_bound=None, bias_correction=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lower_bound, self.upper_bound, self.bias_correction = lower_bound, upper_bound, bias_correction
+
+    def _pack(self, states):
+        return states
+
+    def _options(self):
+        return (("beta1", self.beta1), ("beta2", self.beta2), ("bias_correction", self.bias_correction),
+                ("epsilon", self.epsilon), ("lower_bound", self.lower_bound), ("upper_bound", self.upper_bound))
+
+
+@register
+class Adamax(Optimizer):
+    """AdaMax, Adam's infinity-norm variant; state ``(mean, u)``."""
+
+    _rule = "adamax"
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2 = beta1, beta2
+
+    def _pack(self, states):
+        return states
+
+    def _options(self):
+        return (("beta1", self.beta1), ("beta2", self.beta2))
+
+
+@register
+class AdaDelta(Optimizer):
+    """AdaDelta (no learning rate); state ``(accumulated g, accumulated delta)``."""
+
+    _rule = "adadelta"
+
+    def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.rho, self.epsilon = rho, epsilon
+
+    def _pack(self, states):
+        return states
+
+    def _options(self):
+        return (("epsilon", self.epsilon), ("rho", self.rho))
+
+
+@register
+class Ftrl(Optimizer):
+    """FTRL-Proximal (``ftrl_update``); state ``(z, n)``."""
+
+    _rule = "ftrl"
+
+    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.lamda1, self.beta = lamda1, beta
+
+    def _pack(self, states):
+        return states
+
+    def _options(self):
+        return (("beta", self.beta), ("lamda1", self.lamda1))
+
+
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD; state ``(momentum or None, previous weight)``."""
+
+    _rule = "dcasgd"
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum, self.lamda = momentum, lamda
+        self.weight_previous = {}
+
+    def _pack(self, states):
+        return states if len(states) == 2 else (None, states[0])
+
+    def _unpack(self, state):
+        return tuple(s for s in state if s is not None)
+
+    def _options(self):
+        return (("lamda", self.lamda), ("momentum", self.momentum))
+
+
+@register
+class SGLD(Optimizer):
+    """Stochastic gradient Langevin dynamics: half an SGD step plus Gaussian noise of variance ``lr`` (drawn
+    from ``mx.random``, so ``mx.random.seed`` repeats it)."""
+
+    def create_state(self, index, weight):
+        return None
+
+    def update(self, index, weight, grad, state):
+        import math
+
+        from ast_hybrid import nd
+
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        grad = grad * self.rescale_grad
+        if self.clip_gradient is not None:
+            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        weight[:] += - lr / 2 * (grad + wd * weight)
+        weight[:] += nd.random.normal(0, math.sqrt(lr), shape=weight.shape, dtype=weight.dtype)
+
+
+@register
+class Nadam(Optimizer):
+    """Nesterov Adam, with MXNet's momentum schedule (one ``m_schedule`` for the whole optimizer, as there)."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, schedule_decay=0.004,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1, self.beta2, self.epsilon, self.schedule_decay = beta1, beta2, epsilon, schedule_decay
+        self.m_schedule = 1.
+
+    def create_state(self, index, weight):
+        from ast_hybrid import nd
+
+        return (nd.zeros(weight.shape, dtype=weight.dtype), nd.zeros(weight.shape, dtype=weight.dtype))
+
+    def update(self, index, weight, grad, state):
+        from ast_hybrid import nd
+
+        self._update_count(index)
+        lr, wd = self._get_lr(index), self._get_wd(index)
+        t = self._index_update_count[index]
+        grad = grad * self.rescale_grad + wd * weight
+        if self.clip_gradient is not None:
+            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        momentum_t = self.beta1 * (1. - 0.5 * (pow(0.96, t * self.schedule_decay)))
+        momentum_t_1 = self.beta1 * (1. - 0.5 * (pow(0.96, (t + 1) * self.schedule_decay)))
+        self.m_schedule = self.m_schedule * momentum_t
+        m_schedule_next = self.m_schedule * momentum_t_1
+        m_t, v_t = state
+        m_t[:] *= self.beta1
+        m_t[:] += (1. - self.beta1) * grad
+        v_t[:] *= self.beta2
+        v_t[:] += (1. - self.beta2) * grad * grad
+        grad_prime = grad / (1. - self.m_schedule)
+        m_t_prime = m_t / (1. - m_schedule_next)
+        v_t_prime = v_t / (1. - pow(self.beta2, t))
+        m_t_bar = (1. - momentum_t) * grad_prime + momentum_t_1 * m_t_prime
+        weight[:] -= lr * m_t_bar / (nd.sqrt(v_t_prime) + self.epsilon)
+
+
+@register
+class ccSGD(SGD):      # noqa: N801 (MXNet's name)
+    """MXNet's deprecated alias of :class:`SGD`."""
 
 
 class Updater:

@@ -1,7 +1,9 @@
 """MXNet 1.9.1's update rules, as its kernels compute them, each step one compiled program for every parameter.
 
 ``sgd_update``/``sgd_mom_update``, ``nag_mom_update``, ``adam_update`` with the bias correction folded into the
-learning rate, ``rmsprop_update`` (plain and centered), AdaGrad; ``rescale_grad``, ``wd`` and
+learning rate, ``rmsprop_update`` (plain and centered), AdaGrad, ``signum_update``/``signsgd_update``,
+``ftml_update``, LAMB's two phases, ``ftrl_update``, and the Python rules of Adamax, AdaDelta and DCASGD
+(read from MXNet 1.9.1's ``optimizer_op-inl.h`` and ``optimizer.py``); ``rescale_grad``, ``wd`` and
 ``clip_gradient`` as MXNet applies them (:func:`effective_clip`).  ``gluon.Trainer`` runs them
 (:func:`_compiled_update`); ``mx.optimizer`` objects name them (``Optimizer._rule``).
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["OPTIMIZERS", "effective_clip"]
+__all__ = ["OPTIMIZERS", "effective_clip", "initial_states"]
 
 
 def _clip(g, clip):
@@ -23,11 +25,15 @@ def _clip(g, clip):
     return g if clip is None else jnp.where(g > clip, clip, jnp.where(g < -clip, -clip, g))
 
 
+#: the rules MXNet writes in Python, which clip whenever clip_gradient is not None
+PYTHON_CLIPPED = ("adagrad", "adamax", "adadelta", "dcasgd")
+
+
 def effective_clip(name, clip):
     """The ``clip_gradient`` rule ``name`` applies, None for none: MXNet's SGD, NAG, Adam and RMSProp pass it
     to their C++ kernels only when truthy, and the kernels turn clipping off for ``clip_gradient <= 0``;
     AdaGrad (dense) clips in Python whenever it is not None, 0 and negative values included."""
-    if clip is None or name == "adagrad":
+    if clip is None or name in PYTHON_CLIPPED:
         return clip
     return clip if clip > 0 else None
 
@@ -88,6 +94,96 @@ def _adagrad(w, g, states, lr, wd, rescale, clip, t, epsilon=1e-7):
     return w - lr * (g / jnp.sqrt(history + epsilon) + wd * w), (history,)
 
 
+def _signum(w, g, states, lr, wd, rescale, clip, t, momentum=0.9, wd_lh=0.0):
+    """MXNet's ``signum_update`` (with momentum) and ``signsgd_update`` (without: the clip has no effect, and
+    ``wd`` decays the weight directly)."""
+    import jax.numpy as jnp
+
+    if not momentum > 0:
+        return (1 - lr * wd) * w - lr * jnp.sign(g), states
+    mom = momentum * states[0] - (1 - momentum) * wd * w - (1 - momentum) * _clip(rescale * g, clip)
+    return (1 - lr * wd_lh) * w + lr * jnp.sign(mom), (mom,)
+
+
+def _ftml(w, g, states, lr, wd, rescale, clip, t, beta1=0.6, beta2=0.999, epsilon=1e-8):
+    """MXNet's ``ftml_update``: states ``(d, v, z)``."""
+    import jax.numpy as jnp
+
+    d, v, z = states
+    g = _clip(rescale * g + wd * w, clip)
+    v = beta2 * v + (1 - beta2) * g * g
+    d_t = (1 - beta1 ** t) / lr * (jnp.sqrt(v / (1 - beta2 ** t)) + epsilon)
+    z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * w
+    return -z / d_t, (d_t, v, z)
+
+
+def _lamb(w, g, states, lr, wd, rescale, clip, t, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
+          upper_bound=None, bias_correction=True):
+    """MXNet's ``lamb_update_phase1`` then ``lamb_update_phase2`` with ``r1 = |w|``, ``r2 = |g|`` (the
+    bounds only where truthy, as its optimizer passes them)."""
+    import jax.numpy as jnp
+
+    mean, var = states
+    g = _clip(rescale * g, clip)
+    mean = beta1 * mean + (1 - beta1) * g
+    var = beta2 * var + (1 - beta2) * g * g
+    if bias_correction:
+        step = (mean / (1 - beta1 ** t)) / (jnp.sqrt(var / (1 - beta2 ** t)) + epsilon) + wd * w
+    else:
+        step = mean / (jnp.sqrt(var) + epsilon) + wd * w
+    r1, r2 = jnp.linalg.norm(w.ravel()), jnp.linalg.norm(step.ravel())
+    if lower_bound:
+        r1 = jnp.maximum(r1, lower_bound)
+    if upper_bound:
+        r1 = jnp.minimum(r1, upper_bound)
+    ratio = jnp.where((r1 == 0) | (r2 == 0), 1.0, r1 / jnp.where(r2 == 0, 1.0, r2))
+    return w - lr * ratio * step, (mean, var)
+
+
+def _adamax(w, g, states, lr, wd, rescale, clip, t, beta1=0.9, beta2=0.999):
+    import jax.numpy as jnp
+
+    lr = lr / (1 - beta1 ** t)
+    g = _clip(rescale * g + wd * w, clip)
+    m = beta1 * states[0] + (1 - beta1) * g
+    u = jnp.maximum(beta2 * states[1], jnp.abs(g))
+    return w - lr * m / u, (m, u)
+
+
+def _adadelta(w, g, states, lr, wd, rescale, clip, t, rho=0.9, epsilon=1e-5):
+    """MXNet's Python AdaDelta (no learning rate: ``lr`` is unused, as there)."""
+    import jax.numpy as jnp
+
+    g = _clip(rescale * g, clip)
+    acc_g = rho * states[0] + (1 - rho) * g * g
+    delta = jnp.sqrt(states[1] + epsilon) / jnp.sqrt(acc_g + epsilon) * g
+    acc_delta = rho * states[1] + (1 - rho) * delta * delta
+    return w - (delta + wd * w), (acc_g, acc_delta)
+
+
+def _ftrl(w, g, states, lr, wd, rescale, clip, t, lamda1=0.01, beta=1.0):
+    """MXNet's ``ftrl_update``: states ``(z, n)``."""
+    import jax.numpy as jnp
+
+    z, n = states
+    g = _clip(rescale * g, clip)
+    z = z + g - (jnp.sqrt(n + g * g) - jnp.sqrt(n)) * w / lr
+    n = n + g * g
+    new = (jnp.sign(z) * lamda1 - z) / ((beta + jnp.sqrt(n)) / lr + wd) * (jnp.abs(z) > lamda1)
+    return new, (z, n)
+
+
+def _dcasgd(w, g, states, lr, wd, rescale, clip, t, momentum=0.0, lamda=0.04):
+    """MXNet's Python DCASGD: states ``(momentum,)* + (previous weight,)``."""
+    g = _clip(rescale * g, clip)
+    previous = states[-1]
+    step = -lr * (g + wd * w + lamda * g * g * (w - previous))
+    if momentum != 0.0:
+        mom = momentum * states[0] + step
+        return w + mom, (mom, w)
+    return w + step, (w,)
+
+
 # name -> (update, number of state arrays (given the options), default learning rate)
 OPTIMIZERS = {
     "sgd": (_sgd, lambda o: 1 if o.get("momentum", 0.0) else 0, 0.01),
@@ -95,7 +191,25 @@ OPTIMIZERS = {
     "adam": (_adam, lambda o: 2, 0.001),
     "rmsprop": (_rmsprop, lambda o: 3 if o.get("centered") else 1, 0.001),
     "adagrad": (_adagrad, lambda o: 1, 0.01),
+    "signum": (_signum, lambda o: 1 if o.get("momentum", 0.9) > 0 else 0, 0.01),
+    "ftml": (_ftml, lambda o: 3, 0.01),
+    "lamb": (_lamb, lambda o: 2, 0.001),
+    "adamax": (_adamax, lambda o: 2, 0.002),
+    "adadelta": (_adadelta, lambda o: 2, 1.0),
+    "ftrl": (_ftrl, lambda o: 2, 0.1),
+    "dcasgd": (_dcasgd, lambda o: 2 if o.get("momentum", 0.0) else 1, 0.01),
 }
+
+
+def initial_states(name, weight, count):
+    """The ``count`` state arrays rule ``name`` starts from: zeros, except DCASGD's last, the weight itself
+    (MXNet's ``weight.copy()``)."""
+    import jax.numpy as jnp
+
+    states = [jnp.zeros_like(weight) for _ in range(count)]
+    if name == "dcasgd":
+        states[-1] = jnp.array(weight, copy=True)
+    return tuple(states)
 
 
 @functools.lru_cache(maxsize=None)

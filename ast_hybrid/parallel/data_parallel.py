@@ -56,16 +56,27 @@ def _mesh(devices):
 
 
 def mesh_for(contexts):
-    """The 1-D mesh over the contexts' devices (None for one device); repeated contexts are an error."""
+    """The 1-D mesh over the contexts' devices; None for one context, and for several CPU contexts of a
+    process with one CPU device (:func:`one_device`); repeated contexts are an error."""
     from ast_hybrid.core.context import Context
 
     contexts = [Context(c) for c in contexts]
     if len(set(contexts)) != len(contexts):
         raise ValueError(f"ctx={contexts} names a device more than once; give each context once "
                          "(a parameter has one copy per device)")
-    if len(contexts) < 2:
+    if len(contexts) < 2 or one_device(contexts):
         return None
     return _mesh(tuple(c.jax_device(strict=True) for c in contexts))
+
+
+def one_device(contexts):
+    """Whether several contexts all name this process's one CPU device: ``ctx=[mx.cpu(0), mx.cpu(1)]`` as
+    MXNet's own tests and multi-context scripts write it on a machine without GPUs.  MXNet keeps a copy per
+    context and sums their gradients at ``Trainer.step``; a parameter here keeps one value and one gradient
+    that the backward passes between two steps add into (:class:`SummedLeaf`), which is that sum, and
+    ``list_data``/``list_grad`` give one NDArray per context."""
+    return len(contexts) > 1 and len({c.jax_device() for c in contexts}) == 1 and \
+        all(c.device_type != "gpu" for c in contexts)
 
 
 def _sharding(mesh, split):
@@ -162,17 +173,20 @@ class SummedLeaf(_Leaf):
     add into it; ``Trainer.allreduce_grads`` (the start of ``step``) marks it taken, and the next backward
     writes afresh."""
 
-    __slots__ = ("taken",)
+    __slots__ = ("taken", "parts")
 
     def __init__(self, grad_req="write", grad=None):
         super().__init__(grad_req, grad)
         self.taken = True
+        self.parts = []     # with grad_req='write', each backward's own gradient since the last step
 
     def accumulate(self, g):
         if self.grad_req == "write" and not self.taken and self.grad is not None:
             self.grad = self.grad + g
+            self.parts.append(g)
         else:
             super().accumulate(g)
+            self.parts = [g]
         self.taken = False
 
 

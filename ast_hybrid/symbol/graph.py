@@ -36,7 +36,7 @@ import numpy as np
 __all__ = ["Symbol", "is_symbolic", "variable", "group", "evaluate", "compose", "load_json", "to_json"]
 
 _NO_GRAPH = ("ast-hybrid binds no executors: a Symbol runs with eval(**values) or as gluon.SymbolBlock(outputs, "
-             "inputs, params), plain or hybridized")
+             "inputs, params), plain or hybridized, or trains in mx.mod.Module(symbol, ...)")
 
 
 class _Node:
@@ -84,6 +84,18 @@ class Symbol:
 
     def list_attr(self):
         return {k: str(v) for k, v in self._entries[0][0].attrs.items()} if len(self._entries) == 1 else {}
+
+    def attr_dict(self):
+        """Every node's attributes by node name, as strings (MXNet's): a variable's ``__shape__``,
+        ``__init__``, ``__lr_mult__``...; an operator's options."""
+        out = {}
+        for n in _topo(self._entries):
+            items = n.attrs.items() if n.kind == "var" else (
+                (k, v) for k, v in (n.kwargs or {}).items() if not isinstance(v, Symbol))
+            d = {k: str(v) for k, v in items if v is not None}
+            if d:
+                out[n.name] = d
+        return out
 
     def list_outputs(self):
         return [_output_name(*e) for e in self._entries]

@@ -59,8 +59,16 @@ _AUTO_INPUTS = {
     "SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
     "LayerNorm": ("gamma", "beta"), "InstanceNorm": ("gamma", "beta"), "GroupNorm": ("gamma", "beta"),
     "Embedding": ("weight",),
+    # the loss outputs' labels: <name>_label (MXNet's softmax_label)
+    "SoftmaxOutput": ("label",), "Softmax": ("label",), "LinearRegressionOutput": ("label",),
+    "LogisticRegressionOutput": ("label",), "MAERegressionOutput": ("label",), "SVMOutput": ("label",),
 }
 _AUX_NAMES = frozenset({"moving_mean", "moving_var", "running_mean", "running_var"})
+# the initializer MXNet's operators give the variables they create (FSetInputVarAttrOnCompose)
+_AUTO_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]', ("BatchNorm", "moving_var"): '["one", {}]',
+              ("BatchNormWithReLU", "moving_mean"): '["zero", {}]', ("BatchNormWithReLU", "moving_var"): '["one", {}]',
+              ("SyncBatchNorm", "moving_mean"): '["zero", {}]', ("SyncBatchNorm", "moving_var"): '["one", {}]',
+              ("LeakyReLU", "gamma"): '["Constant", {"value": 0.25}]'}
 _NO_BIAS_DEFAULT = {"Deconvolution": True}
 
 
@@ -85,12 +93,15 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
         except TypeError:
             bound = None
     auto = _AUTO_INPUTS.get(op_name, ())
+    if op_name == "LeakyReLU" and bound is not None and bound.arguments.get("act_type") == "prelu":
+        auto = ("gamma",)
     if auto and bound is not None:
         kwargs = dict(kwargs)
         no_bias = bound.arguments.get("no_bias", _NO_BIAS_DEFAULT.get(op_name, False))
         for inp in auto:
             if bound.arguments.get(inp) is None and not (inp == "bias" and no_bias) and inp in sig.parameters:
-                kwargs[inp] = variable(f"{name}_{inp}")
+                init = _AUTO_INIT.get((op_name, inp))
+                kwargs[inp] = variable(f"{name}_{inp}", **({"__init__": init} if init else {}))
         bound = sig.bind_partial(*args, **kwargs)
     node = _Node("op", name, fn=fn, args=tuple(args), kwargs=kwargs,
                  nout=nout or getattr(fn, "mx_outputs", None) or _count(key or op_name, args, kwargs, sig),

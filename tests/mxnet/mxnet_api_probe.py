@@ -21,7 +21,8 @@ SERVED = ("mxnet", "mxnet.ndarray", "mxnet.ndarray.contrib", "mxnet.ndarray.rand
           "mxnet.io", "mxnet.kvstore", "mxnet.profiler", "mxnet.contrib", "mxnet.contrib.amp", "mxnet.operator",
           "mxnet.test_utils", "mxnet.runtime", "mxnet.numpy", "mxnet.numpy.random", "mxnet.numpy.linalg",
           "mxnet.numpy_extension", "mxnet.gluon.data.vision.transforms", "mxnet.image", "mxnet.recordio",
-          "mxnet.ndarray.image", "mxnet.ndarray.ndarray", "mxnet.numpy_op_signature")
+          "mxnet.ndarray.image", "mxnet.ndarray.ndarray", "mxnet.numpy_op_signature", "mxnet.module", "mxnet.model",
+          "mxnet.callback")
 
 
 FOREIGN = set(sys.stdlib_module_names) | {"numpy", "requests", "graphviz", "scipy", "onnx"}

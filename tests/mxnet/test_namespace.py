@@ -47,11 +47,12 @@ def test_base_names_mxnet_code_imports(mx):
 
 
 @pytest.mark.parametrize("statement,api", [
-    ("import mxnet.callback", "mxnet.callback"),
-    ("from mxnet import callback", "mxnet.callback"),
+    ("import mxnet.rtc", "mxnet.rtc"),
+    ("from mxnet import rtc", "mxnet.rtc"),
     ("mx.gluon.data.vision.transforms.RandomRotation((0, 9))", "mxnet.gluon.data.vision.transforms.RandomRotation"),
     ("mx.np.polyfit", "mxnet.numpy.polyfit"),
-    ("mx.optimizer.Ftrl(learning_rate=0.1)", "mxnet.optimizer.Ftrl"),
+    ("mx.optimizer.LARS(learning_rate=0.1)", "mxnet.optimizer.LARS"),
+    ("mx.mod.BucketingModule", "mxnet.module.BucketingModule"),
     ("mx.sym.var('x').bind(mx.cpu(), {})", "Symbol.bind"),
     ("mx.nd.SVMOutput", "mxnet.nd.SVMOutput"),
     ("mx.operator.NumpyOp", "mxnet.operator.NumpyOp"),

@@ -23,6 +23,22 @@ OPTIMIZERS = [
     "mx.optimizer.SGD(learning_rate=0.3, lr_scheduler=mx.lr_scheduler.FactorScheduler(step=2, factor=0.5))",
 ]
 
+# the rules added after the first five (read from MXNet 1.9.1's optimizer_op-inl.h and optimizer.py)
+MORE = [
+    "mx.optimizer.Signum(learning_rate=0.05)",
+    "mx.optimizer.Signum(learning_rate=0.05, momentum=0.0, wd=0.1)",
+    "mx.optimizer.Signum(learning_rate=0.05, wd_lh=0.01, wd=0.05, clip_gradient=0.3)",
+    "mx.optimizer.FTML(learning_rate=0.05, wd=0.1, clip_gradient=0.5)",
+    "mx.optimizer.LAMB(learning_rate=0.05, wd=0.01)",
+    "mx.optimizer.LAMB(learning_rate=0.05, lower_bound=0.5, upper_bound=2.0, bias_correction=False)",
+    "mx.optimizer.Adamax(wd=0.1, clip_gradient=0.3)",
+    "mx.optimizer.AdaDelta(wd=0.05)",
+    "mx.optimizer.Ftrl(wd=0.05, lamda1=0.05)",
+    "mx.optimizer.DCASGD(learning_rate=0.1, wd=0.01)",
+]
+# MXNet's Python-only updates: through get_updater (DCASGD's momentum-free state holds a None, left out there)
+PYTHON_ONLY = ["mx.optimizer.Nadam(learning_rate=0.05, wd=0.02, clip_gradient=0.5)", "mx.optimizer.ccSGD(momentum=0.5)"]
+
 X = np.random.default_rng(0).standard_normal((6, 4)).astype("float32")
 Y = np.random.default_rng(1).integers(0, 3, (6,)).astype("float32")
 
@@ -52,7 +68,7 @@ for i, p in enumerate(net.collect_params().values()):
 """
 
 
-@pytest.mark.parametrize("ctor", OPTIMIZERS)
+@pytest.mark.parametrize("ctor", OPTIMIZERS + MORE)
 @pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
 def test_trainer_with_an_optimizer_object_matches_mxnet(both, ctor, hybridize):
     both(TRAIN.format(ctor=ctor, hybridize="net.hybridize()" if hybridize else ""), rtol=1e-4, atol=1e-6,
@@ -81,9 +97,13 @@ meta['num_update'] = opt.num_update
 NAG_WD = "mx.optimizer.NAG(learning_rate=0.1, momentum=0.8, wd=0.05)"
 
 
-@pytest.mark.parametrize("ctor", OPTIMIZERS + [NAG_WD])
+@pytest.mark.parametrize("ctor", OPTIMIZERS + [NAG_WD] + MORE[:-1] + PYTHON_ONLY)
 def test_updater_calls_match_mxnet(both, ctor):
-    both(UPDATER.format(ctor=ctor), rtol=1e-5, atol=1e-6)
+    # FTML's state z = beta1 z + ... - (d_t - beta1 d) w cancels: its small entries differ by 7e-5 relative
+    # between the two float32 runs, the weights by 1e-6 (each within 1e-6 of MXNet's float64 run: ours 9.1e-7,
+    # MXNet's 3.7e-7), so FTML's states are compared to 1e-5 of their scale (~8)
+    atol = 1e-4 if "FTML" in ctor else 1e-6
+    both(UPDATER.format(ctor=ctor), rtol=1e-5, atol=atol)
 
 
 def test_create_register_and_learning_rate_attributes_match_mxnet(both):
@@ -149,5 +169,5 @@ def test_a_user_defined_update_is_refused_by_the_trainer_by_name(mx):
 def test_optimizers_ast_hybrid_lacks_name_the_api(mx):
     from ast_hybrid.mxnet._missing import NotAvailable
 
-    with pytest.raises(NotAvailable, match="mxnet.optimizer.Ftrl is not available in ast-hybrid"):
-        mx.optimizer.Ftrl
+    with pytest.raises(NotAvailable, match="mxnet.optimizer.LARS is not available in ast-hybrid"):
+        mx.optimizer.LARS

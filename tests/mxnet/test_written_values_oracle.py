@@ -68,3 +68,41 @@ def test_what_mxnet_accepts_at_its_door(tmp_path):
     an array made on ``cpu(1)`` says ``cpu(0)``, the device it is on (an array's context is its device's)."""
     ours, theirs = run_both(DOOR, tmp_path)
     assert ours == theirs
+
+
+CONTEXTS = """
+import mxnet as mx
+from mxnet import gluon, autograd, nd
+from mxnet.gluon import nn
+x = gluon.Parameter('x', shape=(4,))
+x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init='zeros')
+trainer = gluon.Trainer([x], 'sgd', {'learning_rate': 1.0, 'momentum': 0.5})
+for step in range(2):
+    with autograd.record():
+        for k, w in enumerate(x.list_data()):
+            y = (w + 1) * (k + 1)
+            y.backward()
+    print("grads", [g.asnumpy().tolist() for g in x.list_grad()], x.grad(mx.cpu(1)).asnumpy().tolist())
+    trainer.step(1)
+    print("data", [d.asnumpy().tolist() for d in x.list_data()], len(x.list_ctx()))
+net = nn.Dense(3, in_units=4)
+net.initialize(mx.init.Constant(0.1), ctx=[mx.cpu(0), mx.cpu(1)])
+net.hybridize()
+tr = gluon.Trainer(net.collect_params(), 'adam', {'learning_rate': 0.1})
+data = nd.arange(16).reshape((4, 4)) / 10
+for step in range(2):
+    with autograd.record():
+        losses = [net(d).sum() for d in gluon.utils.split_and_load(data, [mx.cpu(0), mx.cpu(1)])]
+    for l in losses:
+        l.backward()
+    tr.step(4)
+print("dense", [round(v, 5) for v in net.weight.data(mx.cpu(1)).asnumpy().ravel().tolist()])
+"""
+
+
+def test_several_cpu_contexts_on_one_cpu(tmp_path):
+    """``ctx=[mx.cpu(0), mx.cpu(1)]`` on a machine with one CPU device, as MXNet's own tests and multi-context
+    scripts write it: one value per context, each context's backward its own gradient, ``Trainer.step`` their
+    sum; a hybridized network trained on ``split_and_load``'s slices gets MXNet's weights."""
+    ours, theirs = run_both(CONTEXTS, tmp_path)
+    assert ours == theirs
