@@ -56,3 +56,25 @@ def load_frombuffer(buf):
     if isinstance(loaded, dict):
         return {k: array(v, dtype=v.dtype) for k, v in loaded.items()}  # noqa: F405
     return [array(v, dtype=v.dtype) for v in loaded]  # noqa: F405
+
+
+def _getstate(self):
+    """MXNet's pickled state: ``{'handle': the array in MXNet's raw format}``."""
+    from ast_hybrid.io import params_file as params_io
+
+    return {"handle": bytearray(params_io.dumps_one(self.asnumpy()))}
+
+
+def _setstate(self, state):
+    """The array of MXNet's pickled state (``__getstate__``'s, MXNet's own: a GPU array's too, loaded here)."""
+    import jax.numpy as jnp
+    import numpy
+
+    from ast_hybrid.io import params_file as params_io
+
+    value = params_io.loads_one(state["handle"], "a pickled NDArray")
+    self._arr = jnp.asarray(value if value is not None else numpy.zeros((0,), "float32"))
+    self._ag = None
+
+
+NDArray.__getstate__, NDArray.__setstate__ = _getstate, _setstate

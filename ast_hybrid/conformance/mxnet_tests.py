@@ -252,11 +252,14 @@ def markdown(rows) -> str:
 
 
 def _pytest_under_ours(args) -> int:
-    """This process as a pytest run with ``import mxnet`` = ast-hybrid."""
+    """This process as a pytest run with ``import mxnet`` = ast-hybrid, as ``ast-hybrid run`` makes it (numpy's
+    removed aliases, ``np.NaN``..., restored: MXNet's tests ran beside numpy < 1.24)."""
     import ast_hybrid.mxnet as compat
     import pytest
+    from ast_hybrid.mxnet._activate import restore_numpy_aliases
 
     compat.install()
+    restore_numpy_aliases()
     return pytest.main(args)
 
 

@@ -1,5 +1,9 @@
 """The errors the front raises on purpose, and the one place that takes them back out of JAX.
 
+- :class:`MXNetError`: MXNet's ``mxnet.base.MXNetError`` (what its C++ core raised); the errors of ours that
+  stand where MXNet's core raised (an op given what it cannot take, a file that is not MXNet's) are
+  ``MXNetError`` and ``ValueError`` both, so MXNet-era ``except MXNetError`` and Python's ``except ValueError``
+  each catch them;
 - :class:`CustomError`: a custom operator or ``autograd.Function`` (the user's Python code run inside our ops)
   failed or broke its protocol;
 - :class:`NotAvailable` / :class:`ModuleNotAvailable` / :class:`NotSupported`: MXNet 1.9.1 has the API and
@@ -20,8 +24,13 @@ import logging
 import re
 import threading
 
-__all__ = ["CustomError", "DeferredInitializationError", "NotAvailable", "ModuleNotAvailable", "NotSupported", "unsupported", "api_message",
+__all__ = ["MXNetError", "CustomError", "DeferredInitializationError", "NotAvailable", "ModuleNotAvailable",
+           "NotSupported", "unsupported", "api_message",
            "hold", "clean_error", "SPELLING"]
+
+
+class MXNetError(RuntimeError):
+    """Error raised by MXNet's engine (MXNet 1.9.1: ``mxnet.base.MXNetError``)."""
 
 
 class CustomError(RuntimeError):

@@ -30,7 +30,9 @@ import struct
 
 import numpy as np
 
-__all__ = ["ParamsFileError", "save", "load", "dumps", "loads"]
+from ast_hybrid.core.errors import MXNetError
+
+__all__ = ["ParamsFileError", "save", "load", "dumps", "loads", "dumps_one", "loads_one"]
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -41,7 +43,7 @@ _DTYPES = {0: "float32", 1: "float64", 2: "float16", 3: "uint8", 4: "int32", 5: 
 _FLAGS = {np.dtype(v): k for k, v in _DTYPES.items()}
 
 
-class ParamsFileError(ValueError):
+class ParamsFileError(MXNetError, ValueError):
     """A file that is not, or not entirely, an MXNet NDArray file."""
 
 
@@ -171,6 +173,17 @@ def _densify(stype: int, data: np.ndarray, aux: list, shape: tuple, where: str) 
         raise ParamsFileError(f"{where}: its sparse indices do not fit shape {shape} ({exc}); "
                               "the file is corrupt") from None
     return out
+
+
+def loads_one(buf: bytes, where: str = "<bytes>") -> np.ndarray | None:
+    """One array record (MXNet's ``MXNDArraySaveRawBytes``: what a pickled NDArray's ``'handle'`` holds)."""
+    return _read_array(_Reader(bytes(buf), where), 0)
+
+
+def dumps_one(value) -> bytes:
+    """One array record, as :func:`loads_one` reads it (a file's first array, without the file's header)."""
+    whole = dumps([value])
+    return whole[24:-8]       # less the header (magic, reserved, count) and the name count
 
 
 def loads(buf: bytes, where: str = "<bytes>"):

@@ -1,8 +1,8 @@
 """``mxnet.base``: the error type, the type tuples and helpers MXNet code imports from it.
 
-``MXNetError`` is what MXNet raised from its C++ core; ast-hybrid raises Python's own errors
-(``ValueError``, ``TypeError``...), so an ``except MXNetError`` in a script catches what this package raises
-as MXNet would (``NotAvailable`` is not one of them: an API that is missing is not an MXNet error).
+``MXNetError`` is what MXNet raised from its C++ core (``ast_hybrid.core.errors.MXNetError``); where ours
+raises in its place (an op's argument check, a file that is not MXNet's) the error is an ``MXNetError`` and a
+``ValueError`` both (``NotAvailable`` is not one: an API that is missing is not an MXNet error).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import ctypes
 import numpy as np
 
 from ast_hybrid.core import settings
+from ast_hybrid.core.errors import MXNetError
 from ast_hybrid.mxnet._missing import module_getattr
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "numeric_types",
@@ -26,10 +27,6 @@ string_types = (str,)
 
 # MXNet's C handle type (GluonNLP's calibration collector imports it); ast-hybrid has no C handles to give
 NDArrayHandle = ctypes.c_void_p
-
-
-class MXNetError(RuntimeError):
-    """Error raised by MXNet's engine (MXNet 1.9.1: ``mxnet.base.MXNetError``)."""
 
 
 class NotImplementedForSymbol(MXNetError):

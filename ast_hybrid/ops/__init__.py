@@ -9,6 +9,7 @@
 - ``normalization``: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization, LRN;
 - ``conv``: Convolution, Deconvolution, Pooling, UpSampling;
 - ``rnn``: the fused RNN op;
+- ``update``: the optimizer update operators (sgd_update, adam_update...: weight and states written in place);
 - ``linalg``: dot, batch_dot, linalg.gemm/gemm2/potrf/...;
 - ``creation``: array, zeros, ones, full, arange, linspace, eye;
 - ``random``: uniform, normal, randint, multinomial, shuffle, seed;
@@ -70,6 +71,7 @@ from ast_hybrid.ops.random import shuffle  # noqa: F401
 from ast_hybrid.ops.reduce import *  # noqa: F401,F403
 from ast_hybrid.ops.rnn import RNN  # noqa: F401
 from ast_hybrid.ops.shape import *  # noqa: F401,F403
+from ast_hybrid.ops.update import *  # noqa: F401,F403
 
 linalg_gemm, linalg_gemm2, linalg_potrf, linalg_potri = linalg.gemm, linalg.gemm2, linalg.potrf, linalg.potri
 linalg_trmm, linalg_trsm, linalg_syrk, linalg_sumlogdiag = linalg.trmm, linalg.trsm, linalg.syrk, linalg.sumlogdiag

@@ -23,6 +23,7 @@ import threading
 
 import numpy as np
 
+from ast_hybrid.core.errors import MXNetError
 from ast_hybrid.core.ndarray import ARRAYS, NDArray
 
 __all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_int", "norm_axis", "norm_axes",
@@ -31,7 +32,7 @@ __all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_in
 _SEQ = (list, tuple)
 
 
-class OpError(ValueError):
+class OpError(MXNetError, ValueError):
     """An op was given an argument it cannot take (the message names the op and the argument)."""
 
 

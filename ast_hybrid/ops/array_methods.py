@@ -52,6 +52,13 @@ class _Methods:
     def slice_assign_scalar(self, value, begin, end, step):
         return self.slice_assign(value, begin, end, step)
 
+    # --- DLPack ----------------------------------------------------------------------------------
+    def to_dlpack_for_read(self):
+        return _ops.creation.to_dlpack_for_read(self)
+
+    def to_dlpack_for_write(self):
+        return _ops.creation.to_dlpack_for_write(self)
+
     # --- MXNet's in-place shape methods: ``inplace=True`` gives a view there, a copy here ---------------
     def flatten(self, inplace=False):
         return _ops.flatten(self)

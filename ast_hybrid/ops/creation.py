@@ -17,7 +17,8 @@ from ast_hybrid.core.context import Context
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, op
 
-__all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy"]
+__all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy", "from_dlpack",
+           "to_dlpack_for_read", "to_dlpack_for_write"]
 
 
 def _dtype(dtype):
@@ -52,6 +53,45 @@ def array(source_array, ctx=None, dtype=None):
 
 def from_numpy(ndarray, zero_copy=True, array_cls=None):
     return NDArray(jnp.asarray(ndarray))
+
+
+class DLPack:
+    """What ``to_dlpack_for_read``/``_for_write`` give: an object with ``__dlpack__``/``__dlpack_device__`` (the
+    array's, shared, not copied), which ``nd.from_dlpack``, ``numpy.from_dlpack`` and ``torch.from_dlpack``
+    take.  MXNet gives a bare PyCapsule; jax reads only objects like this one."""
+
+    __slots__ = ("_arr",)
+
+    def __init__(self, arr):
+        self._arr = arr
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._arr.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._arr.__dlpack_device__()
+
+
+def to_dlpack_for_read(data):
+    """The array for another framework (DLPack), without a copy."""
+    return DLPack(data._arr)
+
+
+def to_dlpack_for_write(data):
+    """As :func:`to_dlpack_for_read`: arrays here are immutable, so a writer gets a value it cannot change
+    under this NDArray (MXNet shares the memory both ways)."""
+    return DLPack(data._arr)
+
+
+def from_dlpack(dlpack):
+    """An NDArray of another framework's array (an object with ``__dlpack__``: torch, numpy, jax, ours)."""
+    import jax.dlpack
+
+    if not hasattr(dlpack, "__dlpack__"):
+        raise TypeError("from_dlpack: jax reads DLPack from an object with __dlpack__ and __dlpack_device__ "
+                        "(a torch tensor, a numpy array, what to_dlpack_for_read gives), not a bare PyCapsule; "
+                        "pass the tensor itself")
+    return NDArray(jax.dlpack.from_dlpack(dlpack))
 
 
 def _into(res, out):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ast_hybrid.ops import elemwise
+from ast_hybrid.ops import elemwise, indexing
 from ast_hybrid.ops.quantization import sg_mkldnn_conv as _sg_mkldnn_conv
 from ast_hybrid.ops.shape import concat
 
@@ -12,7 +12,8 @@ __all__ = ["_rnn_param_concat", "_plus", "_minus", "_mul", "_div", "_mod", "_pow
            "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar", "_logical_and_scalar", "_logical_or_scalar",
            "_logical_xor_scalar", "_maximum_scalar", "_minimum_scalar", "_power_scalar", "_rpower_scalar",
            "_mod_scalar", "_rmod_scalar", "_hypot_scalar", "_greater", "_greater_equal", "_lesser", "_lesser_equal",
-           "_equal", "_not_equal", "_hypot", "_logical_and", "_logical_or", "_logical_xor"]
+           "_equal", "_not_equal", "_hypot", "_logical_and", "_logical_or", "_logical_xor", "_slice_assign",
+           "_slice_assign_scalar", "_crop_assign", "_crop_assign_scalar"]
 
 
 def _rnn_param_concat(*data, dim=1, num_args=None, **kwargs):
@@ -81,3 +82,22 @@ _greater, _greater_equal, _lesser, _lesser_equal = (elemwise.greater, elemwise.g
                                                     elemwise.lesser_equal)
 _equal, _not_equal, _hypot = elemwise.equal, elemwise.not_equal, elemwise.broadcast_hypot
 _logical_and, _logical_or, _logical_xor = elemwise.logical_and, elemwise.logical_or, elemwise.logical_xor
+
+
+def _slice_assign(lhs, rhs, begin, end, step=(), out=None, **kwargs):
+    """``lhs`` with ``lhs[begin:end:step] = rhs`` (a new array, or written into ``out``); MXNet's
+    ``_slice_assign``/``_crop_assign``."""
+    key = tuple(slice(b, e, s) for b, e, s in zip(begin, end, tuple(step or ()) + (None,) * len(begin)))
+    result = indexing.setitem(lhs, key, rhs)
+    if out is None:
+        return result
+    out._arr, out._ag = result._arr, result._ag
+    return out
+
+
+def _slice_assign_scalar(data, scalar=0.0, begin=(), end=(), step=(), out=None, **kwargs):
+    """``data`` with ``data[begin:end:step] = scalar`` (MXNet's ``_slice_assign_scalar``/``_crop_assign_scalar``)."""
+    return _slice_assign(data, scalar, begin, end, step, out=out)
+
+
+_crop_assign, _crop_assign_scalar = _slice_assign, _slice_assign_scalar

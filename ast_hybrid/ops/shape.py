@@ -327,13 +327,16 @@ SwapAxis = swapaxes
 def moveaxis(tensor, source, destination):
     """numpy's ``moveaxis`` (MXNet's: ``ValueError: repeated axis`` for an axis named twice)."""
     tensor = jnp.asarray(tensor)
-    src, dst = as_tuple(source), as_tuple(destination)
-    check(len(src) == len(dst), "moveaxis", "source and destination must have the same number of elements")
-    for axes in (src, dst):
-        normal = [norm_axis(a, tensor.ndim, "moveaxis") for a in axes]
+    src, dst = (as_tuple(list(a) if isinstance(a, range) else a) for a in (source, destination))
+    for what, axes in (("Source", src), ("Destination", dst)):       # MXNet's errors are numpy's: ValueError
+        if any(not -tensor.ndim <= int(a) < tensor.ndim for a in axes):
+            raise ValueError(f"{what} should verify 0 <= {what.lower()} < tensor.ndim ({tensor.ndim}). Got {axes}")
+        normal = [int(a) % tensor.ndim for a in axes]
         if len(set(normal)) != len(normal):
             raise ValueError("repeated axis")
-    return jnp.moveaxis(tensor, source, destination)
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    return jnp.moveaxis(tensor, src, dst)
 
 
 @op
@@ -360,6 +363,7 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None):
         target = rhs.shape
     else:
         la, ra = as_tuple(lhs_axes), as_tuple(rhs_axes)
+        check(len(la) > 0, "broadcast_like", "Empty axes tuple is not allowed")    # MXNet's check
         check(len(la) == len(ra), "broadcast_like", f"lhs_axes={la} and rhs_axes={ra} differ in length")
         target = list(lhs.shape)
         for a, b in zip(la, ra):

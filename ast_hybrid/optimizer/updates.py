@@ -7,7 +7,7 @@ learning rate, ``rmsprop_update`` (plain and centered), AdaGrad, ``signum_update
 ``clip_gradient`` as MXNet applies them (:func:`effective_clip`).  ``gluon.Trainer`` runs them
 (:func:`_compiled_update`); ``mx.optimizer`` objects name them (``Optimizer._rule``).
 
-May import: jax, numpy.
+May import: jax, numpy, and the update operators' kernels (``ast_hybrid.ops.update``).
 """
 
 from __future__ import annotations
@@ -119,25 +119,18 @@ def _ftml(w, g, states, lr, wd, rescale, clip, t, beta1=0.6, beta2=0.999, epsilo
 
 def _lamb(w, g, states, lr, wd, rescale, clip, t, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
           upper_bound=None, bias_correction=True):
-    """MXNet's ``lamb_update_phase1`` then ``lamb_update_phase2`` with ``r1 = |w|``, ``r2 = |g|`` (the
-    bounds only where truthy, as its optimizer passes them)."""
+    """MXNet's ``lamb_update_phase1`` then ``lamb_update_phase2`` (the operators' kernels, ``ops.update``) with
+    ``r1 = |w|``, ``r2 = |g|`` (the bounds only where truthy, as its optimizer passes them)."""
     import jax.numpy as jnp
 
-    mean, var = states
-    g = _clip(rescale * g, clip)
-    mean = beta1 * mean + (1 - beta1) * g
-    var = beta2 * var + (1 - beta2) * g * g
-    if bias_correction:
-        step = (mean / (1 - beta1 ** t)) / (jnp.sqrt(var / (1 - beta2 ** t)) + epsilon) + wd * w
-    else:
-        step = mean / (jnp.sqrt(var) + epsilon) + wd * w
+    from ast_hybrid.ops.update import _lamb1, _lamb2
+
+    step, mean, var = _lamb1(w, g, *states, beta1, beta2, epsilon, t, wd, rescale, 0.0 if clip is None else clip,
+                             clipped=clip is not None, bias_correction=bias_correction)
     r1, r2 = jnp.linalg.norm(w.ravel()), jnp.linalg.norm(step.ravel())
-    if lower_bound:
-        r1 = jnp.maximum(r1, lower_bound)
-    if upper_bound:
-        r1 = jnp.minimum(r1, upper_bound)
-    ratio = jnp.where((r1 == 0) | (r2 == 0), 1.0, r1 / jnp.where(r2 == 0, 1.0, r2))
-    return w - lr * ratio * step, (mean, var)
+    (new,) = _lamb2(w, step, r1, r2, lr, lower_bound or 0.0, upper_bound or 0.0, lower=bool(lower_bound),
+                    upper=bool(upper_bound))
+    return new, (mean, var)
 
 
 def _adamax(w, g, states, lr, wd, rescale, clip, t, beta1=0.9, beta2=0.999):
@@ -162,14 +155,11 @@ def _adadelta(w, g, states, lr, wd, rescale, clip, t, rho=0.9, epsilon=1e-5):
 
 
 def _ftrl(w, g, states, lr, wd, rescale, clip, t, lamda1=0.01, beta=1.0):
-    """MXNet's ``ftrl_update``: states ``(z, n)``."""
-    import jax.numpy as jnp
+    """MXNet's ``ftrl_update`` (the operator's kernel, ``ops.update``): states ``(z, n)``."""
+    from ast_hybrid.ops.update import _ftrl as kernel
 
-    z, n = states
-    g = _clip(rescale * g, clip)
-    z = z + g - (jnp.sqrt(n + g * g) - jnp.sqrt(n)) * w / lr
-    n = n + g * g
-    new = (jnp.sign(z) * lamda1 - z) / ((beta + jnp.sqrt(n)) / lr + wd) * (jnp.abs(z) > lamda1)
+    new, z, n = kernel(w, g, *states, lr, lamda1, beta, wd, rescale, 0.0 if clip is None else clip,
+                       clipped=clip is not None)
     return new, (z, n)
 
 

@@ -171,3 +171,44 @@ def test_optimizers_ast_hybrid_lacks_name_the_api(mx):
 
     with pytest.raises(NotAvailable, match="mxnet.optimizer.LARS is not available in ast-hybrid"):
         mx.optimizer.LARS
+
+
+UPDATE_OPS = [
+    ("sgd_update", 0, dict(lr=0.1, wd=0.01, rescale_grad=0.5)),
+    ("sgd_update", 0, dict(lr=0.1, clip_gradient=0.2)),
+    ("sgd_mom_update", 1, dict(lr=0.1, momentum=0.9, wd=0.01, clip_gradient=0.3)),
+    ("sgd_mom_update", 1, dict(lr=0.1, momentum=0.0, wd=0.05)),
+    ("nag_mom_update", 1, dict(lr=0.1, momentum=0.9, wd=0.05)),
+    ("adam_update", 2, dict(lr=0.01, wd=0.1, clip_gradient=0.5, epsilon=1e-4)),
+    ("rmsprop_update", 1, dict(lr=0.01, gamma1=0.9, clip_weights=0.6)),
+    ("rmspropalex_update", 3, dict(lr=0.01, wd=0.01, clip_gradient=0.4)),
+    ("signsgd_update", 0, dict(lr=0.1, wd=0.1, clip_gradient=1e-3)),
+    ("signum_update", 1, dict(lr=0.1, momentum=0.8, wd=0.05, wd_lh=0.01, clip_gradient=0.3)),
+    ("ftml_update", 3, dict(lr=0.05, t=3, wd=0.01, clip_grad=0.5)),
+    ("ftrl_update", 2, dict(lr=0.1, lamda1=0.05, wd=0.01)),
+    ("lamb_update_phase1", 2, dict(t=2, wd=0.01, clip_gradient=0.5)),
+]
+
+UPDATE_OP = """
+rng = np.random.RandomState(5)
+name, nstates, kw = {case!r}
+weight = nd.array(rng.uniform(-1, 1, (3, 4)))
+grad = nd.array(rng.uniform(-2, 2, (3, 4)))
+states = [nd.array(rng.uniform(0.1, 1, (3, 4))) for _ in range(nstates)]
+op = getattr(mx.nd, name)
+for step in range(3):
+    res = op(weight, grad, *states, out=weight, **kw)
+    meta['same%d' % step] = res is weight
+out['weight'] = weight
+for i, s in enumerate(states):
+    out['state%d' % i] = s
+out['fresh'] = op(weight, grad, *[s.copy() for s in states], **kw)
+out['phase2'] = mx.nd.lamb_update_phase2(weight, grad, weight.norm(), grad.norm(), lr=0.1, lower_bound=0.5)
+"""
+
+
+@pytest.mark.parametrize("case", UPDATE_OPS, ids=[f"{c[0]}-{i}" for i, c in enumerate(UPDATE_OPS)])
+def test_update_operators_match_mxnet(both, case):
+    """``mx.nd.*_update`` as optimizers written against MXNet call them: ``out=weight``, the states written in
+    place, three steps; and a call without ``out`` returning a new array."""
+    both(UPDATE_OP.format(case=case), rtol=1e-5, atol=1e-6)
