@@ -165,8 +165,9 @@ class NDArray:
                 raise ValueError(f"copyto: shape mismatch, source {self.shape}, destination {other.shape}")
             other._arr = self._arr.astype(other._arr.dtype)
             return other
-        if isinstance(other, Context):
-            return self.as_in_context(other)
+        if isinstance(other, Context):      # always a new array, as MXNet's (as_in_context may give self)
+            moved = self.as_in_context(other)
+            return moved.copy() if moved is self else moved
         raise TypeError(f"copyto does not support type {type(other).__name__}")
 
     def as_in_context(self, context):

@@ -115,9 +115,8 @@ class Parameter:
             self._set_ctx(ctx)
 
     def _set_trainer(self, trainer):
-        import weakref
-
-        self._trainer = None if trainer is None else weakref.ref(trainer)
+        """The trainer this parameter is updated by (MXNet's ``Trainer`` sets it for each of its parameters)."""
+        self._trainer = trainer
 
     def _check_and_get(self, arr_list, ctx):
         """``arr_list`` (this parameter's ``_data``, or another's) as an NDArray, as ``data(ctx)`` gives it;

@@ -53,6 +53,8 @@ class Trainer:
             if id(p) not in seen:
                 seen.add(id(p))
                 self._params.append(p)
+                p._set_trainer(self)
+        self._update_on_kvstore = None      # MXNet's: no store updates here, the trainer's compiled rules do
         self._use_optimizer(optimizer, optimizer_params)
         self._states = {}
         self._rates_cache = None

@@ -37,6 +37,7 @@ class Optimizer:
     ``clip_gradient`` and the per-index multipliers and update counts."""
 
     opt_registry: dict = {}
+    _master_last = False     # SGD and NAG keep the float32 master copy after the state (MXNet's order)
     _rule = None             # the gluon.Trainer rule (a key of optimizer.updates.OPTIMIZERS) of a built-in class
 
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None, learning_rate=None,
@@ -186,6 +187,18 @@ class Optimizer:
         return states[0] if len(states) == 1 else (states or None)
 
     def create_state_multi_precision(self, index, weight):
+        """With ``multi_precision`` and a float16 weight, MXNet's mixed-precision state: a float32 master copy
+        of the weight beside the state ``create_state`` makes for it (``(master, state)``; SGD and NAG:
+        ``(state, master)``); otherwise ``create_state``'s."""
+        import numpy as np
+
+        if self.multi_precision and np.dtype(weight.dtype) == np.float16:
+            master = weight.astype("float32")
+            state = self.create_state(index, master)
+            return (state, master) if self._master_last else (master, state)
+        if np.dtype(weight.dtype) == np.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow convergence. "
+                          "Consider using multi_precision=True option of the optimizer", stacklevel=2)
         return self.create_state(index, weight)
 
     def update(self, index, weight, grad, state):
@@ -207,6 +220,19 @@ class Optimizer:
             s._arr = v.astype(s._arr.dtype)
 
     def update_multi_precision(self, index, weight, grad, state):
+        """``update``, on the float32 master copy (with the gradient in float32) when the state is
+        ``create_state_multi_precision``'s mixed-precision one; the weight then gets the master's values."""
+        import numpy as np
+
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                self.update_multi_precision(i, w, g, s)
+            return
+        if self.multi_precision and np.dtype(weight.dtype) == np.float16 and isinstance(state, (tuple, list)):
+            state, master = (state[0], state[1]) if self._master_last else (state[1], state[0])
+            self.update(index, master, grad.astype("float32"), state)
+            weight._arr = master._arr.astype(weight._arr.dtype)
+            return
         self.update(index, weight, grad, state)
 
     # --- what gluon.Trainer takes ----------------------------------------------------------------------
@@ -263,6 +289,7 @@ create = Optimizer.create_optimizer
 class SGD(Optimizer):
     """``weight = weight - lr * (rescale_grad * clip(grad) + wd * weight)``, with ``momentum`` if given."""
 
+    _master_last = True
     _rule = "sgd"
 
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
@@ -277,6 +304,7 @@ class SGD(Optimizer):
 class NAG(Optimizer):
     """Nesterov accelerated gradient (MXNet's ``nag_mom_update``)."""
 
+    _master_last = True
     _rule = "nag"
 
     def __init__(self, momentum=0.0, **kwargs):

@@ -85,6 +85,10 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
     for s in _symbols_in((args, kwargs)):
         _one_output(s, f"{op_name}")
     name = _new_name(name, hint or op_name.lower())
+    # MXNet: an op's lr_mult/wd_mult are attributes its own new variables (weight, bias...) inherit
+    inherited = {f"__{k}__": str(kwargs[k]) for k in ("lr_mult", "wd_mult") if k in kwargs}
+    if inherited:
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("lr_mult", "wd_mult")}
     sig = _signature(fn)
     bound = None
     if sig is not None:
@@ -101,7 +105,7 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
         for inp in auto:
             if bound.arguments.get(inp) is None and not (inp == "bias" and no_bias) and inp in sig.parameters:
                 init = _AUTO_INIT.get((op_name, inp))
-                kwargs[inp] = variable(f"{name}_{inp}", **({"__init__": init} if init else {}))
+                kwargs[inp] = variable(f"{name}_{inp}", **({"__init__": init} if init else {}), **inherited)
         bound = sig.bind_partial(*args, **kwargs)
     node = _Node("op", name, fn=fn, args=tuple(args), kwargs=kwargs,
                  nout=nout or getattr(fn, "mx_outputs", None) or _count(key or op_name, args, kwargs, sig),

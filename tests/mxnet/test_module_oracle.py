@@ -51,6 +51,14 @@ mod = mx.mod.Module(mx.sym.LeakyReLU(data=data, gamma=gamma, act_type='prelu'), 
 mod.bind(data_shapes=[('data', (10, 10))])
 mod.init_params()
 print("own init", r(mod.get_params()[0]['gamma'])[:3], mod.data_names, mod.output_names)
+bias = mx.sym.Variable('fc1_bias', lr_mult=1.0)          # an op's lr_mult/wd_mult: its new variables' (MXNet's)
+fc1 = mx.sym.FullyConnected(data=data, bias=bias, name='fc1', num_hidden=10, lr_mult=0)
+fc2 = mx.sym.FullyConnected(data=fc1, name='fc2', num_hidden=10, wd_mult=0.5)
+mod = mx.mod.Module(symbol=fc2, label_names=None)
+mod.bind(data_shapes=[('data', (5, 10))])
+mod.init_params(initializer=mx.init.Uniform(1.0))
+mod.init_optimizer(optimizer_params={'learning_rate': 1.0})
+print("mults", sorted(mod._optimizer.lr_mult.items()), sorted(mod._optimizer.wd_mult.items()))
 x = mx.nd.array(rs.uniform(-1, 1, (4, 3)))
 for op in (mx.nd.LinearRegressionOutput, mx.nd.MAERegressionOutput, mx.nd.LogisticRegressionOutput):
     for label in (mx.nd.array(rs.uniform(-1, 1, (4, 3))), mx.nd.array(rs.uniform(-1, 1, (4, 3))).reshape((4, 3, 1))):

@@ -212,3 +212,37 @@ def test_update_operators_match_mxnet(both, case):
     """``mx.nd.*_update`` as optimizers written against MXNet call them: ``out=weight``, the states written in
     place, three steps; and a call without ``out`` returning a new array."""
     both(UPDATE_OP.format(case=case), rtol=1e-5, atol=1e-6)
+
+
+MIXED = """
+rng = np.random.RandomState(7)
+opt = {ctor}
+updater = mx.optimizer.get_updater(opt)
+w = nd.array(rng.uniform(-1, 1, (3, 4)), dtype='float16')
+copy = w.copyto(mx.cpu())          # a new array (MXNet's copyto of a context always copies)
+copy += 1
+meta['copy_is_new'] = bool((copy - w).asnumpy().min() > 0.5)
+for step in range(3):
+    updater(0, nd.array(rng.uniform(-2, 2, (3, 4)), dtype='float16'), w)
+out['w'] = w
+st = updater.states[0]
+meta['state'] = [type(s).__name__ if not isinstance(s, tuple) else 'tuple%d' % len(s) for s in st]
+flat = [x for s in st for x in (s if isinstance(s, tuple) else [s]) if x is not None]
+for j, s in enumerate(flat):
+    out['s%d' % j] = s
+meta['dtypes'] = [str(s.dtype) for s in flat]
+"""
+
+MIXED_OPTIMIZERS = ["mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, multi_precision=True)",
+                    "mx.optimizer.SGD(learning_rate=0.1, multi_precision=True)",
+                    "mx.optimizer.NAG(learning_rate=0.1, momentum=0.8, multi_precision=True)",
+                    "mx.optimizer.Adam(learning_rate=0.01, multi_precision=True)",
+                    "mx.optimizer.LAMB(learning_rate=0.01, multi_precision=True)",
+                    "mx.optimizer.RMSProp(learning_rate=0.01, multi_precision=True)"]
+
+
+@pytest.mark.parametrize("ctor", MIXED_OPTIMIZERS)
+def test_float16_weights_with_multi_precision_match_mxnet(both, ctor):
+    """MXNet's mixed precision: a float32 master copy of a float16 weight (SGD and NAG: after the state,
+    the others: before it), updated in float32 and cast back."""
+    both(MIXED.format(ctor=ctor), rtol=1e-3, atol=1e-3)
