@@ -38,6 +38,7 @@ class Optimizer:
 
     opt_registry: dict = {}
     _master_last = False     # SGD and NAG keep the float32 master copy after the state (MXNet's order)
+    _tuple_state = False     # MXNet's state is a tuple even of one array (Adam, RMSProp, FTML, LAMB...)
     _rule = None             # the gluon.Trainer rule (a key of optimizer.updates.OPTIMIZERS) of a built-in class
 
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0., clip_gradient=None, learning_rate=None,
@@ -184,6 +185,8 @@ class Optimizer:
         return () if state is None else tuple(state) if isinstance(state, (tuple, list)) else (state,)
 
     def _pack(self, states):
+        if self._tuple_state:
+            return states
         return states[0] if len(states) == 1 else (states or None)
 
     def create_state_multi_precision(self, index, weight):
@@ -320,13 +323,11 @@ class Adam(Optimizer):
     """Adam with MXNet's bias correction folded into the learning rate."""
 
     _rule = "adam"
+    _tuple_state = True
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1, self.beta2, self.epsilon, self.lazy_update = beta1, beta2, epsilon, lazy_update
-
-    def _pack(self, states):
-        return states       # (mean, var), a tuple as MXNet's
 
     def _options(self):
         return (("beta1", self.beta1), ("beta2", self.beta2), ("epsilon", self.epsilon))
@@ -337,15 +338,13 @@ class RMSProp(Optimizer):
     """RMSProp (Tieleman and Hinton), or the centered version (Graves) with ``centered=True``."""
 
     _rule = "rmsprop"
+    _tuple_state = True
 
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False,
                  clip_weights=None, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.gamma1, self.gamma2, self.centered = gamma1, gamma2, centered
         self.epsilon, self.clip_weights = epsilon, clip_weights
-
-    def _pack(self, states):
-        return states       # (n,) or (n, g, delta), tuples as MXNet's
 
     def _options(self):
         return (("centered", self.centered), ("clip_weights", self.clip_weights), ("epsilon", self.epsilon),
@@ -385,13 +384,11 @@ class FTML(Optimizer):
     """FTML, Follow the Moving Leader (``ftml_update``); state ``(d, v, z)``."""
 
     _rule = "ftml"
+    _tuple_state = True
 
     def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
         super().__init__(**kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
-
-    def _pack(self, states):
-        return states
 
     def _options(self):
         return (("beta1", self.beta1), ("beta2", self.beta2), ("epsilon", self.epsilon))
@@ -402,15 +399,13 @@ class LAMB(Optimizer):
     """LAMB (``lamb_update_phase1`` and ``lamb_update_phase2``); state ``(mean, var)``."""
 
     _rule = "lamb"
+    _tuple_state = True
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
                  upper_bound=None, bias_correction=True, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lower_bound, self.upper_bound, self.bias_correction = lower_bound, upper_bound, bias_correction
-
-    def _pack(self, states):
-        return states
 
     def _options(self):
         return (("beta1", self.beta1), ("beta2", self.beta2), ("bias_correction", self.bias_correction),
@@ -422,13 +417,11 @@ class Adamax(Optimizer):
     """AdaMax, Adam's infinity-norm variant; state ``(mean, u)``."""
 
     _rule = "adamax"
+    _tuple_state = True
 
     def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1, self.beta2 = beta1, beta2
-
-    def _pack(self, states):
-        return states
 
     def _options(self):
         return (("beta1", self.beta1), ("beta2", self.beta2))
@@ -439,13 +432,11 @@ class AdaDelta(Optimizer):
     """AdaDelta (no learning rate); state ``(accumulated g, accumulated delta)``."""
 
     _rule = "adadelta"
+    _tuple_state = True
 
     def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
         super().__init__(**kwargs)
         self.rho, self.epsilon = rho, epsilon
-
-    def _pack(self, states):
-        return states
 
     def _options(self):
         return (("epsilon", self.epsilon), ("rho", self.rho))
@@ -456,13 +447,11 @@ class Ftrl(Optimizer):
     """FTRL-Proximal (``ftrl_update``); state ``(z, n)``."""
 
     _rule = "ftrl"
+    _tuple_state = True
 
     def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.lamda1, self.beta = lamda1, beta
-
-    def _pack(self, states):
-        return states
 
     def _options(self):
         return (("beta", self.beta), ("lamda1", self.lamda1))
