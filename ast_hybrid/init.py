@@ -33,11 +33,33 @@ __all__ = ["Initializer", "InitDesc", "Uniform", "Normal", "Xavier", "MSRAPrelu"
            "Orthogonal", "Bilinear", "LSTMBias", "Mixed", "Load", "create", "register", "alias"]
 
 
-def _key():
-    """A fresh key from ``ast_hybrid.ops.rng`` (``nd.random.seed`` makes initialisation reproducible)."""
-    from ast_hybrid.ops.rng import next_key
+def _draw(shape, dtype, kind, scale):
+    """``scale`` times uniform draws on [-1, 1) or standard normal ones, of ``shape``, made on the host by
+    ``ast_hybrid.ops.rng.host_generator`` (``nd.random.seed`` makes initialisation reproducible; no XLA
+    program is compiled per weight shape), as a JAX array of ``dtype``."""
+    from ast_hybrid.ops.rng import host_generator
 
-    return next_key()
+    gen = host_generator()
+    dtype = _np_dtype(dtype)
+    work = np.float64 if dtype == np.float64 else np.float32
+    if kind == "uniform":
+        value = gen.random(shape, dtype=work) * work(2 * scale) - work(scale)
+    else:
+        value = gen.standard_normal(shape, dtype=work) * work(scale)
+    return _device(np.asarray(value).astype(dtype, copy=False))
+
+
+def _np_dtype(dtype):
+    import jax.numpy as jnp
+
+    return jnp.dtype(dtype)      # bfloat16 included
+
+
+def _device(value):
+    """A host array on the default device (``jax.device_put``: ``jnp.asarray`` compiles a copy per shape)."""
+    import jax
+
+    return jax.device_put(value)
 
 
 def _zeros(shape, dtype):
@@ -245,18 +267,14 @@ def alias(*aliases):
 @alias("zeros")
 class Zero(Initializer):
     def _value(self, name, shape, dtype):
-        import jax.numpy as jnp
-
-        return jnp.zeros(shape, dtype)
+        return _device(np.zeros(shape, _np_dtype(dtype)))
 
 
 @register
 @alias("ones")
 class One(Initializer):
     def _value(self, name, shape, dtype):
-        import jax.numpy as jnp
-
-        return jnp.ones(shape, dtype)
+        return _device(np.ones(shape, _np_dtype(dtype)))
 
 
 @register
@@ -266,11 +284,10 @@ class Constant(Initializer):
         self.value = value
 
     def _value(self, name, shape, dtype):
-        import jax.numpy as jnp
-
         from ast_hybrid.ops._core import raw
 
-        return jnp.broadcast_to(jnp.asarray(raw(self.value), dtype), shape)
+        value = np.asarray(raw(self.value)).astype(_np_dtype(dtype))
+        return _device(np.ascontiguousarray(np.broadcast_to(value, shape)))
 
     def dumps(self):
         val = self._kwargs["value"]
@@ -288,9 +305,7 @@ class Uniform(Initializer):
         self.scale = scale
 
     def _value(self, name, shape, dtype):
-        import jax
-
-        return jax.random.uniform(_key(), shape, dtype, -self.scale, self.scale)
+        return _draw(shape, dtype, "uniform", self.scale)
 
 
 @register
@@ -300,9 +315,7 @@ class Normal(Initializer):
         self.sigma = sigma
 
     def _value(self, name, shape, dtype):
-        import jax
-
-        return jax.random.normal(_key(), shape, dtype) * self.sigma
+        return _draw(shape, dtype, "normal", self.sigma)
 
 
 @register
@@ -312,8 +325,6 @@ class Xavier(Initializer):
         self.rnd_type, self.factor_type, self.magnitude = rnd_type, factor_type, float(magnitude)
 
     def _value(self, name, shape, dtype):
-        import jax
-
         if len(shape) < 2:
             raise ValueError(f"Xavier initializer cannot be applied to vector {name}. It requires at least 2D.")
         hw_scale = float(np.prod(shape[2:])) if len(shape) > 2 else 1.0
@@ -322,11 +333,9 @@ class Xavier(Initializer):
         if factor is None:
             raise ValueError("Incorrect factor type")
         scale = float(np.sqrt(self.magnitude / factor))
-        if self.rnd_type == "uniform":
-            return jax.random.uniform(_key(), shape, dtype, -scale, scale)
-        if self.rnd_type == "gaussian":
-            return jax.random.normal(_key(), shape, dtype) * scale
-        raise ValueError("Unknown random type")
+        if self.rnd_type not in ("uniform", "gaussian"):
+            raise ValueError("Unknown random type")
+        return _draw(shape, dtype, self.rnd_type, scale)
 
 
 @register
@@ -344,17 +353,11 @@ class Orthogonal(Initializer):
         self.scale, self.rand_type = scale, rand_type
 
     def _value(self, name, shape, dtype):
-        import jax
-        import jax.numpy as jnp
-
         nout, nin = shape[0], int(np.prod(shape[1:]))
-        if self.rand_type == "uniform":
-            tmp = jax.random.uniform(_key(), (nout, nin), "float32", -1.0, 1.0)
-        else:
-            tmp = jax.random.normal(_key(), (nout, nin), "float32")
-        u, _, v = jnp.linalg.svd(tmp, full_matrices=False)
+        tmp = np.asarray(_draw((nout, nin), "float32", "uniform" if self.rand_type == "uniform" else "normal", 1.0))
+        u, _, v = np.linalg.svd(tmp, full_matrices=False)     # MXNet's numpy SVD, on the host
         q = u if u.shape == tmp.shape else v
-        return (self.scale * q.reshape(shape)).astype(dtype)
+        return _device((self.scale * q.reshape(shape)).astype(_np_dtype(dtype)))
 
 
 def _bilinear(shape):
@@ -375,9 +378,7 @@ class Bilinear(Initializer):
         super().__init__()
 
     def _value(self, name, shape, dtype):
-        import jax.numpy as jnp
-
-        return jnp.asarray(_bilinear(shape), dtype)
+        return _device(np.ascontiguousarray(_bilinear(shape)).astype(_np_dtype(dtype)))
 
 
 @register
@@ -389,10 +390,10 @@ class LSTMBias(Initializer):
         self.forget_bias = forget_bias
 
     def _value(self, name, shape, dtype):
-        import jax.numpy as jnp
-
         num_hidden = int(shape[0] / 4)
-        return jnp.zeros(shape, dtype).at[num_hidden:2 * num_hidden].set(self.forget_bias)
+        value = np.zeros(shape, _np_dtype(dtype))
+        value[num_hidden:2 * num_hidden] = self.forget_bias
+        return _device(value)
 
 
 class Mixed:

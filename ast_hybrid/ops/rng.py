@@ -20,13 +20,23 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 
-__all__ = ["seed", "next_key", "key_scope", "KeyNeeded", "stream"]
+__all__ = ["seed", "next_key", "key_scope", "KeyNeeded", "stream", "host_generator"]
 
 _NO_KEY = object()
-# the eager stream: [base key or None, counter]; the scopes: [key, counter] per open key_scope
+# the eager stream: [base key or None, counter], one per process as MXNet's (``mx.random.seed`` seeds every
+# thread's draws); the scopes ([key, counter] per open key_scope) belong to the trace, so to its thread
 _GLOBAL = [None, 0]
-_SCOPES: list = []
+_LOCAL = threading.local()
+
+
+def _scopes():
+    try:
+        return _LOCAL.scopes
+    except AttributeError:
+        _LOCAL.scopes = []
+        return _LOCAL.scopes
 
 
 class KeyNeeded(RuntimeError):
@@ -56,12 +66,31 @@ def stream():
     return base, _GLOBAL[1]
 
 
+def host_generator():
+    """A NumPy generator (Philox) keyed by the eager stream's base key and next counter: what the initializers
+    draw from.  Nothing is compiled (a ``jax.random`` draw is one XLA program per shape: 121 of them, 15 s,
+    for densenet121's weights), and ``seed(n)`` makes the draws reproducible as it does the keys."""
+    import numpy as np
+
+    base, count = stream()
+    words = np.asarray(_key_words(base), dtype=np.uint64).ravel()
+    return np.random.Generator(np.random.Philox(key=np.array([(int(words[0]) << 32) | int(words[-1]), count],
+                                                             dtype=np.uint64)))
+
+
+def _key_words(key):
+    import jax
+
+    return jax.random.key_data(key) if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+
+
 def next_key():
     """A fresh key: from the innermost ``key_scope``, else from the eager stream."""
     import jax
 
-    if _SCOPES:
-        scope = _SCOPES[-1]
+    scopes = _scopes()
+    if scopes:
+        scope = scopes[-1]
         if scope[0] is _NO_KEY:
             raise KeyNeeded("a random op ran in a program compiled without a key")
         scope[1] += 1
@@ -73,8 +102,9 @@ def next_key():
 @contextlib.contextmanager
 def key_scope(key):
     """Draw ``next_key()`` from ``key`` (a concrete or traced key) inside; ``None``: no key available."""
-    _SCOPES.append([_NO_KEY if key is None else key, 0])
+    scopes = _scopes()
+    scopes.append([_NO_KEY if key is None else key, 0])
     try:
         yield
     finally:
-        _SCOPES.pop()
+        scopes.pop()
