@@ -34,6 +34,7 @@ class SymbolBlock(HybridBlock):
     def __init__(self, outputs=None, inputs=None, params=None, prefix=None):
         super().__init__(prefix=prefix if prefix is not None else "", params=None)
         self._graph = None
+        self._implicit = False      # compiled without hybridize() (_init_graph)
         if isinstance(outputs, symbolic.Symbol) or (
                 isinstance(outputs, (list, tuple)) and outputs and
                 all(isinstance(o, symbolic.Symbol) for o in outputs)):
@@ -86,6 +87,12 @@ class SymbolBlock(HybridBlock):
         self._reg_params = {k[cut:]: self._params[k] for k in full}
         self._full_names = {k[cut:]: k for k in full}
         self._bn_updates = _running_updates(out, self._params)
+        # MXNet runs a SymbolBlock's graph as one CachedOp whether or not it was hybridized (its forward calls
+        # _call_cached_op): so here, one compiled program from the first call.  ``hybridize(False)`` runs it
+        # op by op; a graph that cannot be one program (an op whose output shape depends on values) falls
+        # back to op by op at its first call, as the user would have run it (_call_hybrid).
+        super().hybridize()
+        self._implicit = True
 
     def _converted(self):
         return self.hybrid_forward      # the graph's replay: nothing of the user's to convert
@@ -181,8 +188,21 @@ class SymbolBlock(HybridBlock):
 
     def hybridize(self, active=True, **kwargs):
         if self._graph is not None:
-            return super().hybridize(active, **kwargs)
+            keep = self._implicit and active and not kwargs     # the graph's program is already the one asked
+            self._implicit = False
+            return None if keep else super().hybridize(active, **kwargs)
         return None   # already a compiled program
+
+    def _call_hybrid(self, *args):
+        if not (self._implicit and self._compiled is None and self._active) or symbolic.is_symbolic(args):
+            return super()._call_hybrid(*args)
+        try:        # the first call of a graph nobody hybridized: one program if it can be (see _init_graph)
+            return super()._call_hybrid(*args)
+        except Exception:       # noqa: BLE001 - op by op decides, and its error (if any) is the user's
+            object.__setattr__(self, "_compiled", None)
+            out = self._call_imperative(*args)
+            self._implicit = self._active = False   # op by op from now on, as it ran
+            return out
 
     def __call__(self, *args):
         if self._graph is not None:

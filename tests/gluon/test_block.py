@@ -149,6 +149,42 @@ def test_export_and_symbolblock_run_without_source(tmp_path):
         _mlp("v_").export(str(tmp_path / "n"))
 
 
+def test_a_symbolblock_graph_runs_as_one_program_without_hybridize():
+    """MXNet's SymbolBlock.forward always calls its CachedOp: so the graph is one compiled program from the
+    first call, gradients included; ``hybridize(False)`` runs it op by op; a graph that cannot be one program
+    (an output whose shape depends on values) runs op by op, as it would have."""
+    from ast_hybrid import autograd, nd, sym
+
+    data = sym.var("data")
+    out = sym.FullyConnected(sym.Activation(sym.FullyConnected(data, num_hidden=4, name="fc1"), act_type="tanh"),
+                             num_hidden=2, name="fc2")
+    params = {"fc1_weight": (4, 5), "fc1_bias": (4,), "fc2_weight": (2, 4), "fc2_bias": (2,)}
+    rs = np.random.RandomState(0)
+    values = {k: nd.array(rs.standard_normal(s).astype("float32")) for k, s in params.items()}
+    results = []
+    for active in (None, False):
+        block = SymbolBlock(out, [data])
+        for k, v in values.items():
+            block.collect_params()[k].set_data(v)
+        if active is not None:
+            block.hybridize(active)
+        x = nd.array(X)
+        with autograd.record():
+            y = block(x)
+        y.backward()
+        assert (block._compiled is not None) == (active is None)
+        results.append((y.asnumpy(), block.collect_params()["fc1_weight"].grad().asnumpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-7)
+
+    mask = sym.var("mask")
+    masked = SymbolBlock(sym.contrib.boolean_mask(data, mask), [data, mask])
+    got = masked(nd.array(X), nd.array([0, 1]))
+    np.testing.assert_array_equal(got.asnumpy(), X[1:])
+    assert masked._compiled is None and not masked._active         # op by op from its first call on
+    np.testing.assert_array_equal(masked(nd.array(X), nd.array([1, 1])).asnumpy(), X)
+
+
 def test_functional_grad_and_vmap():
     net = _mlp()
     apply_fn, params = functional(net, X)
