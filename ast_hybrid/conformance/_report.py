@@ -70,14 +70,16 @@ def _side(argv: list[str], work: str, timeout: float, ours: bool, env_extra=None
     return json.loads(path.read_text()), ""
 
 
-def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = False, between=None) -> dict:
+def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = False, between=None,
+              timed: bool = True) -> dict:
     """One row (see the package's docstring).  ``between(work)``, if given, runs after MXNet's side (tests use it
-    to damage what MXNet saved)."""
+    to damage what MXNet saved); ``timed=False``: values only, no timed calls on either side (no ``ratio``)."""
+    flags = [] if timed else ["--untimed"]
     row = {"model": name, "family": family, "status": "fail", "built": False, "plain": False, "hybrid": False,
            "error": None, "ratio": None, "cause": "", "stand_ins": []}
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="conformance-") as work:
-        ref, trouble = _side(["mxnet", name, family, work], work, timeout, ours=False)
+        ref, trouble = _side(["mxnet", name, family, work] + flags, work, timeout, ours=False)
         if ref is None and trouble.startswith("timeout"):        # slow here, not impossible: its own status
             row.update(status="timeout", cause=trouble)
         elif ref is None or not ref.get("ok"):
@@ -91,7 +93,7 @@ def run_model(name: str, family: str, timeout: float = 600, stand_ins: bool = Fa
             shutil.copy(Path(work) / "outputs.npz", Path(work) / "outputs-mxnet.npz")   # as MXNet wrote them
             if between is not None:
                 between(Path(work))
-            ours, trouble = _side(["ours", name, family, work] + (["--stand-ins"] if stand_ins else []),
+            ours, trouble = _side(["ours", name, family, work] + flags + (["--stand-ins"] if stand_ins else []),
                                   work, timeout, ours=True)
             if ours is None:
                 row.update(status="timeout" if trouble.startswith("timeout") else "fail", cause=trouble)

@@ -45,6 +45,9 @@ def first_cause(exc: BaseException, tb=None) -> str:
 
 
 def _timed(fn, repeats=REPEATS):
+    """Best of ``repeats`` calls after a warm one; ``repeats`` 0 (``--untimed``, the tests' runs): not timed."""
+    if not repeats:
+        return None
     fn()                                     # warm (compiles when hybridized)
     best = float("inf")
     for _ in range(repeats):
@@ -54,7 +57,7 @@ def _timed(fn, repeats=REPEATS):
     return best
 
 
-def mxnet_side(name: str, family: str, work: str) -> dict:
+def mxnet_side(name: str, family: str, work: str, timed: bool = True) -> dict:
     import mxnet as mx
     pkgs = {"gluoncv": None, "gluonnlp": None}
     if family == "nlp":
@@ -99,11 +102,11 @@ def mxnet_side(name: str, family: str, work: str) -> dict:
             result.update(kwargs=kwargs, shape=list(shape) if shape else None, ok=True,
                           base_served=sorted(set(served)),
                           time_plain=_timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)],
-                                            _models.repeats(family)))
+                                            _models.repeats(family) if timed else 0))
             net.hybridize()
             try:
                 result["time_hybrid"] = _timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)],
-                                               _models.repeats(family))
+                                               _models.repeats(family) if timed else 0)
             except Exception as exc:           # noqa: BLE001 - MXNet's own hybridized path fails: no ratio
                 result["hybrid_cause"] = first_cause(exc)
             return result
@@ -123,7 +126,7 @@ def _nd(net, name, family, mx, arrays):
     return found
 
 
-def our_side(name: str, family: str, work: str, mx_result: dict, stand_ins: bool) -> dict:
+def our_side(name: str, family: str, work: str, mx_result: dict, stand_ins: bool, timed: bool = True) -> dict:
     result = {"side": "ours", "built": False, "plain": False, "hybrid": False}
     try:
         from ._import import import_packages
@@ -149,7 +152,7 @@ def our_side(name: str, family: str, work: str, mx_result: dict, stand_ins: bool
             if not result[mode] and "cause" not in result:
                 result["cause"] = f"{mode} output differs: {error:.2e} of its scale"
             result[f"time_{mode}"] = _timed(lambda: [o.wait_to_read() for o in _nd(net, name, family, mx, arrays)],
-                                            _models.repeats(family))
+                                            _models.repeats(family) if timed else 0)
     except Exception as exc:                   # noqa: BLE001 - reported as the first cause
         result["cause"] = first_cause(exc)
     return result
@@ -173,11 +176,12 @@ def _error(got: list, ref: list) -> float:
 
 def main(argv) -> int:
     side, name, family, work = argv[:4]
+    timed = "--untimed" not in argv[4:]
     if side == "mxnet":
-        result = mxnet_side(name, family, work)
+        result = mxnet_side(name, family, work, timed)
     else:
         with open(os.path.join(work, "mxnet.json")) as f:
-            result = our_side(name, family, work, json.load(f), argv[4:] == ["--stand-ins"])
+            result = our_side(name, family, work, json.load(f), "--stand-ins" in argv[4:], timed)
     with open(os.path.join(work, f"{side}.json"), "w") as f:
         json.dump(result, f)
     return 0

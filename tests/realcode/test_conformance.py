@@ -24,9 +24,11 @@ from ast_hybrid.conformance import _models, _report, _sides, main, run_model, ta
                                          ("mobilenet1.0_int8", "classification"),    # MXNet's oneDNN int8 graphs
                                          ("resnet50_v1_int8", "classification")])
 def test_cheap_models_match_mxnet(name, family):
-    row = run_model(name, family, timeout=300)
+    timed = name == "cifar_resnet20_v1"            # the report's timed calls, on one row (the others: values)
+    row = run_model(name, family, timeout=300, timed=timed)
     assert row["status"] == "match", row["cause"]
-    assert row["built"] and row["plain"] and row["hybrid"] and row["error"] < 1e-4 and row["ratio"] > 0
+    assert row["built"] and row["plain"] and row["hybrid"] and row["error"] < 1e-4
+    assert (row["ratio"] > 0) if timed else row["ratio"] is None
     if family != "nlp":
         assert row["shape"] == [1, 3, 32, 32]          # the smallest input of the family's table
 
@@ -38,18 +40,18 @@ def test_damaged_cases_have_a_named_first_cause():
             arrays = {k: f[k] + 1e-2 * np.abs(f[k]).max() for k in f.files}
         np.savez(work / "outputs.npz", **arrays)
 
-    row = run_model("cifar_resnet20_v1", "classification", timeout=300, between=shift_outputs)
+    row = run_model("cifar_resnet20_v1", "classification", timeout=300, between=shift_outputs, timed=False)
     assert row["status"] == "fail" and row["built"] and not row["plain"] and not row["hybrid"]
     assert row["cause"].startswith("plain output differs: 1.0") and 9e-3 < row["error"] < 1.1e-2
     # a row that differs is checked against MXNet's own float kernels: here they agree, so it stays a failure
     assert row["kernel_spread"] < 1e-5, row
 
-    row = run_model("cifar_resnet20_v1", "classification", timeout=300,
+    row = run_model("cifar_resnet20_v1", "classification", timeout=300, timed=False,
                     between=lambda work: (work / "net.params").write_bytes(b"not a parameter file"))
     assert row["status"] == "fail" and not row["built"]
     assert "[at ast_hybrid/" in row["cause"] and "load" in row["cause"], row["cause"]
 
-    row = run_model("no_such_model", "classification", timeout=300)
+    row = run_model("no_such_model", "classification", timeout=300, timed=False)
     assert row["status"] == "mxnet" and row["cause"].startswith("MXNet itself: ValueError:")
     assert "[at gluoncv/model_zoo/model_zoo.py:" in row["cause"]
 
@@ -102,7 +104,7 @@ def test_small_init_only_where_mxnet_is_ill_conditioned_and_siamrpn_takes_two_cr
 def test_formerly_ill_conditioned_and_two_input_models_match_mxnet(name):
     """Under INIT MXNet's own output moved 3.6e-4 / 1.1e-3 of its scale for a 1e-6 input change (SiamRPN did
     not run: one input given); now MXNet is well-conditioned (< 1e-5) and ours matches it."""
-    row = run_model(name, _models.family_of(name), timeout=300)
+    row = run_model(name, _models.family_of(name), timeout=300, timed=False)
     assert row["status"] == "match", row["cause"]
     assert row["sensitivity"] < 1e-5 and row["error"] < 1e-4
 
