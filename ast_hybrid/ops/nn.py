@@ -25,7 +25,7 @@ __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax"
            "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "dropout_kernel"]
 
 
-@op
+@op(compile_arrays=("data", "weight", "bias"))
 def FullyConnected(data, weight, bias=None, num_hidden=None, no_bias=False, flatten=True):
     """``data @ weight.T + bias`` with ``weight`` of shape (num_hidden, in_units); ``flatten`` merges all
     axes but the first, else the last axis is contracted."""
@@ -53,7 +53,7 @@ _ACTIVATIONS = {"relu": jax.nn.relu, "sigmoid": jax.nn.sigmoid, "tanh": jnp.tanh
                 "softsign": jax.nn.soft_sign}
 
 
-@op
+@op(compile_arrays=("data",))
 def Activation(data, act_type):
     """``act_type``: relu, sigmoid, tanh, softrelu (log(1 + exp x)) or softsign (MXNet 1.9.1's five)."""
     choice("Activation", "act_type", act_type, tuple(_ACTIVATIONS))

@@ -1,0 +1,40 @@
+"""An op declared with ``compile_arrays`` runs eagerly as one program of its own, compiled with XLA's options
+for one-op programs (``ops._core._eager_compiler_options``: on CPU the loop emitter, about two thirds of the
+fusion emitters' compile time); inside a trace it is inlined in the traced program, whether its arguments are
+tracers or constants (JAX refuses compiler options on a nested program), with the same values."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ast_hybrid import nd
+from ast_hybrid.ops import _core
+
+X = np.random.RandomState(0).standard_normal((2, 3, 5, 5)).astype("float32")
+W = np.random.RandomState(1).standard_normal((4, 3, 3, 3)).astype("float32")
+GAMMA = np.random.RandomState(2).uniform(0.5, 1.5, 3).astype("float32")
+
+
+def _ops(x, w, g):
+    conv = nd.Convolution(x, w, no_bias=True, kernel=(3, 3), num_filter=4, pad=(1, 1))
+    act = nd.Activation(conv, act_type="softrelu")
+    fc = nd.FullyConnected(act, nd.ones((2, 100)), num_hidden=2, no_bias=True)
+    bn = nd.BatchNorm(x, g, g * 0, g * 0, g, fix_gamma=False)
+    return [o._arr if hasattr(o, "_arr") else o for o in (conv, act, fc, bn)]
+
+
+def test_eager_traced_and_constant_folded_calls_agree():
+    eager = [np.asarray(v) for v in _ops(nd.array(X), nd.array(W), nd.array(GAMMA))]
+    traced = jax.jit(lambda x, w, g: _ops(nd.NDArray(x), nd.NDArray(w), nd.NDArray(g)))(X, W, GAMMA)
+    constants = jax.jit(lambda: _ops(nd.array(X), nd.array(W), nd.array(GAMMA)))()     # no tracer argument
+    for e, t, c in zip(eager, traced, constants):
+        np.testing.assert_allclose(np.asarray(t), e, rtol=2e-5, atol=2e-6)
+        np.testing.assert_allclose(np.asarray(c), e, rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="the option is XLA:CPU's; other platforms get none")
+def test_the_eager_program_is_compiled_with_the_loop_emitter():
+    assert _core._eager_compiler_options() == {"xla_cpu_use_fusion_emitters": False}
+    f = jax.jit(lambda x: jnp.tanh(x) * 2 + 1, compiler_options=_core._eager_compiler_options())
+    np.testing.assert_allclose(np.asarray(f(X)), np.tanh(X) * 2 + 1, rtol=1e-6)
