@@ -357,8 +357,6 @@ def mark_variables(variables, gradients=None, grad_reqs="write"):
 
 def grad_of(nd):
     """``nd.grad``: the gradient buffer of an attached variable, or None."""
-    from ast_hybrid.core.ndarray import NDArray
-
     ag = nd._ag
     if type(ag) is _BufferedLeaf:
         return ag.buffer
@@ -438,13 +436,25 @@ def _vjp_run(heads, head_grads, leaf_filter):
 
     primals = [leaves[leaf] for leaf in leaf_list]
     head_grads = [None if g is None else getattr(g, "_arr", g) for g in head_grads or [None] * len(heads)]
-    compiled = _compiled_tape(order, heads, leaf_pos, fixed, head_grads)
-    if compiled is not None:
-        program, fixed_values = compiled
-        grads = program(primals, fixed_values, [n.consts for n in order], head_grads)
-    else:
-        outs, pullback = jax.vjp(forward, primals)
-        (grads,) = pullback(_cotangents(outs, head_grads))
+    grads = None
+    integer = [jnp.issubdtype(p.dtype, jnp.integer) for p in primals]
+    if any(integer):      # MXNet differentiates integer arrays too (in their type): replayed on float values
+        as_float = [p.astype(_float_for(p.dtype)) if i else p for p, i in zip(primals, integer)]
+        try:
+            outs, pullback = jax.vjp(forward, as_float)
+            (grads,) = pullback(_cotangents(outs, head_grads))
+        except (TypeError, ValueError):     # an op defined on integers only (bitwise, ...): no gradient
+            grads = None
+        else:
+            grads = [jnp.round(g) if i and g.dtype != jax.dtypes.float0 else g for g, i in zip(grads, integer)]
+    if grads is None:
+        compiled = _compiled_tape(order, heads, leaf_pos, fixed, head_grads)
+        if compiled is not None:
+            program, fixed_values = compiled
+            grads = program(primals, fixed_values, [n.consts for n in order], head_grads)
+        else:
+            outs, pullback = jax.vjp(forward, primals)
+            (grads,) = pullback(_cotangents(outs, head_grads))
     result = {}
     for leaf, g, p in zip(leaf_list, grads, primals):
         if g.dtype == jax.dtypes.float0:
@@ -452,6 +462,14 @@ def _vjp_run(heads, head_grads, leaf_filter):
         result[leaf] = g.astype(p.dtype)
     _run_effects(order, leaf_pos)
     return result
+
+
+def _float_for(dtype):
+    """The float type an integer leaf is differentiated in: exact for its values (float64 where JAX has it)."""
+    import jax
+    import numpy as np
+
+    return np.float64 if jax.config.jax_enable_x64 and np.dtype(dtype).itemsize >= 4 else np.float32
 
 
 def _cotangents(outs, head_grads):

@@ -96,9 +96,32 @@ def _logical(fn):
     return lambda a, b: fn(a != 0, b != 0)
 
 
+def _ties_to_lhs(forward, lhs_wins):
+    """``forward`` (jnp.maximum or minimum: NaN in, NaN out, as MXNet's) with MXNet's gradient: all of it to
+    the left operand where ``lhs_wins(a, b)`` (``a >= b`` for maximum, ``a <= b`` for minimum), to the right
+    elsewhere, so a tie sends it all left (MXNet's ``BackwardUseIn<ge, lt>``); JAX splits a tie in halves."""
+    @jax.custom_jvp
+    def tied(a, b):
+        return forward(a, b)
+
+    @tied.defjvp
+    def _jvp(primals, tangents):
+        a, b = primals
+        out = forward(a, b)
+        return out, jnp.where(lhs_wins(a, b), tangents[0], tangents[1]).astype(out.dtype)
+
+    def apply(a, b):
+        if not (jnp.issubdtype(a.dtype, jnp.inexact) and jnp.issubdtype(b.dtype, jnp.inexact)):
+            return forward(a, b)
+        return tied(a, b)
+
+    return apply
+
+
 _KERNELS = {
     "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": _div, "mod": _mod, "power": _pow,
-    "maximum": jnp.maximum, "minimum": jnp.minimum, "hypot": jnp.hypot,
+    "maximum": _ties_to_lhs(jnp.maximum, jnp.greater_equal), "minimum": _ties_to_lhs(jnp.minimum, jnp.less_equal),
+    "hypot": jnp.hypot,
     "equal": jnp.equal, "not_equal": jnp.not_equal, "greater": jnp.greater, "greater_equal": jnp.greater_equal,
     "lesser": jnp.less, "lesser_equal": jnp.less_equal,
     "logical_and": _logical(jnp.logical_and), "logical_or": _logical(jnp.logical_or),
@@ -246,7 +269,7 @@ _UNARY = {
     "sign": (_exact(jnp.sign), "-1, 0 or 1"),
     "negative": (_exact(jnp.negative), "-x"),
     "square": (_exact(jnp.square), "x * x"),
-    "relu": (_exact(lambda x: jnp.maximum(x, jnp.zeros((), x.dtype))), "max(x, 0)"),
+    "relu": (_exact(jax.nn.relu), "max(x, 0); its gradient 0 at 0, as MXNet's (x > 0)"),
     "floor": (_int_identity(jnp.floor), "round down"),
     "ceil": (_int_identity(jnp.ceil), "round up"),
     "round": (_int_identity(_round_half_away), "round half away from zero"),

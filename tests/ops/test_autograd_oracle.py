@@ -14,6 +14,10 @@ ARR = inputs(8, a=((3, 4), "float32"), b=((3, 4), "float32"), c=((1, 4), "float3
              gamma=((3,), "float32", 0.5, 1.5), beta=((3,), "float32"), p=((3, 4), "float32", 0.5, 2.0))
 ARR["lab"] = np.array([0, 3, 1], "float32")
 ARR["idx"] = np.array([2, 0, 1, 1], "float32")
+ARR["ia"] = np.array([[3, -2, 5, 1], [0, 4, -7, 2]], "int32")      # MXNet differentiates integer arrays too
+ARR["ib"] = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], "int32")
+ARR["t"] = np.array([[0, 1, -1, 0], [2, 0, 0, -3]], "float32")     # exact ties and zeros: MXNet's tie rules
+ARR["u"] = np.array([[0, 1, 2, 0], [2, -1, 0, 5]], "float32")
 
 
 def grad_case(body, wrt=("a",), head="y"):
@@ -25,6 +29,10 @@ def grad_case(body, wrt=("a",), head="y"):
 
 
 BODIES = [
+    ("y = (ia * ia + ia * 3).sum()", ("ia",)),
+    ("y = nd.relu(ia) * ib - ia * ia * ib", ("ia", "ib")),
+    ("y = nd.maximum(t, u) + 10 * nd.minimum(t, u) + 100 * nd.relu(t)", ("t", "u")),
+    ("y = nd.maximum(t, 0) * 3 + nd.minimum(t, 0) + nd.broadcast_maximum(t, nd.zeros((1, 4)))", ("t",)),
     ("y = (a * b + a / p - a ** 2).sum()", ("a", "b", "p")),
     ("y = nd.sigmoid(a) * nd.tanh(b) + nd.exp(a) * nd.log(p)", ("a", "b", "p")),
     ("y = nd.broadcast_mul(a, c) + nd.broadcast_add(a, c)", ("a", "c")),
