@@ -338,7 +338,20 @@ def smooth_l1(data, scalar=1.0):
 def clip(data, a_min, a_max):
     """Clip to ``[a_min, a_max]``; the bounds are cast to ``data``'s dtype first."""
     check(a_min is not None and a_max is not None, "clip", "a_min and a_max are required")
-    return jnp.clip(data, scalar_like(a_min, data.dtype), scalar_like(a_max, data.dtype))
+    lo, hi = scalar_like(a_min, data.dtype), scalar_like(a_max, data.dtype)
+    if not jnp.issubdtype(data.dtype, jnp.inexact):
+        return jnp.clip(data, lo, hi)
+
+    @jax.custom_jvp
+    def clipped(x):
+        return jnp.clip(x, lo, hi)
+
+    @clipped.defjvp
+    def _jvp(primals, tangents):      # MXNet's: the gradient passes on [a_min, a_max], bounds included
+        (x,), (t,) = primals, tangents
+        return jnp.clip(x, lo, hi), jnp.where((x >= lo) & (x <= hi), t, jnp.zeros_like(t))
+
+    return clipped(data)
 
 
 @op

@@ -33,6 +33,7 @@ BODIES = [
     ("y = nd.relu(ia) * ib - ia * ia * ib", ("ia", "ib")),
     ("y = nd.maximum(t, u) + 10 * nd.minimum(t, u) + 100 * nd.relu(t)", ("t", "u")),
     ("y = nd.maximum(t, 0) * 3 + nd.minimum(t, 0) + nd.broadcast_maximum(t, nd.zeros((1, 4)))", ("t",)),
+    ("y = nd.clip(t, 0, 1) * u + nd.clip(u, -1, 2)", ("t", "u")),
     ("y = (a * b + a / p - a ** 2).sum()", ("a", "b", "p")),
     ("y = nd.sigmoid(a) * nd.tanh(b) + nd.exp(a) * nd.log(p)", ("a", "b", "p")),
     ("y = nd.broadcast_mul(a, c) + nd.broadcast_add(a, c)", ("a", "c")),
