@@ -12,6 +12,7 @@ import numpy as onp
 
 from ast_hybrid.core.ndarray import ARRAYS, ndarray
 from ast_hybrid.mxnp._base import default_float, np_function, raw_of
+from ast_hybrid.ops import elemwise as _elemwise
 
 # numpy's names computed by jax.numpy's function of the same name (argument for argument)
 SAME = """
@@ -37,6 +38,12 @@ __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "
 _g = globals()
 for _name in SAME:
     _g[_name] = np_function(getattr(jnp, _name), _name)
+# MXNet's gradients where jax.numpy's differ: a tie of maximum/minimum sends it all to the first argument,
+# clip passes it on its bounds too (jax.numpy halves both)
+maximum = np_function(_elemwise.max_kernel, "maximum")
+minimum = np_function(_elemwise.min_kernel, "minimum")
+clip = np_function(lambda a, a_min=None, a_max=None, out=None: _elemwise.clip_kernel(jnp.asarray(a), a_min, a_max),
+                   "clip")
 fix = np_function(jnp.trunc, "fix")          # round toward zero (jax.numpy.fix is deprecated)
 round_ = _g["round"]
 row_stack = _g["vstack"]

@@ -111,16 +111,44 @@ def _ties_to_lhs(forward, lhs_wins):
         return out, jnp.where(lhs_wins(a, b), tangents[0], tangents[1]).astype(out.dtype)
 
     def apply(a, b):
-        if not (jnp.issubdtype(a.dtype, jnp.inexact) and jnp.issubdtype(b.dtype, jnp.inexact)):
+        if not jnp.issubdtype(jnp.result_type(a, b), jnp.inexact):
             return forward(a, b)
-        return tied(a, b)
+        return tied(jnp.asarray(a), jnp.asarray(b))
 
     return apply
 
 
+#: maximum / minimum with MXNet's gradient (``mx.np``'s too)
+max_kernel = _ties_to_lhs(jnp.maximum, jnp.greater_equal)
+min_kernel = _ties_to_lhs(jnp.minimum, jnp.less_equal)
+
+
+def clip_kernel(x, lo, hi):
+    """``jnp.clip(x, lo, hi)`` (either bound may be None) whose gradient passes on the bounds too, as MXNet's
+    (``x >= a_min and x <= a_max``); jnp.clip halves it there."""
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        return jnp.clip(x, lo, hi)
+
+    @jax.custom_jvp
+    def clipped(x):
+        return jnp.clip(x, lo, hi)
+
+    @clipped.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        inside = jnp.ones(x.shape, bool)
+        if lo is not None:
+            inside = inside & (x >= lo)
+        if hi is not None:
+            inside = inside & (x <= hi)
+        return jnp.clip(x, lo, hi), jnp.where(inside, t, jnp.zeros_like(t))
+
+    return clipped(x)
+
+
 _KERNELS = {
     "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": _div, "mod": _mod, "power": _pow,
-    "maximum": _ties_to_lhs(jnp.maximum, jnp.greater_equal), "minimum": _ties_to_lhs(jnp.minimum, jnp.less_equal),
+    "maximum": max_kernel, "minimum": min_kernel,
     "hypot": jnp.hypot,
     "equal": jnp.equal, "not_equal": jnp.not_equal, "greater": jnp.greater, "greater_equal": jnp.greater_equal,
     "lesser": jnp.less, "lesser_equal": jnp.less_equal,
@@ -338,20 +366,7 @@ def smooth_l1(data, scalar=1.0):
 def clip(data, a_min, a_max):
     """Clip to ``[a_min, a_max]``; the bounds are cast to ``data``'s dtype first."""
     check(a_min is not None and a_max is not None, "clip", "a_min and a_max are required")
-    lo, hi = scalar_like(a_min, data.dtype), scalar_like(a_max, data.dtype)
-    if not jnp.issubdtype(data.dtype, jnp.inexact):
-        return jnp.clip(data, lo, hi)
-
-    @jax.custom_jvp
-    def clipped(x):
-        return jnp.clip(x, lo, hi)
-
-    @clipped.defjvp
-    def _jvp(primals, tangents):      # MXNet's: the gradient passes on [a_min, a_max], bounds included
-        (x,), (t,) = primals, tangents
-        return jnp.clip(x, lo, hi), jnp.where((x >= lo) & (x <= hi), t, jnp.zeros_like(t))
-
-    return clipped(data)
+    return clip_kernel(data, scalar_like(a_min, data.dtype), scalar_like(a_max, data.dtype))
 
 
 @op

@@ -87,6 +87,18 @@ with autograd.record():
 y.backward()
 res = {'y': y, 'grad': x.grad}
 """,
+    # MXNet's gradient at ties and on clip's bounds (jax.numpy halves both)
+    "autograd_ties": """
+x = mnp.array([[0.0, 1.0, -1.0], [2.0, 0.0, 0.5]])
+z = mnp.array([[0.0, 0.0, 0.0], [2.0, 1.0, 0.5]])
+x.attach_grad()
+z.attach_grad()
+with autograd.record():
+    y = (mnp.maximum(x, z) + 10 * mnp.minimum(x, z) + 100 * npx.relu(x) + 1000 * mnp.clip(x, 0, 1)
+         + 10000 * x.clip(0.5, 2)).sum()
+y.backward()
+res = {'y': y, 'xg': x.grad, 'zg': z.grad}
+""",
 }
 
 
