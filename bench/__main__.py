@@ -14,6 +14,8 @@ contenders interleaved round by round, medians, ratios to MXNet 1.9.1 static_all
 - ``convert``: conversion of every function of MXNet's mxnet/gluon (``bench/convert_speed.py``);
 - ``lint``: lint throughput against flake8 (``bench/lint_speed.py``).
 
+``python -m bench --gpu-check [--dry-run]`` runs the GPU check instead (``bench/gpu_check.py``).
+
 Writes ``bench.md``, ``bench.json`` and ``bench.png`` (``--quick``: ``quick.*``) into ``bench/results/``, and
 lists what could not run and why.  The machine is shared and noisy: compare only ratios from one run.
 """
@@ -47,6 +49,11 @@ def run_train(report, quick, mxnet=True):
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--gpu-check" in argv:         # the GPU check is a script of its own (bench/gpu_check.py)
+        from bench import gpu_check
+
+        return gpu_check.main([a for a in argv if a != "--gpu-check"])
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer calls, two small models")
     ap.add_argument("--only", nargs="+", choices=SCENARIOS, help="run these scenarios only")
