@@ -200,7 +200,10 @@ def contexts(chk, mx, target, gpus):
 
     def default():
         a = nd.ones((2,))
-        return True, f"nd.ones(2).context = {a.context} (MXNet: cpu(0)), current_context() = {mx.current_context()}"
+        dev = next(iter(a._arr.devices())).platform
+        return (a.context == cpu and dev == "cpu",
+                f"nd.ones(2).context = {a.context} on {dev} (MXNet: cpu(0)), current_context() = "
+                f"{mx.current_context()}")
 
     def params():
         net = mx.gluon.nn.Dense(4, in_units=3)

@@ -6,10 +6,14 @@ default context in a ``threading.local`` too); another thread still sees ``cpu(0
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import threading
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "context_of",
-           "set_default_context"]
+           "set_default_context", "place", "accelerated", "cpu_by_default", "platform_of", "trace_platform",
+           "tracing_for"]
 
 
 class _Stack(threading.local):
@@ -84,6 +88,10 @@ class Context:
         if kind == "cpu" and len(devices) == 1 and self.device_id >= 0 and not strict:
             return devices[0]
         if not 0 <= self.device_id < len(devices):
+            if kind == "gpu":       # MXNet's words for a device ordinal the machine lacks
+                raise RuntimeError(f"{self!r}: CUDA: invalid device ordinal: this machine has "
+                                   f"{len(devices)} GPU(s), gpu(0) to gpu({len(devices) - 1})" if devices else
+                                   f"{self!r}: no GPU here (jax.devices(): {jax.devices()})")
             more = (" (to simulate more CPU devices, set XLA_FLAGS=--xla_force_host_platform_device_count=N "
                     "before jax starts, or use `ast-hybrid launch --devices-per-process N`)" if kind == "cpu" else "")
             raise RuntimeError(f"{self!r}: only {len(devices)} {kind} device(s) available, numbered from 0{more}")
@@ -137,3 +145,74 @@ def context_of(arr):
     kind = "gpu" if dev.platform in ("gpu", "cuda", "rocm") else "cpu"
     local = jax.local_devices(backend=dev.platform)
     return Context(kind, local.index(dev) if dev in local else 0)
+
+
+def cpu_by_default():
+    """MXNet's default context is ``cpu(0)``: where JAX's default backend is an accelerator, arrays made
+    without a context (and every uncommitted JAX array) go to the CPU, as MXNet's do, and ``ctx=mx.gpu(i)``
+    moves them.  Leaves a default device the user gave JAX (``jax.default_device``, ``JAX_DEFAULT_DEVICE``)
+    alone.  Called when the front is imported; no backend is started here."""
+    import jax
+
+    if getattr(jax.config, "jax_default_device", None) is None:
+        jax.config.update("jax_default_device", "cpu")
+
+
+@functools.lru_cache(maxsize=None)
+def accelerated() -> bool:
+    """Whether JAX's default backend is an accelerator (a GPU, a TPU): a fact of the process."""
+    import jax
+
+    return jax.default_backend() != "cpu"
+
+
+def place(arr, ctx):
+    """``arr`` (a jax array) on ``ctx``'s device.  ``cpu(0)`` on a machine of CPU devices only leaves JAX's
+    placement (uncommitted, free to join arrays of any device, as before any context is named); every other
+    context commits ``arr`` to its device, so that arrays of two devices in one op are an error, as in MXNet."""
+    import jax
+
+    ctx = Context(ctx)
+    if ctx.device_type != "gpu" and ctx.device_id == 0 and not accelerated():
+        return arr
+    return jax.device_put(arr, ctx.jax_device())
+
+
+def platform_of(arrays):
+    """``"cpu"`` or ``"gpu"``: the platform of the first concrete array among ``arrays`` (an iterable), else
+    :func:`trace_platform`'s answer."""
+    for a in arrays:
+        sharding = getattr(a, "sharding", None)
+        if sharding is not None and not _is_tracer(a):
+            dev = next(iter(sharding.device_set))
+            return "cpu" if dev.platform == "cpu" else "gpu"
+    return trace_platform()
+
+
+def _is_tracer(a):
+    import jax
+
+    return isinstance(a, jax.core.Tracer)
+
+
+_TRACE_PLATFORM = contextvars.ContextVar("ast_hybrid_trace_platform", default=None)
+
+
+def trace_platform() -> str:
+    """The platform the program being traced will run on, as its caller said (:func:`tracing_for`); where
+    none said, ``"gpu"`` on a machine whose JAX default backend is an accelerator, else ``"cpu"``.  The
+    XLA:CPU rewrites (the convolution lowering rule, its timing, the weight-first GEMMs) ask it."""
+    chosen = _TRACE_PLATFORM.get()
+    if chosen is not None:
+        return chosen
+    return "gpu" if accelerated() else "cpu"
+
+
+@contextlib.contextmanager
+def tracing_for(platform):
+    """Programs traced inside run on ``platform`` (``"cpu"``/``"gpu"``)."""
+    token = _TRACE_PLATFORM.set(platform)
+    try:
+        yield
+    finally:
+        _TRACE_PLATFORM.reset(token)

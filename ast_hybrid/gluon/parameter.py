@@ -55,7 +55,7 @@ class Parameter:
         self._listeners = []      # callables run when the array is replaced (hybridize caches)
         self._trace = None        # the trace the parameter is bound into, during a hybridized trace
         self._leaf = None         # its autograd leaf (gradient buffer), when grad_req is not 'null'
-        self._ctx = None          # the contexts given to initialize/reset_ctx (None: jax's default device)
+        self._ctx = None          # the contexts given to initialize/reset_ctx (None: the current context's)
         self._mesh = None         # several contexts: the mesh the value is replicated over (parallel.data_parallel)
         self._copies = 1          # several contexts on this process's one CPU device: how many (list_data)
         # MXNet's private fields that Parameter subclasses copy from another parameter (see "MXNet's private
@@ -293,6 +293,10 @@ class Parameter:
                 value = data_parallel.replicate(value, self._mesh)
             if self._leaf is not None and type(self._leaf) is _Leaf:
                 self._leaf = data_parallel.SummedLeaf(self._leaf.grad_req, self._leaf.grad)
+        elif self._ctx:         # one context: its device (core.context.place's rule)
+            from ast_hybrid.core.context import place
+
+            value = place(value, self._ctx[0])
         self._data = value
         for notify in list(self._listeners):
             notify()

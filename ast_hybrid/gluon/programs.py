@@ -312,11 +312,14 @@ class Compiled:
         return out
 
     def refresh(self):
-        """Take the parameters' current values as leaves; False if a shape or dtype changed."""
+        """Take the parameters' current values as leaves; False if a shape, dtype or device changed."""
         leaves = tuple(p._data for p in self.params)
         for new, old in zip(leaves, self.leaves):
             if new is None or new.shape != old.shape or new.dtype != old.dtype:
                 return False
+        # moved to another device (reset_ctx): compiled programs are bound to their device
+        if leaves and getattr(leaves[0], "sharding", None) != getattr(self.leaves[0], "sharding", None):
+            return False
         self.leaves = leaves
         return True
 

@@ -14,6 +14,9 @@ list for several outputs, as MXNet does.  The same function runs eagerly and
 inside a hybridized trace (on NDArrays wrapping tracers).  While
 ``autograd.record()`` is on and an input is tracked, the call is recorded for
 ``backward()`` as a pure function of its tracked inputs.
+
+Importing the operators makes MXNet's ``cpu(0)`` the default device where JAX's default backend is a GPU
+(``core.context.cpu_by_default``): arrays made without a context live on the CPU, as MXNet's do.
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ import threading
 import numpy as np
 
 from ast_hybrid.core.errors import MXNetError
+from ast_hybrid.core.context import cpu_by_default
 from ast_hybrid.core.ndarray import ARRAYS, NDArray
+
+cpu_by_default()
 
 __all__ = ["op", "raw", "wrap", "OpError", "check", "choice", "dtype_of", "is_int", "norm_axis", "norm_axes",
            "as_tuple", "scalar_like", "c_cast", "rounded", "divided"]

@@ -1,4 +1,5 @@
-"""Three lowerings of one convolution, and the rule that picks one per shape (XLA:CPU, measured here).
+"""Three lowerings of one convolution, and the rule that picks one per shape (XLA:CPU, measured here; on
+another platform, ``core.context.trace_platform()``, XLA's own convolution).
 
 Every lowering takes the same arguments: ``x`` (``N, C, *spatial`` when ``channel_first`` else
 ``N, *spatial, C``), ``w`` (``O, C/g, *kernel`` / ``O, *kernel, C/g``), ``stride``, ``dilate`` (one per
@@ -29,6 +30,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from ast_hybrid.core import settings
+from ast_hybrid.core.context import trace_platform
 
 __all__ = ["LOWERINGS", "ENV", "applicable", "choose", "convolve", "conv_xla", "conv_im2col", "conv_taps", "out_sizes"]
 
@@ -144,6 +146,8 @@ def choose(x_shape, w_shape, stride, dilate, pad, groups, channel_first, dtype=j
     forced = settings.get(ENV)
     if forced in can:
         return forced
+    if trace_platform() != "cpu":       # the rule below was measured on XLA:CPU; a GPU has cuDNN's
+        return "xla"
     if "taps" in can:
         return "taps"
     if "im2col" not in can:

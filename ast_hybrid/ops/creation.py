@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ast_hybrid.core.context import Context
+from ast_hybrid.core.context import current_context, place
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, op
 
@@ -26,10 +26,8 @@ def _dtype(dtype):
 
 
 def _place(arr, ctx):
-    """On ``ctx``'s device; ``cpu(0)`` (and no ctx) leaves jax's default placement, uncommitted."""
-    if ctx is None or (Context(ctx).device_type != "gpu" and Context(ctx).device_id == 0):
-        return NDArray(arr)
-    return NDArray(jax.device_put(arr, Context(ctx).jax_device()))
+    """On ``ctx``'s device (no ctx: the current context), by ``core.context.place``'s rule."""
+    return NDArray(place(arr, current_context() if ctx is None else ctx))
 
 
 def _shape(shape):

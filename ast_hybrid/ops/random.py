@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast_hybrid.ops import rng
-from ast_hybrid.core.context import Context, current_context  # noqa: F401  (mx.nd.random has it, as MXNet's)
+from ast_hybrid.core.context import Context, current_context, place  # noqa: F401  (mx.nd.random has Context)
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, op, raw
 
@@ -74,8 +74,7 @@ def _sample(key, dist, params, shape, dtype):
 
 def _draw(dist, params, shape, dtype, ctx, out):
     res = _sample(rng.next_key(), dist, list(params), shape, dtype)
-    if ctx is not None and Context(ctx).device_type == "gpu":
-        res = NDArray(jax.device_put(res._arr, Context(ctx).jax_device()))
+    res = NDArray(place(res._arr, current_context() if ctx is None else ctx))
     if out is not None:
         out._arr = res._arr.reshape(out.shape) if res.size == out.size else res._arr
         return out
