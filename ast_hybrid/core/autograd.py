@@ -303,7 +303,8 @@ def _keyed(impl, plain_args, plain_kwargs, slots):
         else:
             args.append(where.get((i, None)) or template(a))
     kwargs = tuple((k, where.get((k, None)) or template(v)) for k, v in plain_kwargs.items())
-    key = (impl, tuple(args), kwargs, tuple((getattr(c, "shape", None), str(getattr(c, "dtype", ""))) for c in consts))
+    # dtypes as they are (hashable; str() of a NumPy dtype costs microseconds, per residual of a program)
+    key = (impl, tuple(args), kwargs, tuple((getattr(c, "shape", None), getattr(c, "dtype", None)) for c in consts))
     try:
         hash(key)
     except TypeError:
@@ -437,7 +438,7 @@ def _vjp_run(heads, head_grads, leaf_filter):
     primals = [leaves[leaf] for leaf in leaf_list]
     head_grads = [None if g is None else getattr(g, "_arr", g) for g in head_grads or [None] * len(heads)]
     grads = None
-    integer = [jnp.issubdtype(p.dtype, jnp.integer) for p in primals]
+    integer = [getattr(p.dtype, "kind", None) in ("i", "u") for p in primals]     # NumPy kinds: int, uint
     if any(integer):      # MXNet differentiates integer arrays too (in their type): replayed on float values
         as_float = [p.astype(_float_for(p.dtype)) if i else p for p, i in zip(primals, integer)]
         try:
@@ -459,7 +460,7 @@ def _vjp_run(heads, head_grads, leaf_filter):
     for leaf, g, p in zip(leaf_list, grads, primals):
         if g.dtype == jax.dtypes.float0:
             g = jnp.zeros_like(p)
-        result[leaf] = g.astype(p.dtype)
+        result[leaf] = g if g.dtype == p.dtype else g.astype(p.dtype)
     _run_effects(order, leaf_pos)
     return result
 

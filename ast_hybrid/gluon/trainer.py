@@ -149,7 +149,8 @@ class Trainer:
             p._data = w
             self._states[p] = st
             for notify in p._listeners:
-                listeners[id(notify)] = notify
+                # a block's bound method is a new object per parameter it was taken for: keyed by its block
+                listeners[id(getattr(notify, "__self__", notify)), getattr(notify, "__func__", None)] = notify
         for notify in listeners.values():     # each compiled program refreshes its arguments once
             notify()
 
