@@ -539,6 +539,14 @@ def bench(chk, mx, target, dry):
         row("training step", name, {harness.OURS: ours, harness.JIT: whole,
                                     "torch": _torch_train(name, x, y) if not dry else None},
             "jax.jit: the whole step, functional(net), one jitted program")
+        if chk.left() > (5 if dry else 20):
+            try:
+                with target:
+                    parts = _step_parts(mx, name, x, y, 3 if dry else 30)
+                rep.add("training step parts", name, "ms", {k: v * 1e3 for k, v in parts.items()},
+                        "each part waited for before the next: where a step's time goes")
+            except Exception as exc:  # noqa: BLE001 - reported, the other rows still run
+                rep.cannot(f"training step parts: {name}", f"{type(exc).__name__}: {str(exc)[:300]}")
 
     def resnet18_training():
         if dry:
@@ -573,6 +581,39 @@ def bench(chk, mx, target, dry):
                  "torch": None if dry else _torch_zoo(name, b, side)},
                 f"first call {first:.1f} s, {first_plain:.1f} s with the rewrites off; "
                 "jax.jit: functional(net) under one jax.jit")
+
+
+def _step_parts(mx, name, x, y, n):
+    """Median seconds of each part of ``bench/train.py``'s step for ``name``: the network's forward under
+    ``record()``, the loss, ``backward()``, ``trainer.step``, each waited for before the next."""
+    import statistics
+
+    from bench import harness, train
+
+    env = {"mx": mx, "nd": mx.nd, "gluon": mx.gluon, "nn": mx.gluon.nn, "autograd": mx.autograd,
+           "vision": mx.gluon.model_zoo.vision, "np": np, "inp": {"x": x, "y": y}}
+    exec(train.NETS[name][0] + train.SETUP + "net.hybridize()\n", env)
+    net, loss_fn, trainer, xs, ys = (env[k] for k in ("net", "loss_fn", "trainer", "x", "y"))
+    times = {"forward": [], "loss": [], "backward": [], "trainer.step": []}
+    for i in range(n + 3):
+        t0 = time.perf_counter()
+        with mx.autograd.record():
+            out = net(xs)
+            harness.ready(out)
+            t1 = time.perf_counter()
+            loss = loss_fn(out, ys)
+            harness.ready(loss)
+        t2 = time.perf_counter()
+        loss.backward()
+        harness.ready([p.grad() for p in net.collect_params().values() if p.grad_req != "null"])
+        t3 = time.perf_counter()
+        trainer.step(xs.shape[0])
+        harness.ready([p.data() for p in net.collect_params().values()])
+        t4 = time.perf_counter()
+        if i >= 3:          # the first steps compile
+            for k, a, b in (("forward", t0, t1), ("loss", t1, t2), ("backward", t2, t3), ("trainer.step", t3, t4)):
+                times[k].append(b - a)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 # ast_hybrid/xla's rewrites off: a hybridized block's predict program as jax.jit traces it

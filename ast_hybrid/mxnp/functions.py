@@ -10,6 +10,7 @@ import builtins
 import jax.numpy as jnp
 import numpy as onp
 
+from ast_hybrid.core.context import current_context, place
 from ast_hybrid.core.ndarray import ARRAYS, ndarray
 from ast_hybrid.mxnp._base import default_float, np_function, raw_of
 from ast_hybrid.ops import elemwise as _elemwise
@@ -58,20 +59,25 @@ def _dtype_of(obj, dtype):
     return onp.float32         # MXNet: Python numbers and lists are float32 (numpy: float64 or int64)
 
 
+def _on(arr, ctx):
+    """An ``ndarray`` of ``arr`` on ``ctx`` (no ctx: the current context), as ``nd``'s creation places it."""
+    return ndarray(place(arr, current_context() if ctx is None else ctx))
+
+
 def array(object, dtype=None, ctx=None, copy=True, **kwargs):
     """``mx.np.array``: float32 for Python numbers and lists, the given array's dtype otherwise."""
     dtype = _dtype_of(object, dtype)
     if object.__class__ in ARRAYS:
-        return ndarray(object._arr.astype(dtype))
+        return _on(object._arr.astype(dtype), ctx)
     if isinstance(object, (list, tuple)) and builtins.any(v.__class__ in ARRAYS for v in object):
         object = [onp.asarray(v) for v in object]
-    return ndarray(jnp.asarray(onp.asarray(object, dtype=dtype)))
+    return _on(jnp.asarray(onp.asarray(object, dtype=dtype)), ctx)
 
 
 def asarray(a, dtype=None, ctx=None):
     if a.__class__ is ndarray and (dtype is None or onp.dtype(dtype) == a.dtype):
         return a
-    return array(a, dtype=dtype)
+    return array(a, dtype=dtype, ctx=ctx)
 
 
 def _c_order(order):
@@ -82,7 +88,7 @@ def _c_order(order):
 def _creation(fill):
     def make(shape, dtype=None, order="C", ctx=None, **kwargs):
         _c_order(order)
-        return ndarray(fill(shape, default_float(dtype)))
+        return _on(fill(shape, default_float(dtype)), ctx)
     return make
 
 
@@ -94,7 +100,7 @@ empty = _creation(jnp.zeros)       # an empty array's values are unspecified; ze
 def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
     if dtype is None:
         dtype = fill_value.dtype if fill_value.__class__ in ARRAYS else onp.float32
-    result = ndarray(jnp.full(shape, raw_of(fill_value), dtype))
+    result = _on(jnp.full(shape, raw_of(fill_value), dtype), ctx)
     if out is not None:
         out._arr, out._ag = result._arr.astype(out._arr.dtype), None
         return out
@@ -104,7 +110,8 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
 def _like(fill):
     def make(a, dtype=None, order="C", ctx=None, out=None, **kwargs):
         _c_order(order)
-        return ndarray(fill(raw_of(a), dtype=dtype))
+        out = fill(raw_of(a), dtype=dtype)
+        return ndarray(out) if ctx is None else _on(out, ctx)
     return make
 
 
@@ -114,39 +121,40 @@ empty_like = _like(jnp.zeros_like)
 
 
 def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):
-    return ndarray(jnp.full_like(raw_of(a), raw_of(fill_value), dtype=dtype))
+    out = jnp.full_like(raw_of(a), raw_of(fill_value), dtype=dtype)
+    return ndarray(out) if ctx is None else _on(out, ctx)
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
     """float32 unless told (MXNet 1.9.1; numpy gives int64 for integers)."""
-    return ndarray(jnp.arange(start, stop, step, dtype=default_float(dtype)))
+    return _on(jnp.arange(start, stop, step, dtype=default_float(dtype)), ctx)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None):
     out = jnp.linspace(raw_of(start), raw_of(stop), num, endpoint=endpoint, retstep=retstep,
                        dtype=default_float(dtype), axis=axis)
-    return (ndarray(out[0]), out[1]) if retstep else ndarray(out)
+    return (_on(out[0], ctx), out[1]) if retstep else _on(out, ctx)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, ctx=None):
-    return ndarray(jnp.logspace(start, stop, num, endpoint=endpoint, base=base, dtype=default_float(dtype),
-                                axis=axis))
+    return _on(jnp.logspace(start, stop, num, endpoint=endpoint, base=base, dtype=default_float(dtype),
+                            axis=axis), ctx)
 
 
 def eye(N, M=None, k=0, dtype=None, ctx=None, **kwargs):
-    return ndarray(jnp.eye(N, M, k, dtype=default_float(dtype)))
+    return _on(jnp.eye(N, M, k, dtype=default_float(dtype)), ctx)
 
 
 def identity(n, dtype=None, ctx=None):
-    return ndarray(jnp.identity(n, dtype=default_float(dtype)))
+    return _on(jnp.identity(n, dtype=default_float(dtype)), ctx)
 
 
 def tri(N, M=None, k=0, dtype=None, ctx=None):
-    return ndarray(jnp.tri(N, M, k, dtype=default_float(dtype)))
+    return _on(jnp.tri(N, M, k, dtype=default_float(dtype)), ctx)
 
 
 def indices(dimensions, dtype=None, ctx=None):
-    return ndarray(jnp.indices(dimensions, dtype=dtype or onp.int64))
+    return _on(jnp.indices(dimensions, dtype=dtype or onp.int64), ctx)
 
 
 copy = np_function(jnp.array, "copy")

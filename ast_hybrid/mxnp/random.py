@@ -7,6 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as onp
 
+from ast_hybrid.core.context import current_context, place
 from ast_hybrid.core.ndarray import as_np, ndarray
 from ast_hybrid.mxnp._base import missing_getattr, raw_of
 from ast_hybrid.ops import random as _r
@@ -40,9 +41,11 @@ def _sample(key, dist, a, b, shape, dtype):
     return (jax.random.gamma(key, jnp.broadcast_to(jnp.asarray(a, jnp.float32), shape)) * b).astype(dtype)
 
 
-def _draw(dist, a, b, size, dtype, out):
+def _draw(dist, a, b, size, dtype, out, ctx=None):
     dtype = onp.dtype(onp.float32 if dtype is None else dtype).name
     res = as_np(_sample(rng.next_key(), dist, a, b, _size(size, a, b), dtype))
+    if ctx is not None or not (hasattr(a, "_arr") or hasattr(b, "_arr")):      # array parameters: their device
+        res._arr = place(res._arr, current_context() if ctx is None else ctx)
     if out is not None:
         out._arr, out._ag = res._arr, None
         return out
@@ -50,19 +53,19 @@ def _draw(dist, a, b, size, dtype, out):
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
-    return _draw("uniform", low, high, size, dtype, out)
+    return _draw("uniform", low, high, size, dtype, out, ctx)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
-    return _draw("normal", loc, scale, size, dtype, out)
+    return _draw("normal", loc, scale, size, dtype, out, ctx)
 
 
 def exponential(scale=1.0, size=None, ctx=None, out=None):
-    return _draw("exponential", scale, 0.0, size, None, out)
+    return _draw("exponential", scale, 0.0, size, None, out, ctx)
 
 
 def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
-    return _draw("gamma", shape, scale, size, dtype, out)
+    return _draw("gamma", shape, scale, size, dtype, out, ctx)
 
 
 def rand(*size, **kwargs):

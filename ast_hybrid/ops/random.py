@@ -74,7 +74,8 @@ def _sample(key, dist, params, shape, dtype):
 
 def _draw(dist, params, shape, dtype, ctx, out):
     res = _sample(rng.next_key(), dist, list(params), shape, dtype)
-    res = NDArray(place(res._arr, current_context() if ctx is None else ctx))
+    if ctx is not None or not any(hasattr(p, "_arr") for p in params):     # array parameters: their device
+        res = NDArray(place(res._arr, current_context() if ctx is None else ctx))
     if out is not None:
         out._arr = res._arr.reshape(out.shape) if res.size == out.size else res._arr
         return out
