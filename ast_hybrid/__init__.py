@@ -10,9 +10,12 @@ linter never import jax:
 - ``Diagnostic``, ``ConversionError``: what both report.
 """
 
+import time as _time
 from importlib import import_module
 
-from .common.diagnostics import ConversionError, Diagnostic, Severity  # no jax here
+_IMPORT_STARTED = _time.time()     # each module of the package is read after this (xla/program_cache.py)
+
+from .common.diagnostics import ConversionError, Diagnostic, Severity  # noqa: E402 - no jax here
 
 __version__ = "0.1.0"
 

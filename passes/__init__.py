@@ -10,3 +10,7 @@ control-flow pass records what the runtime needs to explain a failure).  A pass
 never imports the runtime: generated code reaches it only through the reserved
 name ``ah__``.  Never jax or numpy, the linter, another pass, or the Gluon front.
 """
+
+import time as _time
+
+_IMPORT_STARTED = _time.time()     # each module of the package is read after this (xla/program_cache.py)

@@ -43,8 +43,9 @@ this cache: a ``print`` of a static value, appending to a list held elsewhere) d
 Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cache.configure(enabled=False)``:
 for programs built from then on), or alone with ``AST_HYBRID_PROGRAM_CACHE=0`` (JAX's cache stays on); moved
 with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an executable that is loaded and run: like JAX's own
-cache, the folder must be trusted.  Entries are never pruned; delete the folder to reclaim the space.  ``STATS`` counts hits, misses, writes and uncacheable programs in this
-process; ``LAST`` says why the last program was not cached.
+cache, the folder must be trusted.  Entries are never pruned; delete the folder to reclaim the space.
+``STATS`` counts hits, misses, writes and uncacheable programs in this process; ``LAST`` says why the last
+program was not cached.
 
 May import: jax, numpy, the standard library, ``ast_hybrid.core`` and this room (the block tree's description
 reaches it as an argument: ``gluon.programs.program_tree``).
@@ -280,7 +281,7 @@ def _package_hash():
         found = [os.path.join(d, f) for d, _, names in os.walk(root) for f in names if f.endswith(".py")]
         files += [(root, f, os.stat(f)) for f in sorted(found)]
     for _, f, st in files:
-        if f in imported and st.st_mtime > _started() - 2:
+        if f in imported and _changed_since_start(f, st):
             raise Uncacheable(f"{f} changed after this process started")
     stats = [[os.path.relpath(f, root), st.st_mtime_ns, st.st_size] for root, f, st in files]
     manifest = _source_manifest()
@@ -319,27 +320,49 @@ def _cpu_flags():
 
 
 def _started():
-    """When this process started (Linux: from /proc), else when this module was imported."""
+    """When this process started, as wall-clock time: on Linux its start in clock ticks since boot
+    (``/proc/self/stat``) against the boot clock now (``/proc/stat``'s boot time is whole seconds: a second
+    off); elsewhere when this module was imported."""
     if "started" not in _MEMO:
         try:
             with open("/proc/self/stat") as fh:
                 ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
-            with open("/proc/stat") as fh:
-                boot = next(int(line.split()[1]) for line in fh if line.startswith("btime"))
-            _MEMO["started"] = boot + ticks / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError, StopIteration):
+            ago = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+            _MEMO["started"] = time.time() - ago
+        except (OSError, ValueError, IndexError, AttributeError):
             _MEMO["started"] = _IMPORTED
     return _MEMO["started"]
+
+
+def _changed_since_start(path, st) -> bool:
+    """Whether the source file ``path`` (``os.stat`` ``st``) is dated after this process may have read it, so
+    the code running may not be the file's.  A module of ``ast_hybrid/`` or ``passes/`` was read after its
+    package began importing (each notes the time: ``_IMPORT_STARTED``), any other after the process started.
+    The margin is the file clock's resolution: 10 ms (the kernel's coarse clock, at worst) where files have
+    sub-second times, 2 s where they do not (FAT, HFS+, some network mounts) or where the process start is
+    only known late (not Linux).  A 2 s margin everywhere made ``git checkout && python train.py`` (a
+    package written milliseconds before the run) trace every program of that run, uncached."""
+    read_after, margin = _started(), 0.01
+    for root, name in zip(_PACKAGES, ("ast_hybrid", "passes")):
+        if path.startswith(root + os.sep) and hasattr(sys.modules.get(name), "_IMPORT_STARTED"):
+            read_after = sys.modules[name]._IMPORT_STARTED
+            break
+    else:
+        if read_after == _IMPORTED:
+            margin = 2.0
+    if st.st_mtime_ns % 1_000_000_000 == 0:
+        margin = 2.0
+    return st.st_mtime > read_after - margin
 
 
 _IMPORTED = time.time()
 
 
 def _file_bytes(path):
-    """A source file's content; :class:`Uncacheable` if it changed since the process started (up to 2 s
-    before it, the clocks' resolution), so the code running may not be what it says."""
+    """A source file's content; :class:`Uncacheable` if it changed since the process started (up to the
+    clocks' resolution before it: :func:`_changed_since_start`), so the code running may not be what it says."""
     st = os.stat(path)
-    if st.st_mtime > _started() - 2:
+    if _changed_since_start(path, st):
         raise Uncacheable(f"{path} changed after this process started")
     return Path(path).read_bytes()
 

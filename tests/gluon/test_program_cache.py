@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -180,6 +181,39 @@ def test_what_the_trace_depends_on_changes_the_key(populated, tmp_path, change):
     got = _run(code, _copy(cache, tmp_path / "cache"), **cfg)
     assert _stats(got) == (0, 1, 1) and got["traces"] == 1, got["reason"]
     assert got["y"] != base["y"] and len(got["entries"]) == 2
+
+
+@pytest.mark.parametrize("age, cached", [(0.5, True), (-30, False)])
+def test_a_file_written_just_before_the_process_is_trusted_one_written_after_it_is_not(tmp_path, age, cached):
+    """Half a second before the process started (``git checkout && python train.py``) is before it; a file
+    dated after the start may not be the code that runs (the margin was 2 s: every program of such a run
+    was traced and not written)."""
+    code = _code(tmp_path / "code")
+    when = time.time() - age
+    os.utime(code / "model.py", (when, when))
+    got = _run(code, tmp_path / "cache")
+    if cached:
+        assert _stats(got) == (0, 1, 1), got["reason"]
+    else:
+        assert _stats(got) == (0, 0, 0) and "changed after this process started" in got["reason"]
+
+
+def test_a_package_module_is_judged_against_when_its_package_began_importing():
+    """ast-hybrid's own files are read after ``ast_hybrid`` began importing, well after the process started:
+    a file dated between the two is the code running; one dated after the import began may not be."""
+    import ast_hybrid
+    import passes
+
+    def stat(t):
+        return types.SimpleNamespace(st_mtime=t, st_mtime_ns=int(t * 1e9) + 1)
+
+    for pkg in (ast_hybrid, passes):
+        path = str(Path(pkg.__file__).parent / "anything.py")
+        began = pkg._IMPORT_STARTED
+        assert not program_cache._changed_since_start(path, stat(began - 0.05))
+        assert program_cache._changed_since_start(path, stat(began + 0.05))
+    whole_seconds = types.SimpleNamespace(st_mtime=float(int(began)), st_mtime_ns=int(began) * 10**9)
+    assert program_cache._changed_since_start(path, whole_seconds)      # a 2 s margin there
 
 
 @pytest.mark.parametrize("extra", ["array", "object"])
