@@ -277,6 +277,7 @@ class Executable:
 
     def __init__(self, compiled, sources, prepare=None):
         self.compiled, self.prepare = compiled, prepare
+        host_memory.keep_temporaries(compiled)      # its temporaries reused from call to call, not mapped anew
         self.sources = tuple((str(kind), int(i)) for kind, i in sources)
         self._src = self._stored = None
 
