@@ -32,7 +32,8 @@ from jax import lax
 from ast_hybrid.core import settings
 from ast_hybrid.core.context import trace_platform
 
-__all__ = ["LOWERINGS", "ENV", "applicable", "choose", "convolve", "conv_xla", "conv_im2col", "conv_taps", "out_sizes"]
+__all__ = ["LOWERINGS", "ENV", "applicable", "choose", "convolve", "conv_xla", "conv_im2col", "conv_taps", "out_sizes",
+           "patches"]
 
 
 def out_sizes(sizes, kernel, stride, dilate, pad):
@@ -63,6 +64,40 @@ def _windows(x, kernel, stride, dilate, pad, channel_first):
         yield offset, lax.slice(x, start, limit, strides)
 
 
+def patches(x, kernel, stride, dilate, pad, channel_first):
+    """im2col's patches: ``(N, C, K, *out)`` (channel first) or ``(N, *out, K, C)``, the ``K = prod(kernel)``
+    kernel cells in row-major order.  Built from as few slices as the shape allows: one strided window per
+    kernel cell where the kernel has fewer cells than the output has positions (the common case), else one
+    kernel-sized window per output position (a 224x224 kernel on a 224x224 input: 1 slice, where 50,176
+    window copies made a program XLA took over ten minutes to compile)."""
+    nsp = len(kernel)
+    _, axes = _dims(channel_first, nsp)
+    kk = math.prod(kernel)
+    outs = out_sizes([x.shape[a] for a in axes], kernel, stride, dilate, pad)
+    if kk <= math.prod(outs):
+        wins = [win for _, win in _windows(x, kernel, stride, dilate, pad, channel_first)]
+        axis = 2 if channel_first else -2
+        return jnp.expand_dims(wins[0], axis) if kk == 1 else jnp.stack(wins, axis=axis)
+    if any(lo or hi for lo, hi in pad):
+        widths = [(0, 0)] * x.ndim
+        for a, q in zip(axes, pad):
+            widths[a] = q
+        x = jnp.pad(x, widths)
+    n, c = x.shape[0], x.shape[1 if channel_first else -1]
+    cells = []
+    for pos in itertools.product(*(range(o) for o in outs)):
+        start, limit, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+        for a, o, k, s, d in zip(axes, pos, kernel, stride, dilate):
+            start[a], limit[a], strides[a] = o * s, o * s + d * (k - 1) + 1, d
+        win = lax.slice(x, start, limit, strides)       # (N, C, *kernel) / (N, *kernel, C)
+        cells.append(win.reshape((n, c, kk) if channel_first else (n, kk, c)))
+    if channel_first:       # (N, C, K, P) -> (N, C, K, *out)
+        p = cells[0][..., None] if len(cells) == 1 else jnp.stack(cells, axis=-1)
+        return p.reshape((n, c, kk, *outs))
+    p = cells[0][:, None] if len(cells) == 1 else jnp.stack(cells, axis=1)      # (N, P, K, C)
+    return p.reshape((n, *outs, kk, c))
+
+
 def conv_xla(x, w, stride, dilate, pad, groups, channel_first):
     """XLA's convolution.  One without padding is computed padded by one at the end of each spatial axis, its
     extra outputs sliced off: the same windows, the same bits, and XLA:CPU runs a padded convolution 1.3-2.7x
@@ -90,16 +125,13 @@ def conv_im2col(x, w, stride, dilate, pad, groups, channel_first):
     kernel = w.shape[2:] if channel_first else w.shape[1:-1]
     kk = math.prod(kernel)
     o = w.shape[0]
+    p = patches(x, kernel, stride, dilate, pad, channel_first)
     if channel_first:
         # patches (N, C, K, *out) against w (O, C, K): (O, N, *out), then N first
-        patches = [win for _, win in _windows(x, kernel, stride, dilate, pad, True)]
-        p = patches[0][:, :, None] if kk == 1 else jnp.stack(patches, axis=2)
         wk = w.reshape(o, w.shape[1], kk)
         y = lax.dot_general(wk, p, (((1, 2), (1, 2)), ((), ())))
         return jnp.moveaxis(y, 0, 1)
     # patches (N, *out, K, C) against w (O, K, C): (N, *out, O)
-    patches = [win for _, win in _windows(x, kernel, stride, dilate, pad, False)]
-    p = patches[0][..., None, :] if kk == 1 else jnp.stack(patches, axis=-2)
     wk = w.reshape(o, kk, w.shape[-1])
     return lax.dot_general(p, wk, (((nsp + 1, nsp + 2), (1, 2)), ((), ())))
 

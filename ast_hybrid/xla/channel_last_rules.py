@@ -126,14 +126,14 @@ def conv_im2col(e, ins, weight_first=0):
     ws = w.get(im2col_kernel_perm(rhs, first))
     kernel = ws.shape[1:-1] if first else ws.shape[:nsp]
     pad = [tuple(q) for q in p["padding"]]
-    windows = [win for _, win in conv_lowering._windows(xs, kernel, p["window_strides"], p["rhs_dilation"], pad, False)]
-    patches = windows[0][..., None, :] if len(windows) == 1 else jnp.stack(windows, axis=-2)
+    patches = conv_lowering.patches(xs, kernel, p["window_strides"], p["rhs_dilation"], pad, False)
+    kk = patches.shape[-2]
     if first:       # (O, K, C) x (N, *out, K, C) -> (O, N, *out), then channel-last
-        wk = ws.reshape(ws.shape[0], len(windows), ws.shape[-1])
+        wk = ws.reshape(ws.shape[0], kk, ws.shape[-1])
         y = lax.dot_general(wk, patches, (((1, 2), (nsp + 1, nsp + 2)), ((), ())))
         y = lax.transpose(y, (*range(1, nsp + 2), 0))
     else:
-        wk = ws.reshape(len(windows), ws.shape[-2], ws.shape[-1])
+        wk = ws.reshape(kk, ws.shape[-2], ws.shape[-1])
         y = lax.dot_general(patches, wk, (((nsp + 1, nsp + 2), (0, 1)), ((), ())))
     return [Val(y, (out[0], *out[2:], out[1]))]
 

@@ -55,6 +55,12 @@ CASES = {
     "3d-depthwise": ((1, 4, 5, 6, 5), (4, 1, 2, 3, 2), dict(pad=(1, 1, 0), stride=(1, 2, 1), num_group=4), "taps"),
     "3d-small-map": ((1, 64, 3, 4, 3), (8, 64, 3, 3, 3), dict(pad=(1, 1, 1), no_bias=True), "im2col"),
     "3d-pointwise": ((1, 5, 4, 3, 4), (3, 5, 1, 1, 1), dict(), "im2col"),
+    # kernels with more cells than the output has positions: im2col's patches cut per output position
+    "kernel-covers-input": ((2, 3, 24, 24), (8, 3, 24, 24), dict(), "im2col"),
+    "big-kernel-stride-dilate-pad": ((1, 32, 13, 12), (4, 32, 7, 6), dict(pad=(2, 1), stride=(2, 3), dilate=(1, 2)),
+                                     "im2col"),
+    "nhwc-big-kernel": ((2, 10, 10, 16), (4, 9, 9, 16), dict(pad=(1, 1), layout="NHWC"), "im2col"),
+    "1d-big-kernel-stride": ((2, 48, 30), (6, 48, 28), dict(stride=(2,)), "im2col"),
 }
 
 _TO_CF = {3: (0, 2, 1), 4: (0, 3, 1, 2), 5: (0, 4, 1, 2, 3)}
@@ -234,3 +240,17 @@ def test_an_unpadded_convolution_gives_xlas_unpadded_bits(cid):
     got = conv_xla(jnp.asarray(x), jnp.asarray(w), stride, dilate, [(0, 0)] * nsp, 1, cf)
     assert got.shape == want.shape
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_a_kernel_as_large_as_its_input_lowers_to_a_few_operations():
+    """MXNet's test_conv2d_16c convolves a 224x224 input with a 224x224 kernel: im2col's patches once took one
+    window per kernel cell (50,176 slices, a program XLA compiled for over ten minutes); one per output
+    position here."""
+    x = jax.ShapeDtypeStruct((4, 3, 64, 64), jnp.float32)
+    w = jax.ShapeDtypeStruct((8, 3, 64, 64), jnp.float32)
+    for cf in (True, False):
+        xs, ws = (x, w) if cf else (jax.ShapeDtypeStruct((4, 64, 64, 3), jnp.float32),
+                                    jax.ShapeDtypeStruct((8, 64, 64, 3), jnp.float32))
+        jaxpr = jax.make_jaxpr(lambda a, b: convolve(a, b, (1, 1), (1, 1), [(0, 0)] * 2, 1, cf, lowering="im2col"))(
+            xs, ws)
+        assert len(jaxpr.eqns) < 10, jaxpr
