@@ -23,6 +23,7 @@ import contextlib
 import os
 import re
 import threading
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -93,6 +94,8 @@ def indent(s, n):
 class Block:
     """Base class of all layers and models (MXNet's ``gluon.Block``)."""
 
+    _hooks = None       # (pre-hooks, hooks), made by the first register_forward_(pre_)hook
+
     def __init__(self, prefix=None, params=None):
         object.__setattr__(self, "_children", OrderedDict())
         object.__setattr__(self, "_reg_params", OrderedDict())
@@ -105,11 +108,66 @@ class Block:
         return type(self).__name__.lower()
 
     def __setattr__(self, name, value):
+        old = self.__dict__.get(name)
+        if isinstance(old, (Parameter, Block)) and not isinstance(value, type(old)):
+            raise TypeError(f"Changing attribute type for {name} from {type(old)} to {type(value)} is not allowed.")
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
+            if name in self._reg_params:
+                raise AssertionError(f"Overriding Parameter attribute {name} is not allowed. If you want to share "
+                                     "parameters between blocks, please set 'params' at Block construction instead.")
             self._reg_params[name] = value
         object.__setattr__(self, name, value)
+
+    def _check_container_with_block(self):
+        """MXNet's warning for Blocks kept in a list, tuple or dict attribute: they are not children (their
+        parameters are not collected)."""
+        children = set(map(id, self._children.values()))
+
+        def unregistered(data):
+            if isinstance(data, (list, tuple)):
+                return any(unregistered(v) for v in data)
+            if isinstance(data, dict):
+                return any(unregistered(v) for v in data.values())
+            return isinstance(data, Block) and id(data) not in children
+
+        for k, v in self.__dict__.items():
+            if isinstance(v, (list, tuple, dict)) and not (k.startswith("__") or k == "_children") and unregistered(v):
+                warnings.warn(f'"{type(self).__name__}.{k}" is an unregistered container with Blocks. Note that '
+                              "Blocks inside the list, tuple or dict will not be registered automatically. Make sure "
+                              "to register them using register_child() or switching to "
+                              "nn.Sequential/nn.HybridSequential instead. ", stacklevel=3)
+
+    def _hook_dicts(self):
+        if self._hooks is None:
+            object.__setattr__(self, "_hooks", (OrderedDict(), OrderedDict()))
+        return self._hooks
+
+    def register_forward_pre_hook(self, hook):
+        """``hook(block, args)`` runs before each call of this block; returns a ``HookHandle`` (``detach()``)."""
+        from ast_hybrid.gluon.utils import HookHandle
+
+        handle = HookHandle()
+        handle.attach(self._hook_dicts()[0], hook)
+        return handle
+
+    def register_forward_hook(self, hook):
+        """``hook(block, args, output)`` runs after each call of this block; returns a ``HookHandle``."""
+        from ast_hybrid.gluon.utils import HookHandle
+
+        handle = HookHandle()
+        handle.attach(self._hook_dicts()[1], hook)
+        return handle
+
+    def _call_hooked(self, args, kwargs):
+        pre, post = self._hooks
+        for hook in list(pre.values()):
+            hook(self, args)
+        out = self._unhooked(*args, **kwargs)
+        for hook in list(post.values()):
+            hook(self, args, out)
+        return out
 
     def __repr__(self):
         body = "\n".join(f"  ({k}): {indent(repr(b), 2)}" for k, b in self._children.items())
@@ -154,6 +212,7 @@ class Block:
         return None
 
     def collect_params(self, select=None):
+        self._check_container_with_block()
         ret = ParameterDict(self._params.prefix)
         if select is None:
             ret.update(self.params)
@@ -239,6 +298,11 @@ class Block:
     load_params = load_parameters
 
     def __call__(self, *args, **kwargs):
+        if self._hooks is not None:
+            return self._call_hooked(args, kwargs)
+        return self._unhooked(*args, **kwargs)
+
+    def _unhooked(self, *args, **kwargs):
         if NP_MODE.array:       # npx.set_np(): what a block gives is an mx.np array, as MXNet's np operators give
             return as_np(self.forward(*args, **kwargs))
         return self.forward(*args, **kwargs)
@@ -253,7 +317,7 @@ class Block:
         rows = [(k, tuple(p.shape or ())) for k, p in self._collect_params_with_prefix().items()]
         width = max([len(k) for k, _ in rows] + [9])
         lines = [f"{'Parameter':<{width}}  Shape"] + [f"{k:<{width}}  {s}" for k, s in rows]
-        total = sum(int(__import__('numpy').prod(s)) for _, s in rows)
+        total = sum(int(np.prod(s)) for _, s in rows)
         lines.append(f"Total params: {total}")
         print("\n".join(lines))
 
@@ -295,6 +359,10 @@ class HybridBlock(Block):
             object.__setattr__(self, "_compiled", None)
 
     def hybridize(self, active=True, **kwargs):
+        pre, post = self._hooks or ((), ())
+        if (active and post) or pre:        # MXNet's condition, as written
+            warnings.warn(f'"{self}" is being hybridized while still having forward hook/pre-hook. If "{self}" is a '
+                          "child of HybridBlock, the hooks will not take effect.")
         self._active = bool(active)
         self._flags = kwargs
         self._compiled = None
@@ -308,7 +376,14 @@ class HybridBlock(Block):
         super().cast(dtype)
 
     def __call__(self, *args):
+        if self._hooks is not None:
+            return self._call_hooked(args, {})
         if NP_MODE.array:       # npx.set_np() (Block.__call__)
+            return as_np(self._call_hybrid(*args))
+        return self._call_hybrid(*args)
+
+    def _unhooked(self, *args):
+        if NP_MODE.array:
             return as_np(self._call_hybrid(*args))
         return self._call_hybrid(*args)
 

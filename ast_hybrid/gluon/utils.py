@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
+import weakref
+from collections import OrderedDict
 
 import numpy as np
 
@@ -18,7 +20,40 @@ from ast_hybrid import nd
 from ast_hybrid.core import settings
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download", "replace_file",
-           "shape_is_known", "DownloadUnavailable"]
+           "shape_is_known", "DownloadUnavailable", "HookHandle"]
+
+
+class HookHandle:
+    """What ``Block.register_forward_hook``/``register_forward_pre_hook`` return (MXNet's): ``detach()``
+    removes the hook; as a context manager, it is removed on leaving."""
+
+    def __init__(self):
+        self._hooks_dict_ref = None
+        self._id = None
+
+    def attach(self, hooks_dict, hook):
+        assert not self._hooks_dict_ref, "The same handle cannot be attached twice."
+        self._id = id(hook)
+        hooks_dict[self._id] = hook
+        self._hooks_dict_ref = weakref.ref(hooks_dict)
+
+    def detach(self):
+        hooks_dict = self._hooks_dict_ref() if self._hooks_dict_ref is not None else None
+        if hooks_dict is not None and self._id in hooks_dict:
+            del hooks_dict[self._id]
+
+    def __getstate__(self):
+        return (self._hooks_dict_ref() if self._hooks_dict_ref is not None else None, self._id)
+
+    def __setstate__(self, state):
+        self._hooks_dict_ref = weakref.ref(OrderedDict() if state[0] is None else state[0])
+        self._id = state[1]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        self.detach()
 
 
 class DownloadUnavailable(OSError):

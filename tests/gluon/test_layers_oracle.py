@@ -125,3 +125,46 @@ out['mean'], out['var'] = layer.running_mean.data().asnumpy(), layer.running_var
         y.backward()
     np.testing.assert_allclose(layer.running_mean.data().asnumpy(), ref["mean"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(layer.running_var.data().asnumpy(), ref["var"], rtol=1e-5, atol=1e-6)
+
+
+CHANNEL_LAST = [("nn.Conv2D(6, (3, 2), layout='NHWC', in_channels=4, groups=2)", (2, 7, 6, 4), (0, 3, 1, 2)),
+                ("nn.Conv3D(4, (1, 2, 2), layout='NDHWC', padding=1)", (1, 3, 4, 5, 2), (0, 4, 1, 2, 3))]
+
+
+@pytest.mark.parametrize("ctor, shape, to_cf", CHANNEL_LAST)
+def test_a_channel_last_convolution_layer(oracle, ctor, shape, to_cf):
+    """MXNet builds channel-last Conv layers (its CPU convolution refuses to run them): the weight's shape
+    (O, *kernel, C/g) is MXNet's, and the layer computes the channel-first layer's output, transposed."""
+    mx_shape = oracle.run(f"from mxnet.gluon import nn\nlayer = {ctor}\nmeta['w'] = list(layer.weight.shape)")
+    from ast_hybrid import nd
+
+    layer = eval(ctor)
+    if 0 in layer.weight.shape:      # deferred: MXNet's shape has 0 for the channels too
+        assert list(layer.weight.shape) == mx_shape["meta"]["w"]
+        layer.initialize()
+        layer(nd.zeros(shape))
+    else:
+        assert list(layer.weight.shape) == mx_shape["meta"]["w"]
+        layer.initialize()
+    x = np.random.default_rng(0).standard_normal(shape).astype("float32")
+    kw = dict(layer._kwargs, layout="NC" + layer._kwargs["layout"][1:-1])
+    w_cf = layer.weight.data().transpose(to_cf)
+    want = nd.Convolution(nd.array(x.transpose(to_cf)), w_cf, layer.bias.data(), **kw).asnumpy()
+    from_cl = tuple(np.argsort(to_cf))
+    for hybrid in (False, True):
+        layer.hybridize(hybrid)
+        got = layer(nd.array(x)).asnumpy()
+        np.testing.assert_allclose(got, want.transpose(from_cl), rtol=1e-5, atol=1e-5)
+
+
+def test_conv1d_takes_ncw_only_as_mxnet(oracle):
+    said = oracle.run("""
+from mxnet.gluon import nn
+try:
+    nn.Conv1D(5, 3, layout='NWC')
+except AssertionError as exc:
+    meta['error'] = str(exc)
+""")["meta"]["error"]
+    with pytest.raises(AssertionError) as got:
+        nn.Conv1D(5, 3, layout="NWC")
+    assert str(got.value) == said

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.ops._core import raw
 
@@ -22,6 +24,12 @@ class Sequential(Block):
     def add(self, *blocks):
         for block in blocks:
             self.register_child(block)
+
+    def hybridize(self, active=True, **kwargs):
+        if self._children and all(isinstance(c, HybridBlock) for c in self._children.values()):
+            warnings.warn(f"All children of this Sequential layer '{self.prefix}' are HybridBlocks. Consider using "
+                          "HybridSequential for the best performance.", stacklevel=2)
+        super().hybridize(active, **kwargs)
 
     def forward(self, x, *args):
         for block in self._children.values():

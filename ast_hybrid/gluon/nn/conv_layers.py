@@ -28,8 +28,10 @@ class _Conv(HybridBlock):
                  op_name="Convolution", adj=None, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         n = len(kernel_size)
-        if not layout.startswith("NC"):
-            raise ValueError(f"layout {layout!r}: only channel-first layouts (NCW/NCHW/NCDHW) are supported")
+        self._channel_last = layout.endswith("C") and not layout.startswith("NC")
+        if self._channel_last and op_name == "Deconvolution":
+            raise ValueError(f"layout {layout!r}: transposed convolutions take channel-first layouts "
+                             "(NCW/NCHW/NCDHW) only")
         with self.name_scope():
             self._channels, self._in_channels = channels, in_channels
             self._kwargs = {"kernel": tuple(kernel_size), "stride": _tup(strides, n), "dilate": _tup(dilation, n),
@@ -39,8 +41,8 @@ class _Conv(HybridBlock):
             if op_name == "Deconvolution":
                 self._kwargs["adj"] = _tup(adj or 0, n)
                 wshape = (in_channels, channels // groups) + tuple(kernel_size)
-            else:
-                wshape = (channels, in_channels // groups if in_channels else 0) + tuple(kernel_size)
+            else:       # MXNet's weight layout follows the data's: (O, C/g, *kernel) or (O, *kernel, C/g)
+                wshape = self._weight_shape(in_channels // groups if in_channels else 0)
             self.weight = self.params.get("weight", shape=wshape, init=weight_initializer,
                                           allow_deferred_init=True)
             self.bias = self.params.get("bias", shape=(channels,), init=bias_initializer,
@@ -50,12 +52,18 @@ class _Conv(HybridBlock):
     def _alias(self):
         return "conv"
 
+    def _weight_shape(self, c_per_group):
+        kernel = self._kwargs["kernel"]
+        if self._channel_last:
+            return (self._channels, *kernel, c_per_group)
+        return (self._channels, c_per_group, *kernel)
+
     def infer_shape(self, x, *args):
-        c = int(raw(x).shape[1])
+        c = int(raw(x).shape[-1 if self._channel_last else 1])
         if self._op_name == "Deconvolution":
             self.weight.shape = (c, self._channels // self._kwargs["num_group"]) + self._kwargs["kernel"]
         else:
-            self.weight.shape = (self._channels, c // self._kwargs["num_group"]) + self._kwargs["kernel"]
+            self.weight.shape = self._weight_shape(c // self._kwargs["num_group"])
 
     def hybrid_forward(self, F, x, weight, bias=None):
         act = getattr(F, self._op_name)(x, weight, bias, name="fwd", **self._kwargs)
@@ -86,6 +94,7 @@ class Conv1D(_Conv):
     def __init__(self, channels, kernel_size, strides=1, padding=0, dilation=1, groups=1, layout="NCW",
                  activation=None, use_bias=True, weight_initializer=None, bias_initializer="zeros",
                  in_channels=0, **kwargs):
+        assert layout in ('NCW',), "Only supports 'NCW' layout for now"     # MXNet 1.9.1's
         super().__init__(channels, _tup(kernel_size, 1), strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer, bias_initializer, **kwargs)
 
@@ -94,6 +103,7 @@ class Conv2D(_Conv):
     def __init__(self, channels, kernel_size, strides=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1,
                  layout="NCHW", activation=None, use_bias=True, weight_initializer=None,
                  bias_initializer="zeros", in_channels=0, **kwargs):
+        assert layout in ('NCHW', 'NHWC'), "Only supports 'NCHW' and 'NHWC' layout for now"     # MXNet 1.9.1's
         super().__init__(channels, _tup(kernel_size, 2), strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer, bias_initializer, **kwargs)
 
@@ -102,6 +112,7 @@ class Conv3D(_Conv):
     def __init__(self, channels, kernel_size, strides=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1),
                  groups=1, layout="NCDHW", activation=None, use_bias=True, weight_initializer=None,
                  bias_initializer="zeros", in_channels=0, **kwargs):
+        assert layout in ('NCDHW', 'NDHWC'), "Only supports 'NCDHW' and 'NDHWC' layout for now"     # MXNet 1.9.1's
         super().__init__(channels, _tup(kernel_size, 3), strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer, bias_initializer, **kwargs)
 
