@@ -115,8 +115,9 @@ SETTINGS: tuple[Setting, ...] = (
             "hold every compiled program; code run op by op on ever new shapes grows without bound); 0: never",
             used_by="xla/program_memory.py"),
     _switch("AST_HYBRID_MALLOC", True,
-            "glibc's malloc keeps one arena, serves blocks up to 128 MB from its heap and keeps up to 1 GB of "
-            "freed memory, for XLA's threads (set when jax creates its CPU client)", "xla/host_memory.py"),
+            "glibc's malloc keeps one arena, serves blocks up to 128 MB (a predict program's temporaries: up to "
+            "512 MB) from its heap and keeps up to 1 GB of freed memory, for XLA's threads (set when jax creates "
+            "its CPU client)", "xla/host_memory.py"),
     Setting("AST_HYBRID_GLUON_PKGS", None,
             "the folder holding GluonCV 0.10.5 / GluonNLP 0.10.0 for the tests and the conformance report "
             "(default: .venv-mxnet/gluon-pkgs)", used_by="testing/oracle.py"),
