@@ -47,7 +47,7 @@ def _dtype(dtype, default="float32"):
     return np.dtype(default if dtype is None else dtype)
 
 
-@op
+@op(compile_arrays=("key", "params"))     # eagerly one program per distribution, shape and dtype, not ~8
 def _sample(key, dist, params, shape, dtype):
     out_shape, nparam = _out_shape(params, shape)
     extra = len(out_shape) - nparam if nparam else 0
