@@ -139,25 +139,21 @@ class Block:
                               "to register them using register_child() or switching to "
                               "nn.Sequential/nn.HybridSequential instead. ", stacklevel=3)
 
-    def _hook_dicts(self):
-        if self._hooks is None:
-            object.__setattr__(self, "_hooks", (OrderedDict(), OrderedDict()))
-        return self._hooks
-
     def register_forward_pre_hook(self, hook):
         """``hook(block, args)`` runs before each call of this block; returns a ``HookHandle`` (``detach()``)."""
-        from ast_hybrid.gluon.utils import HookHandle
-
-        handle = HookHandle()
-        handle.attach(self._hook_dicts()[0], hook)
-        return handle
+        return self._attach_hook(0, hook)
 
     def register_forward_hook(self, hook):
         """``hook(block, args, output)`` runs after each call of this block; returns a ``HookHandle``."""
+        return self._attach_hook(1, hook)
+
+    def _attach_hook(self, which, hook):
         from ast_hybrid.gluon.utils import HookHandle
 
+        if self._hooks is None:
+            object.__setattr__(self, "_hooks", (OrderedDict(), OrderedDict()))
         handle = HookHandle()
-        handle.attach(self._hook_dicts()[1], hook)
+        handle.attach(self._hooks[which], hook)
         return handle
 
     def _call_hooked(self, args, kwargs):
