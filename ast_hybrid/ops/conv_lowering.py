@@ -47,15 +47,21 @@ def _dims(channel_first, nsp):
     return (1, tuple(range(2, 2 + nsp))) if channel_first else (1 + nsp, tuple(range(1, 1 + nsp)))
 
 
+def _pad(x, axes, pad):
+    """``x`` zero-padded by ``pad`` (one ``(before, after)`` pair per axis of ``axes``)."""
+    if not any(lo or hi for lo, hi in pad):
+        return x
+    widths = [(0, 0)] * x.ndim
+    for a, p in zip(axes, pad):
+        widths[a] = p
+    return jnp.pad(x, widths)
+
+
 def _windows(x, kernel, stride, dilate, pad, channel_first):
     """The padded input's strided window per kernel offset (offsets in row-major kernel order)."""
     nsp = len(kernel)
     _, axes = _dims(channel_first, nsp)
-    if any(lo or hi for lo, hi in pad):
-        widths = [(0, 0)] * x.ndim
-        for a, p in zip(axes, pad):
-            widths[a] = p
-        x = jnp.pad(x, widths)
+    x = _pad(x, axes, pad)
     outs = out_sizes([x.shape[a] for a in axes], kernel, stride, dilate, [(0, 0)] * nsp)
     for offset in itertools.product(*(range(k) for k in kernel)):
         start, limit, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
@@ -78,11 +84,7 @@ def patches(x, kernel, stride, dilate, pad, channel_first):
         wins = [win for _, win in _windows(x, kernel, stride, dilate, pad, channel_first)]
         axis = 2 if channel_first else -2
         return jnp.expand_dims(wins[0], axis) if kk == 1 else jnp.stack(wins, axis=axis)
-    if any(lo or hi for lo, hi in pad):
-        widths = [(0, 0)] * x.ndim
-        for a, q in zip(axes, pad):
-            widths[a] = q
-        x = jnp.pad(x, widths)
+    x = _pad(x, axes, pad)
     n, c = x.shape[0], x.shape[1 if channel_first else -1]
     cells = []
     for pos in itertools.product(*(range(o) for o in outs)):
