@@ -177,21 +177,57 @@ def InstanceNorm(data, gamma, beta, eps=1e-3):
 @op(compile_arrays=("data", "gamma", "beta"))
 def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):
     """Normalise each group of ``C / num_groups`` channels; MXNet 1.9.1's ``gamma``/``beta`` have one value
-    per group."""
+    per group.  The gradient is MXNet's formula (``_group_norm``)."""
     x = jnp.asarray(data)
     n, c = x.shape[:2]
     check(c % num_groups == 0, "GroupNorm", f"{c} channels do not split into num_groups={num_groups}")
     check(jnp.shape(gamma) == (num_groups,) and jnp.shape(beta) == (num_groups,), "GroupNorm",
           f"gamma and beta must have shape ({num_groups},), got {tuple(jnp.shape(gamma))}, {tuple(jnp.shape(beta))}")
-    g = x.reshape((n, num_groups, -1))
-    mean = jnp.mean(g, axis=2, keepdims=True)
-    var = jnp.mean(jnp.square(g - mean), axis=2, keepdims=True)
-    std = jnp.sqrt(var + eps)
-    y = (g - mean) / std * jnp.reshape(gamma, (1, -1, 1)) + jnp.reshape(beta, (1, -1, 1))
+    y, mean, std = _group_norm(x.reshape((n, num_groups, -1)), jnp.reshape(gamma, (1, -1, 1)),
+                               jnp.reshape(beta, (1, -1, 1)), float(eps))
     out = y.reshape(x.shape)
     if output_mean_var:
         return [out, mean.reshape(n, num_groups), std.reshape(n, num_groups)]
     return out
+
+
+def _group_moments(g, eps):
+    m = g.shape[2]
+    mean = jnp.sum(g, axis=2, keepdims=True) / m
+    std = jnp.sqrt(jnp.sum(jnp.square(g - mean), axis=2, keepdims=True) / m + eps)
+    return mean, std
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
+def _group_norm(g, gamma, beta, eps):
+    """``(n, groups, m)`` normalised over ``m``: ``(y, mean, std)``."""
+    mean, std = _group_moments(g, eps)
+    return (g - mean) / std * gamma + beta, mean, std
+
+
+def _group_norm_fwd(g, gamma, beta, eps):
+    mean, std = _group_moments(g, eps)
+    xhat = (g - mean) / std
+    return (xhat * gamma + beta, mean, std), (xhat, std, gamma)
+
+
+def _group_norm_bwd(eps, res, cts):
+    """MXNet's ``GroupNormGradCompute``: with ``d = ograd * gamma / std``, ``dx = d - mean(d) - xhat *
+    mean(d * xhat)`` (each mean a sum over the group divided by its size), here with the group's constant
+    ``gamma / std`` taken out of the means: MXNet sums with Kahan's compensation, so a constant ``ograd``
+    gives it exactly 0 where XLA's plain sum of ``d`` would leave rounding times ``1 / std``.  The
+    gradients of the mean and std outputs are not propagated, as in MXNet."""
+    xhat, std, gamma = res
+    ct = cts[0]
+    m = xhat.shape[2]
+    centred = ct - jnp.sum(ct, axis=2, keepdims=True) / m
+    dx = gamma / std * (centred - xhat * (jnp.sum(ct * xhat, axis=2, keepdims=True) / m))
+    dgamma = jnp.sum(ct * xhat, axis=(0, 2), keepdims=True)
+    dbeta = jnp.sum(ct, axis=(0, 2), keepdims=True)
+    return dx, dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
+
+
+_group_norm.defvjp(_group_norm_fwd, _group_norm_bwd)
 
 
 @op(compile_arrays=("data",))
