@@ -61,6 +61,14 @@ def test_moments_of_the_distributions():
     assert abs(e.mean() - 0.25) < 0.01
     n = nd.random.normal_like(nd.zeros((20000,)), 10, 0.5).asnumpy()
     assert abs(n.mean() - 10) < 0.05 and abs(n.std() - 0.5) < 0.05
+    g = nd.random.gamma(2, 1.5, shape=(20000,)).asnumpy()
+    assert abs(g.mean() - 3) < 0.1 and abs(g.var() - 4.5) < 0.3 and g.dtype == np.float32
+    p = nd.random.poisson(3, shape=(20000,), dtype="float16").asnumpy()
+    assert abs(p.mean() - 3) < 0.1 and (p == np.round(p)).all() and p.dtype == np.float16
+    b = nd.random.negative_binomial(3, 0.4, shape=(20000,)).asnumpy()      # failures before 3 successes
+    assert abs(b.mean() - 4.5) < 0.2 and abs(b.var() - 11.25) < 1.0
+    big = nd.random.uniform(2, 4, shape=(1 << 20) + 7).asnumpy()          # drawn by XLA (past the host's size)
+    assert big.min() >= 2 and big.max() < 4 and abs(big.mean() - 3) < 0.01
     m = nd.random.multinomial(nd.array([0.2, 0.8, 0.0]), shape=(20000,)).asnumpy()
     assert abs((m == 1).mean() - 0.8) < 0.02 and not (m == 2).any()
     per = nd.random.uniform(nd.array([0.0, 10.0]), nd.array([1.0, 20.0]), shape=(1000,)).asnumpy()
