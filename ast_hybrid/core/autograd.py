@@ -138,15 +138,18 @@ _SEQ = itertools.count()
 class _Leaf:
     """A variable gradients are taken for: ``x.attach_grad()`` or a parameter."""
 
-    __slots__ = ("grad_req", "grad", "__weakref__")
+    __slots__ = ("grad_req", "grad", "fresh", "__weakref__")
 
     def __init__(self, grad_req="write", grad=None):
         if grad_req not in ("write", "add", "null"):
             raise ValueError(f"attach_grad: unknown grad_req={grad_req!r}; expected 'write', 'add' or 'null'")
         self.grad_req = grad_req
         self.grad = grad
+        self.fresh = False      # MXNet's _fresh_grad: written by a backward since the Trainer's last update
 
     def accumulate(self, g):
+        if self.grad_req != "null":
+            self.fresh = True
         if self.grad_req == "add" and self.grad is not None:
             self.grad = self.grad + g
         elif self.grad_req != "null":
@@ -164,9 +167,13 @@ class _BufferedLeaf(_Leaf):
         self.buffer = buffer
 
     def accumulate(self, g):
-        super().accumulate(g)
-        if self.grad is not None:
-            self.buffer._arr = self.grad.astype(self.buffer._arr.dtype)
+        # the caller's array is the gradient: 'add' adds to what it holds now (``dx[:] = 0`` resets it)
+        if self.grad_req == "null":
+            return
+        self.fresh = True
+        current = self.buffer._arr
+        self.grad = (current + g if self.grad_req == "add" else g).astype(current.dtype)
+        self.buffer._arr = self.grad
 
 
 class _Node:
@@ -564,6 +571,10 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         head_grads = [head_grads]
     for leaf, g in _vjp(list(heads), head_grads).items():
         leaf.accumulate(g)
+    if not retain_graph:        # MXNet frees the graph: a second backward from these heads is its error
+        for h in heads:
+            if h._ag is not None and not isinstance(h._ag, _Leaf):
+                h._ag = None
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: F811

@@ -209,6 +209,16 @@ class NDArray:
 
         return autograd.grad_of(self)
 
+    @property
+    def _fresh_grad(self):
+        """MXNet's flag: the gradient was written by a backward since the Trainer's last update."""
+        return int(getattr(self._ag, "fresh", False))      # MXNet gives 0 or 1
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        if hasattr(self._ag, "fresh"):
+            self._ag.fresh = bool(value)
+
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         from ast_hybrid.core import autograd
 

@@ -127,7 +127,7 @@ class Trainer:
             if p.grad_req == "null" or p._data is None:
                 continue
             leaf = p._leaf
-            if leaf is None or leaf.grad is None:
+            if leaf is None or leaf.grad is None or not leaf.fresh:
                 if ignore_stale_grad:
                     continue
                 raise UserWarning(f"Gradient of Parameter {p.name!r} has not been updated by backward since last "
@@ -148,6 +148,7 @@ class Trainer:
         for p, w, st in zip(todo, new_ws, new_states):
             p._data = w
             self._states[p] = st
+            p._leaf.fresh = False       # MXNet: a gradient serves one update
             for notify in p._listeners:
                 # a block's bound method is a new object per parameter it was taken for: keyed by its block
                 listeners[id(getattr(notify, "__self__", notify)), getattr(notify, "__func__", None)] = notify

@@ -265,7 +265,13 @@ def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, **kwargs):
     choice("Dropout", "mode", mode, ("training", "always"))
     check(0 <= p <= 1, "Dropout", f"p must be in [0, 1], got {p}")
     if p == 0 or (mode == "training" and not autograd.is_training()):
-        return wrap(raw(data)) if "out" not in kwargs else kwargs["out"]
+        if "out" in kwargs:
+            return kwargs["out"]
+        if autograd.is_recording() and getattr(data, "_ag", None) is not None:
+            from ast_hybrid.ops.elemwise import identity      # on the tape: the gradient passes through
+
+            return identity(data)
+        return wrap(raw(data))
     if p == 1:
         return wrap(jnp.zeros_like(raw(data)))
     return dropout_kernel(data, rng.next_key(), p=p, axes=tuple(axes), **kwargs)

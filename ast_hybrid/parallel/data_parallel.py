@@ -184,6 +184,7 @@ class SummedLeaf(_Leaf):
         if self.grad_req == "write" and not self.taken and self.grad is not None:
             self.grad = self.grad + g
             self.parts.append(g)
+            self.fresh = True
         else:
             super().accumulate(g)
             self.parts = [g]

@@ -1,0 +1,76 @@
+"""Autograd's bookkeeping as MXNet 1.9.1 keeps it (its ``test_autograd.py`` checks each): a gradient array
+given to ``mark_variables`` is the gradient (``dx[:] = 0`` resets what ``grad_req='add'`` adds to), a second
+backward through a graph freed by the first is an error, the identity Dropout of predict mode is on the tape,
+``_fresh_grad`` says whether a backward wrote the gradient since the Trainer's last update, and a Trainer step
+on a stale gradient is MXNet's error.  One script, run by MXNet and under ``ast-hybrid run``: the same lines."""
+
+import pytest
+
+from ast_hybrid.testing.oracle import run_both
+
+pytestmark = pytest.mark.oracle
+
+SCRIPT = r'''
+import mxnet as mx
+from mxnet import autograd, gluon, nd
+
+x = nd.ones((2, 2))
+dx = nd.zeros((2, 2))
+autograd.mark_variables([x], [dx], grad_reqs="add")
+with autograd.record():
+    y = x * 3 + 1
+y.backward(retain_graph=False)
+print("add", dx.asnumpy().tolist())
+dx[:] = 0
+with autograd.record():
+    y = x * 3 + 1
+y.backward(retain_graph=True)
+y.backward(retain_graph=False)
+print("reset then twice", dx.asnumpy().tolist(), x.grad.asnumpy().tolist())
+try:
+    y.backward()
+    print("third backward: no error")
+except Exception as exc:        # MXNet's MXNetError, ours RuntimeError: both say why
+    print("third backward:", "computational graph" in str(exc))
+
+a = nd.array([[1., -2.], [3., 4.]])
+a.attach_grad()
+for train in (True, False):
+    with autograd.record(train_mode=train):
+        y = nd.Dropout(a * 2, p=0.5) if not train else nd.Dropout(a * 2, p=0.0)
+    y.backward()
+    print("dropout train" if train else "dropout predict", a.grad.asnumpy().tolist())
+
+w = nd.ones((2,))
+dw = nd.zeros((2,))
+v = nd.ones((2,))
+autograd.mark_variables([w, v], [dw, nd.zeros((2,))])
+print("fresh before", w._fresh_grad, v._fresh_grad)
+with autograd.record():
+    z = (w * 2).detach() + v
+z.backward()
+print("fresh after", w._fresh_grad, v._fresh_grad, dw.asnumpy().tolist())
+
+net = gluon.nn.Dense(2, in_units=3)
+net.initialize(mx.init.One())
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+with autograd.record():
+    loss = net(nd.ones((4, 3))).sum()
+loss.backward()
+print("param fresh", net.weight.data()._fresh_grad, [p._fresh_grad for p in net.weight.list_grad()] == [False])
+trainer.step(4)
+print("weight", net.weight.data().asnumpy().tolist())
+try:
+    trainer.step(4)
+    print("stale step: no error")
+except UserWarning as exc:
+    print("stale step:", "has not been updated by backward since last" in str(exc))
+trainer.step(4, ignore_stale_grad=True)
+print("weight after ignored", net.weight.data().asnumpy().tolist())
+'''
+
+
+def test_autograd_bookkeeping_as_mxnet(tmp_path):
+    ours, theirs = run_both(SCRIPT, tmp_path)
+    assert ours == theirs
+    assert "stale step: True" in ours and "third backward: True" in ours
