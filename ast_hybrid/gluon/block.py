@@ -330,8 +330,31 @@ def _check_hybrid_input(x):
                      f"but got {x!r} of type {type(x)}")
 
 
+def _has_array(x):
+    if isinstance(x, (list, tuple)):
+        return any(_has_array(v) for v in x)
+    return x is not None and (x.__class__ in ARRAYS or hasattr(x, "shape") or isinstance(x, symbolic.Symbol))
+
+
+def _check_some_array(args):
+    """MXNet's ``HybridBlock.forward``: a call needs at least one NDArray or Symbol among its arguments."""
+    if not _has_array(args):
+        raise ValueError("In HybridBlock, there must be one NDArray or one Symbol in the input. "
+                         "Please check the type of the args.\n")
+
+
 class HybridBlock(Block):
-    """A block whose ``hybrid_forward(F, x, *args, **params)`` can be compiled by ``hybridize()``."""
+    """A block whose ``hybrid_forward(F, x, *args, **params)`` can be compiled by ``hybridize()``.
+
+    A subclass that defines ``forward`` itself (MXNet 1.9 allows it) is called as a ``Block``: its
+    ``forward`` runs as written, ``hybridize()`` reaching only its children."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if any("forward" in k.__dict__ for k in cls.__mro__
+               if k is not HybridBlock and issubclass(k, HybridBlock)):
+            cls.__call__ = Block.__call__
+            cls._unhooked = Block._unhooked
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix, params)
@@ -418,6 +441,7 @@ class HybridBlock(Block):
     def _build(self, args):
         for a in args:
             _check_hybrid_input(a)
+        _check_some_array(args)
         compile_cache.ensure()      # JAX's persistent cache, before the deferred pass's ops compile (compile_cache.py)
         params = list(self.collect_params().values())
         if any(p._data is None for p in params):
@@ -435,6 +459,7 @@ class HybridBlock(Block):
     def _call_imperative(self, *args):
         if not FRAMES.traces and symbolic.is_symbolic(args):      # net(sym.var('data')), not hybridized
             return symbol_recorder.apply(self, args)
+        _check_some_array(args)
         args = wrap_inputs(args)
         try:
             params = {k: p.data() for k, p in self._reg_params.items()}

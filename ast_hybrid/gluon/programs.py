@@ -213,7 +213,8 @@ def _hybrid_vjp():
         it = iter(d_leaves), iter(d_xs)
         n_params, needs = needs
         leaves = tuple(next(it[0]) if k else None for k in needs[:n_params])
-        return (None, None, leaves, *[next(it[1]) if k else None for k in needs[n_params:]])
+        # an input given as a list (an RNN cell's states) gets a list of cotangents: jax arrays, as its values
+        return (None, None, leaves, *[strip(next(it[1])) if k else None for k in needs[n_params:]])
 
     f = jax.custom_vjp(node, nondiff_argnums=(0,))
     f.defvjp(fwd, bwd)
@@ -227,6 +228,28 @@ def _hybrid_node(leaves, *xs, out, pullback, needs):
     ``needs`` says (None: zero, for what gets no gradient).  One function for every call, so that
     ``autograd`` recognises the same tape from step to step and compiles its backward once."""
     return _hybrid_vjp()(needs, out, pullback, leaves, *xs)
+
+
+def arg_format(args):
+    """MXNet's ``_flatten`` format of a hybridized call's arguments: -1 for None, 0 for an array, a list
+    for a (nested) list or tuple."""
+    if args is None:
+        return -1
+    if isinstance(args, (list, tuple)):
+        return [arg_format(a) for a in args]
+    return 0
+
+
+def check_format(stored, args):
+    """MXNet's ``_call_cached_op``: a hybridized block takes the argument structure of its first call;
+    trailing Nones (arguments left to their defaults) may come and go."""
+    fmt = arg_format(args)
+    if fmt == stored:
+        return
+    short, long = (fmt, stored) if len(fmt) < len(stored) else (stored, fmt)
+    if len(short) == len(long) or long[:len(short)] != short or any(f != -1 for f in long[len(short):]):
+        raise ValueError("The argument structure of HybridBlock does not match the cached version. "
+                         f"Stored format = {fmt}, input format = {stored}")
 
 
 class Compiled:
@@ -247,17 +270,22 @@ class Compiled:
                             for x in inputs]
         self.keyed = False
         params = self.params
+        in_format = arg_format(inputs)
 
         def predict(leaves, *xs):
+            check_format(in_format, xs)     # at each trace (a new structure is one), never per call
             return run_bound(block, params, leaves, None, False, xs)[:2]
 
         def predict_keyed(leaves, base, count, *xs):
+            check_format(in_format, xs)
             return run_bound(block, params, leaves, jax.random.fold_in(base, count), False, xs)[:2]
 
         def train(leaves, base, count, *xs, needs=None):
+            check_format(in_format, xs)
             return run_bound(block, params, leaves, jax.random.fold_in(base, count), True, xs, needs)
 
         def recorded(leaves, base, count, *xs, needs=None, training=True):
+            check_format(in_format, xs)
             # the forward of a recorded call and its pullback (the residuals it keeps, a pytree), taken with
             # respect to what gets a gradient only (``needs``); the backward runs it (``_pullback``)
             key = jax.random.fold_in(base, count)

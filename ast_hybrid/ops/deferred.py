@@ -24,7 +24,7 @@ from ast_hybrid.core.errors import DeferredInitializationError
 from ast_hybrid.ops import _core
 from ast_hybrid.ops.param_shapes import RULES
 
-__all__ = ["Deferred", "inferring"]
+__all__ = ["Deferred", "ShapeOnly", "inferring"]
 
 _HINT = ("give its full shape at construction, or give the block an infer_shape(self, *inputs) that sets it")
 
@@ -46,6 +46,25 @@ class Deferred:
         return f"Deferred({self.param.name!r}, shape={self.param.shape})"
 
 
+class ShapeOnly(Deferred):
+    """A stand-in for a parameter nobody initialised, in a graph's shape inference (``Symbol.infer_shape``):
+    the operator fills its shape in, and computes with zeros of that shape (abstract values: the graph
+    runs on shapes only); the parameter stays uninitialised, as MXNet's ``infer_shape`` leaves it."""
+
+    __slots__ = ()
+
+
+_STANDINS = (Deferred, ShapeOnly)
+
+
+def _value(a):
+    if a.__class__ is ShapeOnly:
+        import jax.numpy as jnp
+
+        return jnp.zeros(a.param.shape, a.param.dtype)
+    return a.param.data() if a.__class__ is Deferred else a
+
+
 def _refuse(op):
     def method(self, *args):
         return self.__getattr__(op)
@@ -64,15 +83,16 @@ def _signature(impl):
 
 def _resolve(op_name, impl, args, kwargs):
     """Replace the stand-ins among an op's arguments by their parameters' values, initialising them first."""
-    if not any(a.__class__ is Deferred for a in args) and not any(v.__class__ is Deferred for v in kwargs.values()):
+    if not any(a.__class__ in _STANDINS for a in args) and not any(v.__class__ in _STANDINS for v in kwargs.values()):
         return args, kwargs
-    pending = {id(a): a for a in (*args, *kwargs.values()) if a.__class__ is Deferred and a.param._data is None}
+    pending = {id(a): a for a in (*args, *kwargs.values()) if a.__class__ in _STANDINS and a.param._data is None
+               and (a.__class__ is Deferred or 0 in tuple(a.param.shape or (0,)))}
     if pending:
         sig = _signature(impl)
         bound = sig.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in sig.parameters})
         bound.apply_defaults()
         rule = RULES.get(op_name)
-        names = {id(v): k for k, v in bound.arguments.items() if v.__class__ is Deferred}
+        names = {id(v): k for k, v in bound.arguments.items() if v.__class__ in _STANDINS}
         shapes = rule(bound.arguments) if rule is not None else {}
         for key, proxy in pending.items():
             name = names.get(key)
@@ -81,10 +101,9 @@ def _resolve(op_name, impl, args, kwargs):
                     f"Parameter {proxy.param.name!r} (shape {proxy.param.shape}, still unknown) reaches `{op_name}`"
                     f"{f' as {name!r}' if name else ''}, which cannot infer it; {_HINT}")
             proxy.param.shape = shapes[name]
-            proxy.param._finish_deferred_init()
-    args = tuple(a.param.data() if a.__class__ is Deferred else a for a in args)
-    kwargs = {k: v.param.data() if v.__class__ is Deferred else v for k, v in kwargs.items()}
-    return args, kwargs
+            if proxy.__class__ is Deferred:
+                proxy.param._finish_deferred_init()
+    return tuple(_value(a) for a in args), {k: _value(v) for k, v in kwargs.items()}
 
 
 @contextlib.contextmanager

@@ -46,6 +46,8 @@ def _json_op(name):
     """The op MXNet registered as ``name`` (``Convolution``, ``_plus_scalar``, ``_contrib_box_nms``), or None."""
     from ast_hybrid import ops
 
+    if name in ("_zeros", "_ones"):     # sym.zeros/ones: creation nodes (symbol/recorder.py's _CREATIONS)
+        return getattr(ops, name[1:])
     for prefix, space in _NAMESPACES:
         if name.startswith(prefix):
             found = getattr(getattr(ops, space, None), name[len(prefix):], None)

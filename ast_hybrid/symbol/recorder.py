@@ -145,10 +145,16 @@ def op_recorder(fn, attr, path=(), always=False):
     op_name = getattr(fn, "op_name", attr)
     key = ".".join((*path, attr)) if path else attr
 
+    made = _CREATIONS.get(attr) if not path else None
+
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if not always and not _symbols_in((args, kwargs)):
+        if not always and not _symbols_in((args, kwargs)) and not (made and not _arrays_in((args, kwargs))):
             return fn(*args, **kwargs)
+        if made:            # sym.zeros(shape=(0, H)): a node, its unknown dimensions inferred (graph.evaluate)
+            kwargs = dict(kwargs)
+            name = kwargs.pop("name", None)
+            return _make_op(fn, attr, args, kwargs, name, key=op_name, mx_op=made)
         kwargs = dict(kwargs)
         name = kwargs.pop("name", None)
         kwargs.pop("attr", None)
@@ -158,6 +164,19 @@ def op_recorder(fn, attr, path=(), always=False):
                         key=key if key in _outputs_table() else op_name, mx_op=mx_op)
 
     return call
+
+
+# ops that make an array from no input: given no array either, ``sym``'s is a graph node, as MXNet's (an RNN
+# cell's begin_state, ``sym.zeros((0, H))``); their registered names in MXNet's graph JSON
+_CREATIONS = {"zeros": "_zeros", "ones": "_ones"}
+
+
+def _arrays_in(obj):
+    if isinstance(obj, (list, tuple)):
+        return any(_arrays_in(o) for o in obj)
+    if isinstance(obj, dict):
+        return any(_arrays_in(o) for o in obj.values())
+    return hasattr(obj, "shape") and hasattr(obj, "dtype")
 
 
 @functools.lru_cache(maxsize=1)
@@ -249,8 +268,10 @@ def apply(block, args):
     plain = [type(a).__name__ for a in args if not isinstance(a, (Symbol, list, tuple)) and a is not None
              and hasattr(a, "shape")]
     if plain:
-        raise TypeError(f"{type(block).__name__} was called with Symbols mixed with {plain[0]}: a call takes "
-                        "all NDArrays (it computes) or all Symbols (it builds a graph)")
+        raise ValueError("In HybridBlock, we do not support mixed NDArrays and Symbols types for the input. "
+                         f"Please check the type of the args.\n({type(block).__name__} was called with Symbols "
+                         f"and a {plain[0]}: a call takes all NDArrays (it computes) or all Symbols (it builds a "
+                         "graph))")
     own = getattr(block, "_symbolic_forward", None)
     if own is not None:                     # a SymbolBlock: its graph composed with the inputs
         return own(*args)
@@ -263,7 +284,12 @@ def param_variable(p):
     """``Parameter.var()``: the parameter's variable, one per parameter (MXNet caches it on ``_var``)."""
     v = getattr(p, "_var", None)
     if not isinstance(v, Symbol):
-        v = variable(p.name, shape=p._shape if p._shape and all(p._shape) else None, dtype=p.dtype, param=p)
+        attrs = {"__lr_mult__": str(getattr(p, "lr_mult", 1.0)), "__wd_mult__": str(getattr(p, "wd_mult", 1.0))}
+        init = getattr(p, "init", None)
+        if init is not None:    # MXNet's Parameter.var(): what Module's initializer reads (InitDesc.attrs)
+            attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+        v = variable(p.name, shape=p._shape if p._shape and all(p._shape) else None, dtype=p.dtype, param=p,
+                     **attrs)
         try:
             p._var = v
         except AttributeError:

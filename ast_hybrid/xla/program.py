@@ -57,8 +57,9 @@ class Program:
     def __call__(self, leaves, *xs):
         # keyed by the inputs only, as the program cache keys it: the parameters' shapes cannot change under
         # one program (the block builds a new one), and walking them would cost every call
-        sig = []
-        for a in jax.tree_util.tree_leaves(xs):
+        flat, tree = jax.tree_util.tree_flatten(xs)     # the structure too: a None argument is no leaf
+        sig = [tree]
+        for a in flat:
             if isinstance(a, jax.core.Tracer) or not hasattr(a, "shape"):
                 return self.plain(leaves, *xs)        # inside another trace, or Python values: jax.jit's path
             sig.append((a.shape, a.dtype, getattr(a, "weak_type", False)))

@@ -106,7 +106,7 @@ def test_graph_json_round_trip_and_what_is_not_there():
     expected = y.eval(data=x)[0].asnumpy()          # (gives the deferred parameters their shapes first)
     np.testing.assert_allclose(again.eval(data=x, **{p.name: p.data() for p in net.collect_params().values()})[0]
                                .asnumpy(), expected, rtol=1e-6)
-    with pytest.raises(TypeError, match="mixed with NDArray"):
+    with pytest.raises(ValueError, match="mixed NDArrays and Symbols"):
         net(sym.var("data"), nd.ones((1, 3)))
     with pytest.raises(ValueError, match="not a placeholder"):
         y.infer_shape(date=(1, 3))

@@ -24,6 +24,7 @@ from ast_hybrid.core.trace import FRAMES
 from ast_hybrid.gluon.block import Block, HybridBlock, indent, wrap_inputs
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import raw
+from ast_hybrid.symbol.graph import Symbol
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell", "SequentialRNNCell",
            "HybridSequentialRNNCell", "DropoutCell", "ModifierCell", "ZoneoutCell", "ResidualCell",
@@ -47,45 +48,74 @@ def _cells_begin_state(cells, **kwargs):
     return sum([c.begin_state(**kwargs) for c in cells], [])
 
 
-def _get_begin_state(cell, begin_state, batch_size):
+def _symbol_f():
+    from ast_hybrid.symbol.recorder import _traced_f
+
+    return _traced_f()
+
+
+def _is_tensor(x):
+    """MXNet's ``tensor_types``: an NDArray or a Symbol."""
+    return isinstance(x, (NDArray, Symbol))
+
+
+def _get_begin_state(cell, F, begin_state, batch_size):
+    """``cell.begin_state`` made by ``F.zeros`` where none is given: for Symbols a zeros node of batch 0,
+    which the graph's shape inference resolves (``symbol.graph``), as in MXNet."""
     if begin_state is None:
-        begin_state = cell.begin_state(func=_nd().zeros, batch_size=batch_size)
+        begin_state = cell.begin_state(func=F.zeros, batch_size=batch_size)
     return begin_state
 
 
 def _format_sequence(length, inputs, layout, merge, in_layout=None):
     """MXNet's ``_format_sequence``: ``inputs`` (one array with a time axis, or a list of steps) as a list
     of steps (``merge=False``), one array (``merge=True``) or as given (``None``); returns
-    ``(inputs, time_axis, F, batch_size)``."""
+    ``(inputs, time_axis, F, batch_size)``: for Symbols ``F`` records graph nodes and the batch size is
+    unknown (0)."""
     assert inputs is not None, "unroll(inputs=None) has been deprecated. Please create input variables " \
                                "outside unroll."
-    nd = _nd()
     axis, batch_axis = layout.find("T"), layout.find("N")
     in_axis = in_layout.find("T") if in_layout is not None else axis
-    if not isinstance(inputs, (list, tuple)):
+    batch_size = 0
+    if isinstance(inputs, Symbol):
+        F = _symbol_f()
+        if merge is False:
+            assert len(inputs.list_outputs()) == 1, \
+                "unroll doesn't allow grouped symbol as input. Please convert to list with list(inputs) first " \
+                "or let unroll handle splitting."
+            inputs = _as_list(F.split(inputs, axis=in_axis, num_outputs=length, squeeze_axis=1))
+    elif not isinstance(inputs, (list, tuple)):
+        F = _nd()
         inputs = wrap_inputs([inputs])[0]
-    if isinstance(inputs, NDArray):
         batch_size = inputs.shape[batch_axis]
         if merge is False:
             assert length is None or length == inputs.shape[in_axis]
-            steps = nd.split(inputs, axis=in_axis, num_outputs=inputs.shape[in_axis], squeeze_axis=1)
-            inputs = list(steps) if isinstance(steps, (list, tuple)) else [steps]
+            inputs = _as_list(F.split(inputs, axis=in_axis, num_outputs=inputs.shape[in_axis], squeeze_axis=1))
     else:
         assert length is None or len(inputs) == length
-        inputs = wrap_inputs(inputs)
-        batch_size = inputs[0].shape[0]
+        if isinstance(inputs[0], Symbol):
+            F = _symbol_f()
+        else:
+            F = _nd()
+            inputs = wrap_inputs(inputs)
+            batch_size = inputs[0].shape[0]
         if merge is True:
-            inputs = nd.stack(*inputs, axis=axis)
+            inputs = F.stack(*inputs, axis=axis)
             in_axis = axis
-    if isinstance(inputs, NDArray) and axis != in_axis:
-        inputs = nd.swapaxes(inputs, dim1=axis, dim2=in_axis)
-    return inputs, axis, nd, batch_size
+    if _is_tensor(inputs) and axis != in_axis:
+        inputs = F.swapaxes(inputs, dim1=axis, dim2=in_axis)
+    return inputs, axis, F, batch_size
+
+
+def _as_list(x):
+    """The steps a split gives: a list of NDArrays, or one Symbol of several outputs (each a step)."""
+    return list(x) if isinstance(x, (list, tuple, Symbol)) else [x]
 
 
 def _mask_sequence_variable_length(F, data, length, valid_length, time_axis, merge):
     """Zero the steps past each sequence's ``valid_length``."""
     assert valid_length is not None
-    if not isinstance(data, NDArray):
+    if not _is_tensor(data):
         data = F.stack(*data, axis=time_axis)
     outputs = F.SequenceMask(data, sequence_length=valid_length, use_sequence_length=True, axis=time_axis)
     if not merge:
@@ -94,9 +124,8 @@ def _mask_sequence_variable_length(F, data, length, valid_length, time_axis, mer
     return outputs
 
 
-def _reverse_sequences(sequences, unroll_step, valid_length=None):
+def _reverse_sequences(F, sequences, unroll_step, valid_length=None):
     """The steps in reverse order; with ``valid_length`` each sequence's valid steps are reversed in place."""
-    F = _nd()
     if valid_length is None:
         return list(reversed(sequences))
     rev = F.SequenceReverse(F.stack(*sequences, axis=0), sequence_length=valid_length, use_sequence_length=True)
@@ -147,7 +176,7 @@ class RecurrentCell(Block):
         sequence's last valid step."""
         self.reset()
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
-        states = _get_begin_state(self, begin_state, batch_size)
+        states = _get_begin_state(self, F, begin_state, batch_size)
         outputs, all_states = [], []
         for i in range(length):
             output, states = self(inputs[i], states)
@@ -168,11 +197,11 @@ class RecurrentCell(Block):
         func = {"tanh": F.tanh, "relu": F.relu, "sigmoid": F.sigmoid, "softsign": F.softsign}.get(activation) \
             if isinstance(activation, str) else None
         if func:
-            return func(inputs)
+            return func(inputs, **kwargs)
         if isinstance(activation, str):
-            return F.Activation(inputs, act_type=activation)
+            return F.Activation(inputs, act_type=activation, **kwargs)
         if isinstance(activation, LeakyReLU):
-            return F.LeakyReLU(inputs, act_type="leaky", slope=activation._alpha)
+            return F.LeakyReLU(inputs, act_type="leaky", slope=activation._alpha, **kwargs)
         return activation(inputs)
 
     def __call__(self, inputs, states):
@@ -220,10 +249,12 @@ class _GatedCell(HybridRecurrentCell):
         self.i2h_weight.shape = (self._gates * self._hidden_size, int(raw(x).shape[-1]))
 
     def _projections(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        """The two FullyConnected ops, and the step's name prefix (``t0_``: MXNet's node names)."""
         n = self._gates * self._hidden_size
-        i2h = F.FullyConnected(data=inputs, weight=i2h_weight, bias=i2h_bias, num_hidden=n)
-        h2h = F.FullyConnected(data=states[0], weight=h2h_weight, bias=h2h_bias, num_hidden=n)
-        return i2h, h2h
+        prefix = f"t{self._counter}_"
+        i2h = F.FullyConnected(data=inputs, weight=i2h_weight, bias=i2h_bias, num_hidden=n, name=prefix + "i2h")
+        h2h = F.FullyConnected(data=states[0], weight=h2h_weight, bias=h2h_bias, num_hidden=n, name=prefix + "h2h")
+        return i2h, h2h, prefix
 
     def __repr__(self):
         shape = self.i2h_weight.shape
@@ -246,8 +277,8 @@ class RNNCell(_GatedCell):
         return "rnn"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
-        output = self._get_activation(F, F.elemwise_add(i2h, h2h), self._activation)
+        i2h, h2h, t = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        output = self._get_activation(F, F.elemwise_add(i2h, h2h, name=t + "plus0"), self._activation, name=t + "out")
         return output, [output]
 
     def __repr__(self):
@@ -271,14 +302,17 @@ class LSTMCell(_GatedCell):
         return "lstm"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
-        gi, gf, gc, go = F.SliceChannel(F.elemwise_add(i2h, h2h), num_outputs=4)
+        i2h, h2h, t = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        gi, gf, gc, go = F.SliceChannel(F.elemwise_add(i2h, h2h, name=t + "plus0"), num_outputs=4, name=t + "slice")
         rec = self._recurrent_activation
-        in_gate, forget_gate = self._get_activation(F, gi, rec), self._get_activation(F, gf, rec)
-        in_transform = self._get_activation(F, gc, self._activation)
-        out_gate = self._get_activation(F, go, rec)
-        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1]), F.elemwise_mul(in_gate, in_transform))
-        next_h = F.elemwise_mul(out_gate, F.Activation(next_c, act_type=self._activation))
+        in_gate = self._get_activation(F, gi, rec, name=t + "i")
+        forget_gate = self._get_activation(F, gf, rec, name=t + "f")
+        in_transform = self._get_activation(F, gc, self._activation, name=t + "c")
+        out_gate = self._get_activation(F, go, rec, name=t + "o")
+        next_c = F.elemwise_add(F.elemwise_mul(forget_gate, states[1], name=t + "mul0"),
+                                F.elemwise_mul(in_gate, in_transform, name=t + "mul1"), name=t + "state")
+        next_h = F.elemwise_mul(out_gate, F.Activation(next_c, act_type=self._activation, name=t + "activation0"),
+                                name=t + "out")
         return next_h, [next_h, next_c]
 
 
@@ -299,15 +333,17 @@ class GRUCell(_GatedCell):
         return "gru"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        i2h, h2h = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
-        i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3)
-        h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3)
+        i2h, h2h, t = self._projections(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3, name=t + "i2h_slice")
+        h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3, name=t + "h2h_slice")
         rec = self._recurrent_activation
-        reset = self._get_activation(F, F.elemwise_add(i2h_r, h2h_r), rec)
-        update = self._get_activation(F, F.elemwise_add(i2h_z, h2h_z), rec)
-        new = self._get_activation(F, F.elemwise_add(i2h_n, F.elemwise_mul(reset, h2h_n)), self._activation)
-        out = F.elemwise_add(F.elemwise_mul(F.elemwise_sub(F.ones_like(update), update), new),
-                             F.elemwise_mul(update, states[0]))
+        reset = self._get_activation(F, F.elemwise_add(i2h_r, h2h_r, name=t + "plus0"), rec, name=t + "r_act")
+        update = self._get_activation(F, F.elemwise_add(i2h_z, h2h_z, name=t + "plus1"), rec, name=t + "z_act")
+        new = self._get_activation(F, F.elemwise_add(i2h_n, F.elemwise_mul(reset, h2h_n, name=t + "mul0"),
+                                                     name=t + "plus2"), self._activation, name=t + "h_act")
+        ones = F.ones_like(update, name=t + "ones_like0")
+        out = F.elemwise_add(F.elemwise_mul(F.elemwise_sub(ones, update, name=t + "minus0"), new, name=t + "mul1"),
+                             F.elemwise_mul(update, states[0], name=t + "mul20"), name=t + "out")
         return out, [out]
 
 
@@ -346,7 +382,7 @@ class _Stack:
         self.reset()
         inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
         num_cells = len(self._children)
-        begin_state = _get_begin_state(self, begin_state, batch_size)
+        begin_state = _get_begin_state(self, F, begin_state, batch_size)
         p, next_states = 0, []
         for i, cell in enumerate(self._children.values()):
             n = len(cell.state_info())
@@ -399,13 +435,13 @@ class DropoutCell(HybridRecurrentCell):
 
     def hybrid_forward(self, F, inputs, states):
         if self._rate > 0:
-            inputs = F.Dropout(data=inputs, p=self._rate, axes=self._axes)
+            inputs = F.Dropout(data=inputs, p=self._rate, axes=self._axes, name=f"t{self._counter}_fwd")
         return inputs, states
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
         inputs, _, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
-        if isinstance(inputs, NDArray):
+        if _is_tensor(inputs):
             return self.hybrid_forward(F, inputs, begin_state if begin_state else [])
         return super().unroll(length, inputs, begin_state=begin_state, layout=layout,
                               merge_outputs=merge_outputs, valid_length=None)
@@ -521,7 +557,7 @@ class ResidualCell(ModifierCell):
 
     def hybrid_forward(self, F, inputs, states):
         output, states = self.base_cell(inputs, states)
-        return F.elemwise_add(output, inputs), states
+        return F.elemwise_add(output, inputs, name=f"t{self._counter}_fwd"), states
 
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
@@ -531,7 +567,7 @@ class ResidualCell(ModifierCell):
                                                     merge_outputs=merge_outputs, valid_length=valid_length)
         finally:
             self.base_cell._modified = True
-        merge_outputs = isinstance(outputs, NDArray) if merge_outputs is None else merge_outputs
+        merge_outputs = _is_tensor(outputs) if merge_outputs is None else merge_outputs
         inputs, axis, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
         if valid_length is not None:
             inputs = _mask_sequence_variable_length(F, inputs, length, valid_length, axis, merge_outputs)
@@ -568,25 +604,26 @@ class BidirectionalCell(HybridRecurrentCell):
     def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None, valid_length=None):
         self.reset()
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
-        reversed_inputs = list(_reverse_sequences(inputs, length, valid_length))
-        states = _get_begin_state(self, begin_state, batch_size)
+        reversed_inputs = list(_reverse_sequences(F, inputs, length, valid_length))
+        states = _get_begin_state(self, F, begin_state, batch_size)
         l_cell, r_cell = self._children.values()
         n_l = len(l_cell.state_info(batch_size))
         l_outputs, l_states = l_cell.unroll(length, inputs=inputs, begin_state=states[:n_l], layout=layout,
                                             merge_outputs=merge_outputs, valid_length=valid_length)
         r_outputs, r_states = r_cell.unroll(length, inputs=reversed_inputs, begin_state=states[n_l:],
                                             layout=layout, merge_outputs=False, valid_length=valid_length)
-        reversed_r_outputs = _reverse_sequences(r_outputs, length, valid_length)
+        reversed_r_outputs = _reverse_sequences(F, r_outputs, length, valid_length)
         if merge_outputs is None:
-            merge_outputs = isinstance(l_outputs, NDArray)
+            merge_outputs = _is_tensor(l_outputs)
             l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout, merge_outputs)
             reversed_r_outputs, _, _, _ = _format_sequence(None, reversed_r_outputs, layout, merge_outputs)
         if merge_outputs:
-            if not isinstance(reversed_r_outputs, NDArray):
+            if not _is_tensor(reversed_r_outputs):
                 reversed_r_outputs = F.stack(*reversed_r_outputs, axis=axis)
-            outputs = F.concat(l_outputs, reversed_r_outputs, dim=2)
+            outputs = F.concat(l_outputs, reversed_r_outputs, dim=2, name=f"{self._output_prefix}out")
         else:
-            outputs = [F.concat(lo, ro, dim=1) for lo, ro in zip(l_outputs, reversed_r_outputs)]
+            outputs = [F.concat(lo, ro, dim=1, name=f"{self._output_prefix}t{i}")
+                       for i, (lo, ro) in enumerate(zip(l_outputs, reversed_r_outputs))]
         if valid_length is not None:
             outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, merge_outputs)
         return outputs, l_states + r_states

@@ -26,6 +26,8 @@ class _RNNLayer(HybridBlock):
         self._lstm_state_clip_nan, self._dtype = lstm_state_clip_nan, dtype
         self._use_sequence_length = use_sequence_length
         self._gates = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}[mode]
+        self._i2h_weight_initializer, self._h2h_weight_initializer = i2h_weight_initializer, h2h_weight_initializer
+        self._i2h_bias_initializer, self._h2h_bias_initializer = i2h_bias_initializer, h2h_bias_initializer
         ng, nh, ni = self._gates, hidden_size, input_size
         nr = self._projection_size or nh              # what the recurrence and the next layer see
         for i in range(num_layers):
@@ -37,6 +39,35 @@ class _RNNLayer(HybridBlock):
                 if self._projection_size:
                     self._register_param(f"{j}{i}_h2r_weight", (nr, nh), h2r_weight_initializer, dtype)
             ni = nr * self._dir
+
+    def _unfuse(self):
+        """MXNet's ``_unfuse``: the same network as a stack of cells (``HybridSequentialRNNCell``) sharing this
+        layer's parameters."""
+        from ast_hybrid.gluon.rnn import rnn_cell
+
+        assert not self._projection_size, "_unfuse does not support projection layer yet!"
+        assert not self._lstm_state_clip_min and not self._lstm_state_clip_max, \
+            "_unfuse does not support state clipping yet!"
+        make = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="relu", **kw),
+                "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size, activation="tanh", **kw),
+                "lstm": lambda **kw: rnn_cell.LSTMCell(self._hidden_size, **kw),
+                "gru": lambda **kw: rnn_cell.GRUCell(self._hidden_size, **kw)}[self._mode]
+        stack = rnn_cell.HybridSequentialRNNCell(prefix=self.prefix, params=self.params)
+        with stack.name_scope():
+            ni = self._input_size
+            for i in range(self._num_layers):
+                kw = {"input_size": ni, "i2h_weight_initializer": self._i2h_weight_initializer,
+                      "h2h_weight_initializer": self._h2h_weight_initializer,
+                      "i2h_bias_initializer": self._i2h_bias_initializer,
+                      "h2h_bias_initializer": self._h2h_bias_initializer}
+                if self._dir == 2:
+                    stack.add(rnn_cell.BidirectionalCell(make(prefix=f"l{i}_", **kw), make(prefix=f"r{i}_", **kw)))
+                else:
+                    stack.add(make(prefix=f"l{i}_", **kw))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(rnn_cell.DropoutCell(self._dropout))
+                ni = self._hidden_size * self._dir
+        return stack
 
     def _register_param(self, name, shape, init, dtype):
         p = self.params.get(name, shape=shape, init=init, allow_deferred_init=True, dtype=dtype)

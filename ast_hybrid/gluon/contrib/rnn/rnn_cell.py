@@ -12,9 +12,8 @@ Ghahramani 2016) and ``dynamic_unroll`` (a cell over a sequence as one loop, ``F
 from __future__ import annotations
 
 from ast_hybrid.gluon.rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell, SequentialRNNCell,
-                                           _Carried, _format_sequence, _get_begin_state,
+                                           _Carried, _format_sequence, _get_begin_state, _is_tensor,
                                            _mask_sequence_variable_length)
-from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import raw
 
 __all__ = ["VariationalDropoutCell", "LSTMPCell", "dynamic_unroll"]
@@ -73,14 +72,14 @@ class VariationalDropoutCell(ModifierCell):
             return super().unroll(length, inputs, begin_state, layout, merge_outputs, valid_length=valid_length)
         self.reset()
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, True)
-        states = _get_begin_state(self, begin_state, batch_size)
+        states = _get_begin_state(self, F, begin_state, batch_size)
         if self.drop_inputs:
             inputs = F.Dropout(inputs, p=self.drop_inputs, axes=(axis,))
         outputs, states = self.base_cell.unroll(length, inputs, states, layout, merge_outputs=True,
                                                 valid_length=valid_length)
         if self.drop_outputs:
             outputs = F.Dropout(outputs, p=self.drop_outputs, axes=(axis,))
-        merge_outputs = isinstance(outputs, NDArray) if merge_outputs is None else merge_outputs
+        merge_outputs = _is_tensor(outputs) if merge_outputs is None else merge_outputs
         outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
         if valid_length is not None:
             outputs = _mask_sequence_variable_length(F, outputs, length, valid_length, axis, merge_outputs)
