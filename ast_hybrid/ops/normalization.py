@@ -191,10 +191,19 @@ def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False):
     return out
 
 
+def _group_mean(v):
+    """The mean over axis 2 as MXNet takes it: the sum divided by the count.  XLA makes a division by a
+    constant a multiplication by its reciprocal, which its CPU code then fuses with ``x - mean`` into one
+    multiply-add: on a constant input ``x - mean`` was a rounding error, not MXNet's 0 (times 1/sqrt(eps):
+    1.5e-5 on MXNet's own test_groupnorm).  A divisor XLA cannot see through (an optimization barrier on
+    the count, one per mean) keeps the division."""
+    s = jnp.sum(v, axis=2, keepdims=True)
+    return s / lax.optimization_barrier(jnp.full(s.shape, v.shape[2], s.dtype))
+
+
 def _group_moments(g, eps):
-    m = g.shape[2]
-    mean = jnp.sum(g, axis=2, keepdims=True) / m
-    std = jnp.sqrt(jnp.sum(jnp.square(g - mean), axis=2, keepdims=True) / m + eps)
+    mean = _group_mean(g)
+    std = jnp.sqrt(_group_mean(jnp.square(g - mean)) + eps)
     return mean, std
 
 
@@ -219,9 +228,7 @@ def _group_norm_bwd(eps, res, cts):
     gradients of the mean and std outputs are not propagated, as in MXNet."""
     xhat, std, gamma = res
     ct = cts[0]
-    m = xhat.shape[2]
-    centred = ct - jnp.sum(ct, axis=2, keepdims=True) / m
-    dx = gamma / std * (centred - xhat * (jnp.sum(ct * xhat, axis=2, keepdims=True) / m))
+    dx = gamma / std * (ct - _group_mean(ct) - xhat * _group_mean(ct * xhat))
     dgamma = jnp.sum(ct * xhat, axis=(0, 2), keepdims=True)
     dbeta = jnp.sum(ct, axis=(0, 2), keepdims=True)
     return dx, dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
