@@ -45,14 +45,17 @@ __all__ = ["NDArray", "ndarray", "ARRAYS", "as_np"]
 
 
 class NDArray:
-    """An MXNet NDArray holding one jax array (``_arr``); ``_ag`` is its autograd record or None."""
+    """An MXNet NDArray holding one jax array (``_arr``); ``_ag`` is its autograd record or None; ``_base``,
+    for what basic indexing gave where MXNet gives a view of the same memory, ``(array, key)``: a write into
+    it is written into that array too (``x[1][0] = v``; ``ops/array_methods.py``)."""
 
-    __slots__ = ("_arr", "_ag")
+    __slots__ = ("_arr", "_ag", "_base")
     __array_priority__ = 1000.0     # numpy defers to our reflected operators
 
     def __init__(self, arr, _ag=None):
         self._arr = arr
         self._ag = _ag
+        self._base = None
 
     # --- the array behind it -------------------------------------------------
     def __ah_pred__(self):

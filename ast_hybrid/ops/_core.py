@@ -172,13 +172,17 @@ def op(impl=None, *, name=None, compile_arrays=None):
 
 
 def _write_out(out, result):
+    from ast_hybrid.ops.array_methods import write_through     # (a view's value reaches its array)
+
     if isinstance(result, list):
         for o, r in zip(out, result):
             o._arr, o._ag = r._arr, r._ag
+            write_through(o)
         return out
     if out.shape != result.shape:
         raise OpError(f"out= has shape {out.shape}, the result has shape {result.shape}")
     out._arr, out._ag = result._arr.astype(out._arr.dtype), result._ag
+    write_through(out)
     return out
 
 

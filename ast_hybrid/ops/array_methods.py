@@ -39,11 +39,16 @@ class _Methods:
 
     # --- indexing ----------------------------------------------------------------
     def __getitem__(self, key):
-        return _ops.indexing.getitem(self, key)
+        out = _ops.indexing.getitem(self, key)
+        # MXNet's view of the same memory: writes into it reach self (up to three views deep: each keeps the
+        # array it views alive, and ``x = x[1:]`` in a loop must not keep every earlier x)
+        if out.__class__ is self.__class__ and _depth(self) < 3 and _is_view(key, self.shape):
+            out._base = (self, key)
+        return out
 
     def __setitem__(self, key, value):
         out = _ops.indexing.setitem(self, key, value)
-        self._arr, self._ag = out._arr, out._ag
+        _write(self, out, reads_target=not _whole(key, self.shape))
 
     def slice_assign(self, rhs, begin, end, step):
         self[tuple(slice(b, e, s) for b, e, s in zip(begin, end, tuple(step) + (None,) * len(begin)))] = rhs
@@ -149,7 +154,7 @@ class _Methods:
     def _inplace(self, result):
         if result.shape != self.shape:
             raise ValueError(f"in-place operation would change the shape from {self.shape} to {result.shape}")
-        self._arr, self._ag = result._arr, result._ag
+        _write(self, result)
         return self
 
     def __iadd__(self, other):
@@ -168,6 +173,108 @@ class _Methods:
 
     def __imod__(self, other):
         return self._inplace(_ops.modulo(self, other))
+
+
+def _depth(a):
+    n = 0
+    while a._base is not None:
+        a, n = a._base[0], n + 1
+    return n
+
+
+def write_through(a):
+    """``a``'s new value into the arrays it is a view of (``NDArray._base``), as MXNet's shared memory."""
+    while a._base is not None:
+        parent, key = a._base
+        parent._arr = _ops.indexing.setitem.__wrapped__(parent._arr, key, a._arr)
+        a = parent
+
+
+def _basic_axes(key, shape):
+    """``key`` as one integer or slice per axis of ``shape`` (None: new axes dropped, Ellipsis expanded), or
+    None where it is not basic indexing."""
+    key = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, bool) or not isinstance(k, (slice, int, np.integer, type(None), type(Ellipsis)))
+           for k in key):
+        return None
+    ks = [k for k in key if k is not None]
+    ellipses = sum(k is Ellipsis for k in ks)
+    if ellipses > 1 or len(ks) - ellipses > len(shape):
+        return None
+    if ellipses:
+        i = next(j for j, k in enumerate(ks) if k is Ellipsis)
+        ks = ks[:i] + [slice(None)] * (len(shape) - len(ks) + 1) + ks[i + 1:]
+    return ks + [slice(None)] * (len(shape) - len(ks))
+
+
+def _is_view(key, shape):
+    """MXNet's ``_basic_indexing_slice_is_contiguous``: basic indexing whose result is one contiguous block of
+    the array (from the right, once an axis is cut, every axis to its left keeps at most one element), which
+    MXNet returns as a view."""
+    ks = _basic_axes(key, shape)
+    if ks is None:
+        return False
+    lens, steps = [], []
+    for k, n in zip(ks, shape):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            lens.append(len(range(start, stop, step)))
+            steps.append(step)
+        elif not -n <= k < n:
+            return False
+        else:
+            lens.append(1)
+            steps.append(1)
+    if int(np.prod(lens)) in (0, 1):
+        return True
+    cut = False
+    for m, step, n in zip(reversed(lens), reversed(steps), reversed(shape)):
+        if m == 0:
+            return True
+        if (m > 1 and step != 1) or (cut and m > 1):
+            return False
+        cut = cut or m < n
+    return True
+
+
+def _whole(key, shape):
+    """Whether ``x[key] = v`` covers all of ``x`` with basic indexing (MXNet then copies ``v`` into ``x``: an op
+    that does not read ``x``)."""
+    ks = _basic_axes(key, shape)
+    if ks is None:
+        return False
+    for k, n in zip(ks, shape):
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            if step <= 0 or len(range(start, stop, step)) != n:
+                return False
+        elif n != 1:
+            return False
+    return True
+
+
+def _write(target, result, reads_target=True):
+    """``target`` takes ``result``'s value (and record).  While recording, MXNet's ``Imperative::RecordOp``
+    refuses a write into an array already in the graph (a variable, a recorded result), and one into an
+    op's own input (``x += y``, ``x[i] = y``; ``x[:] = y`` copies, reading no ``x``) when the op is recorded
+    (an input needs a gradient): the value is written all the same (MXNet's op ran before its check), the
+    record is not, and the error is MXNet's.  Unrecorded writes are free."""
+    from ast_hybrid.core.autograd import STATE
+    from ast_hybrid.core.errors import MXNetError
+    from ast_hybrid.core.trace import FRAMES
+
+    if not STATE.recording or FRAMES.traces or (target._ag is None and (not reads_target or result._ag is None)):
+        target._arr, target._ag = result._arr, result._ag
+        write_through(target)
+        return
+    target._arr = result._arr
+    write_through(target)
+    if target._ag is not None:
+        raise MXNetError("Assigning to NDArrays that are already in a computational graph will cause undefined "
+                         "behavior when evaluating gradients. Please call backward first to clear the graph or do "
+                         "this out side of a record section. Also note that you cannot use inplace operations "
+                         "like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record section.")
+    raise MXNetError("Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd.")
 
 
 def _fluent(name):

@@ -259,6 +259,22 @@ def _int_identity(fn):
     return apply
 
 
+@jax.custom_jvp
+def mx_relu(x):
+    """``max(x, 0)`` with MXNet's gradient: 1 where ``x > 0``, 0 elsewhere, NaN where ``x`` is NaN (MXNet's
+    ``relu_grad`` passes a NaN on; ``jax.nn.relu``'s gradient there is 0)."""
+    return jnp.maximum(x, 0)
+
+
+@mx_relu.defjvp
+def _mx_relu_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    slope = (x > 0).astype(t.dtype)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        slope = jnp.where(jnp.isnan(x), x.astype(t.dtype), slope)
+    return mx_relu(x), t * slope
+
+
 def _softsign(x):
     return x / (1 + jnp.abs(x))
 
@@ -297,7 +313,7 @@ _UNARY = {
     "sign": (_exact(jnp.sign), "-1, 0 or 1"),
     "negative": (_exact(jnp.negative), "-x"),
     "square": (_exact(jnp.square), "x * x"),
-    "relu": (_exact(jax.nn.relu), "max(x, 0); its gradient 0 at 0, as MXNet's (x > 0)"),
+    "relu": (_exact(mx_relu), "max(x, 0); its gradient 0 at 0, as MXNet's (x > 0), NaN at NaN"),
     "floor": (_int_identity(jnp.floor), "round down"),
     "ceil": (_int_identity(jnp.ceil), "round up"),
     "round": (_int_identity(_round_half_away), "round half away from zero"),

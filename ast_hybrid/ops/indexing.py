@@ -32,7 +32,7 @@ def _is_tracer(x):
 
 
 def _key_entry(k):
-    if isinstance(k, list):
+    if isinstance(k, (list, tuple, range)):      # inside an index tuple, a tuple or range is array-like (MXNet)
         k = np.asarray(k)
     if isinstance(k, _ARRAYS):
         if k.dtype == np.bool_:

@@ -19,6 +19,7 @@ from jax import lax
 from ast_hybrid.core import autograd
 from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import check, choice, norm_axis, op, raw, wrap
+from ast_hybrid.ops.elemwise import identity, mx_relu
 
 __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin", "Softmax",
            "SoftmaxActivation", "SoftmaxOutput", "softmax_cross_entropy", "Dropout", "Embedding", "CTCLoss", "ctc_loss",
@@ -49,7 +50,7 @@ def _softrelu(x):
     return jax.nn.softplus(x)
 
 
-_ACTIVATIONS = {"relu": jax.nn.relu, "sigmoid": jax.nn.sigmoid, "tanh": jnp.tanh, "softrelu": _softrelu,
+_ACTIVATIONS = {"relu": mx_relu, "sigmoid": jax.nn.sigmoid, "tanh": jnp.tanh, "softrelu": _softrelu,
                 "softsign": jax.nn.soft_sign}
 
 
@@ -268,9 +269,7 @@ def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, **kwargs):
         if "out" in kwargs:
             return kwargs["out"]
         if autograd.is_recording() and getattr(data, "_ag", None) is not None:
-            from ast_hybrid.ops.elemwise import identity      # on the tape: the gradient passes through
-
-            return identity(data)
+            return identity(data)       # on the tape: the gradient passes through
         return wrap(raw(data))
     if p == 1:
         return wrap(jnp.zeros_like(raw(data)))

@@ -28,6 +28,7 @@ from jax import lax
 from ast_hybrid.core import autograd
 from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import check, choice, op
+from ast_hybrid.ops.elemwise import mx_relu
 
 __all__ = ["RNN", "cell_step", "GATES"]
 
@@ -41,7 +42,7 @@ def _dot(x, w):
 def cell_step(kind, x, states, i2h_w, i2h_b, h2h_w, h2h_b, activation="tanh", h2r_w=None, clip=None):
     """One step on raw arrays: ``(output, new states)``; ``kind`` rnn, lstm or gru.  LSTM only:
     ``h2r_w`` projects the output (LSTMP), ``clip`` = (min, max, nan) clips the cell state."""
-    act = {"tanh": jnp.tanh, "relu": jax.nn.relu}[activation]
+    act = {"tanh": jnp.tanh, "relu": mx_relu}[activation]
     i2h = _dot(x, i2h_w) + i2h_b
     h = states[0]
     h2h = _dot(h, h2h_w) + h2h_b
