@@ -26,7 +26,6 @@ import threading
 import warnings
 from collections import OrderedDict
 
-import numpy as np
 
 from ast_hybrid import nd
 from ast_hybrid.core.autograd import STATE
@@ -254,13 +253,10 @@ class Block:
         if not distributed.writes_files():      # several processes: process 0 writes (distributed.writes_files)
             return
         params = self._collect_params_with_prefix()
-        arrays, seen = OrderedDict(), {}
-        for k, p in params.items():
-            if deduplicate and id(p) in seen:
-                continue
-            seen[id(p)] = k
-            arrays[k] = p.data()
-        params_io.save(filename, arrays)
+        if deduplicate:     # MXNet: one name per shared parameter, the last it is registered under
+            last = {id(p): k for k, p in params.items()}
+            params = OrderedDict((k, p) for k, p in params.items() if last[id(p)] == k)
+        params_io.save(filename, OrderedDict((k, p.data()) for k, p in params.items()))
 
     def load_parameters(self, filename, ctx=None, allow_missing=False, ignore_extra=False,
                         cast_dtype=False, dtype_source="current"):
@@ -310,12 +306,66 @@ class Block:
         return self.forward(*args)
 
     def summary(self, *inputs):
-        rows = [(k, tuple(p.shape or ())) for k, p in self._collect_params_with_prefix().items()]
-        width = max([len(k) for k, _ in rows] + [9])
-        lines = [f"{'Parameter':<{width}}  Shape"] + [f"{k:<{width}}  {s}" for k, s in rows]
-        total = sum(int(np.prod(s)) for _, s in rows)
-        lines.append(f"Total params: {total}")
-        print("\n".join(lines))
+        """MXNet's summary: the network run once on ``inputs`` (initialised, not hybridized), each layer's
+        output shape and parameter count printed as MXNet prints them."""
+        from ast_hybrid.gluon.nn.basic_layers import HybridSequential, Sequential
+
+        summary, seen, hooks = OrderedDict(), set(), []
+
+        def shape_str(args):
+            def shapes(a):
+                if isinstance(a, (list, tuple)):
+                    return [shapes(v) for v in a]
+                return a.shape if hasattr(a, "shape") and hasattr(a, "dtype") else a
+            got = shapes(args)
+            return (str(got)[1:-1] if isinstance(got, list) else str(got)).replace("L", "")
+
+        def register(block):
+            assert not isinstance(block, HybridBlock) or not block._active, \
+                f'"{block.name}" must not be hybridized to print summary.'
+
+            def hook(block, _, outputs):
+                key = f"{type(block).__name__}-{len(summary)}"
+                row = summary[key] = OrderedDict(output_shape=shape_str(outputs), trainable=0, shared=0)
+                count = 0
+                for p in block.params.values():
+                    size = p.data().size
+                    count += size
+                    row["trainable"] += 0 if p.grad_req == "null" else size
+                    if p in seen:
+                        row["shared"] += size
+                    else:
+                        seen.add(p)
+                row["n_params"] = count
+
+            if not isinstance(block, (Sequential, HybridSequential)):
+                hooks.append(block.register_forward_hook(hook))
+
+        summary["Input"] = OrderedDict(output_shape=shape_str(list(inputs)), n_params=0, trainable=0, shared=0)
+        try:
+            self.apply(register)
+            self(*inputs)
+            line = "{:>20}  {:>42} {:>15}"
+            print("-" * 80)
+            print(line.format("Layer (type)", "Output Shape", "Param #"))
+            print("=" * 80)
+            total = trainable = shared = 0
+            for name, row in summary.items():
+                print(line.format(name, str(row["output_shape"]), row["n_params"]))
+                total += row["n_params"]
+                trainable += row["trainable"]
+                shared += row["shared"]
+            print("=" * 80)
+            print("Parameters in forward computation graph, duplicate included")
+            print("   Total params: " + str(total))
+            print("   Trainable params: " + str(trainable))
+            print("   Non-trainable params: " + str(total - trainable))
+            print("Shared params in forward computation graph: " + str(shared))
+            print("Unique parameters in model: " + str(total - shared))
+            print("-" * 80)
+        finally:
+            for h in hooks:
+                h.detach()
 
 
 def _check_hybrid_input(x):
@@ -351,9 +401,11 @@ class HybridBlock(Block):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if any("forward" in k.__dict__ for k in cls.__mro__
-               if k is not HybridBlock and issubclass(k, HybridBlock)):
-            cls.__call__ = Block.__call__
+        own = [k for k in cls.__mro__ if k is not HybridBlock and issubclass(k, HybridBlock)
+               and k.__dict__.get("forward") not in (None, k.__dict__.get("__call__"), HybridBlock.__call__)]
+        if own:                 # (``forward = __call__``, HybridBlock's own alias, is no forward of the user's)
+            if "__call__" not in cls.__dict__:
+                cls.__call__ = Block.__call__
             cls._unhooked = Block._unhooked
 
     def __init__(self, prefix=None, params=None):

@@ -43,6 +43,9 @@ class Parameter:
     def __init__(self, name, grad_req="write", shape=None, dtype="float32", lr_mult=1.0, wd_mult=1.0,
                  init=None, allow_deferred_init=False, differentiable=True, stype="default",
                  grad_stype="default"):
+        for what, given in (("grad_stype", grad_stype), ("stype", stype)):
+            assert given in ("default", "row_sparse", "csr"), \
+                f"{what} for Parameter '{name}' must be one of 'default', 'row_sparse', or 'csr', but got '{given}'"
         self.name = name
         self._shape = tuple(shape) if isinstance(shape, (tuple, list)) else ((shape,) if shape else None)
         self.dtype = np.dtype(dtype).name
@@ -477,7 +480,12 @@ def assign_loaded(params, loaded, where, allow_missing, ignore_extra, dtype_sour
     other than the parameter's: the value is cast to the parameter's, or with ``dtype_source='saved'`` (MXNet's
     ``load_parameters(cast_dtype=True, dtype_source='saved')``) the parameter takes the saved dtype."""
     if not allow_missing:
-        missing = [k for k in params if k not in loaded]
+        # a parameter shared under several names is saved once (save_parameters(deduplicate=True), MXNet
+        # 1.6+): any of its names in the file will do
+        aliases = {}
+        for k, p in params.items():
+            aliases.setdefault(id(p), []).append(k)
+        missing = [k for k, p in params.items() if not any(a in loaded for a in aliases[id(p)])]
         if missing:
             raise ValueError(f"Parameter {missing[0]!r} is missing in file {where!r}, which contains "
                              f"parameters: {_brief(loaded)}. Set allow_missing=True to ignore missing "

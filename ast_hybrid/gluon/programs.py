@@ -244,7 +244,7 @@ def check_format(stored, args):
     """MXNet's ``_call_cached_op``: a hybridized block takes the argument structure of its first call;
     trailing Nones (arguments left to their defaults) may come and go."""
     fmt = arg_format(args)
-    if fmt == stored:
+    if stored is None or fmt == stored:
         return
     short, long = (fmt, stored) if len(fmt) < len(stored) else (stored, fmt)
     if len(short) == len(long) or long[:len(short)] != short or any(f != -1 for f in long[len(short):]):
@@ -270,7 +270,9 @@ class Compiled:
                             for x in inputs]
         self.keyed = False
         params = self.params
-        in_format = arg_format(inputs)
+        # hybridized by the user: MXNet's cached op keeps its first call's structure (a block we compile on our
+        # own, a loss say, takes any structure: MXNet runs it op by op)
+        in_format = arg_format(inputs) if getattr(block, "_active", False) else None
 
         def predict(leaves, *xs):
             check_format(in_format, xs)     # at each trace (a new structure is one), never per call

@@ -1,8 +1,9 @@
 """Autograd's bookkeeping as MXNet 1.9.1 keeps it (its ``test_autograd.py`` checks each): a gradient array
 given to ``mark_variables`` is the gradient (``dx[:] = 0`` resets what ``grad_req='add'`` adds to), a second
 backward through a graph freed by the first is an error, the identity Dropout of predict mode is on the tape,
-``_fresh_grad`` says whether a backward wrote the gradient since the Trainer's last update, and a Trainer step
-on a stale gradient is MXNet's error.  One script, run by MXNet and under ``ast-hybrid run``: the same lines."""
+``_fresh_grad`` says whether a backward wrote the gradient since the Trainer's last update, a Trainer step
+on a stale gradient is MXNet's error, an in-place write while recording is MXNet's error where MXNet's
+``RecordOp`` refuses it, and relu's gradient passes a NaN on.  One script, run by MXNet and under ``ast-hybrid run``: the same lines."""
 
 import pytest
 
@@ -50,6 +51,32 @@ with autograd.record():
     z = (w * 2).detach() + v
 z.backward()
 print("fresh after", w._fresh_grad, v._fresh_grad, dw.asnumpy().tolist())
+
+def inplace(label, fn):
+    try:
+        fn()
+        print(label, "allowed")
+    except mx.base.MXNetError as exc:
+        print(label, "Inplace operations" in str(exc), "already in a computational graph" in str(exc))
+
+
+leaf = nd.ones((2,))
+leaf.attach_grad()
+plain, free = nd.zeros((2,)), nd.zeros((2,))
+with autograd.record():
+    inplace("+= on a variable", lambda: leaf.__iadd__(1))
+    inplace("[:]= of a recorded value", lambda: plain.__setitem__(slice(None), leaf * 2))
+    inplace("[:]= of a constant", lambda: free.__setitem__(slice(None), 3))
+print("after", plain.asnumpy().tolist(), free.asnumpy().tolist())
+
+n = nd.array([float("nan"), -1., 2.])
+n.attach_grad()
+with autograd.record():
+    r = nd.relu(n)
+r.backward()
+print("relu at nan", n.grad.asnumpy().tolist())
+idx = nd.arange(24).reshape((2, 3, 4))
+print("tuple in index", idx[[0, 1], (1, 2), 1:3].asnumpy().tolist())
 
 net = gluon.nn.Dense(2, in_units=3)
 net.initialize(mx.init.One())

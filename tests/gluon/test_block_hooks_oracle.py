@@ -92,3 +92,62 @@ def test_hooks_container_warnings_and_attribute_types_as_mxnet(tmp_path):
     ours, theirs = run_both(SCRIPT, tmp_path)
     assert ours == theirs
     assert any(line.startswith("calls") and "scoped" in line for line in ours)
+
+
+SUMMARY = r'''
+import mxnet as mx
+from mxnet import gluon
+from mxnet.gluon import nn
+net = nn.HybridSequential()
+with net.name_scope():
+    net.add(nn.Conv2D(4, 3, in_channels=3), nn.BatchNorm(), nn.Activation("relu"), nn.Dense(5))
+net.initialize()
+net.summary(mx.nd.ones((2, 3, 8, 8)))
+net2 = nn.Sequential()
+with net2.name_scope():
+    net2.add(nn.Embedding(40, 30))
+    net2.add(gluon.rnn.LSTM(30))
+    net2.add(nn.Dense(40, flatten=False, params=net2[0].params))
+net2.initialize()
+net2.summary(mx.nd.ones((8, 4)))
+net3 = gluon.rnn.LSTM(6)
+net3.initialize()
+net3.summary(mx.nd.ones((5, 4, 3)), net3.begin_state(4))
+net.hybridize()
+try:
+    net.summary(mx.nd.ones((2, 3, 8, 8)))
+except AssertionError as exc:
+    print("AssertionError", exc)
+
+class B(gluon.Block):
+    def __init__(self, params=None):
+        super().__init__(params=params)
+        with self.name_scope():
+            self.weight = self.params.get("weight", shape=(3, 3))
+
+
+class C(gluon.Block):
+    def __init__(self, b1, b2):
+        super().__init__()
+        self.b1, self.b2 = b1, b2
+
+
+for dedup in (True, False):
+    b1 = B()
+    c = C(b1, B(b1.collect_params()))
+    c.initialize(mx.init.Constant(0.5))
+    c.save_parameters("shared.params", deduplicate=dedup)
+    saved = mx.nd.load("shared.params")
+    b1 = B()
+    c = C(b1, B(b1.collect_params()))
+    c.load_parameters("shared.params")
+    print("deduplicate", dedup, sorted(saved), c.b2.weight.data().asnumpy().sum())
+'''
+
+
+def test_summary_and_shared_parameters_saved_once_as_mxnet(tmp_path):
+    """``Block.summary`` (MXNet's table from forward hooks; refused on a hybridized block) and
+    ``save_parameters(deduplicate=True)`` read back into blocks sharing the parameter."""
+    ours, theirs = run_both(SUMMARY, tmp_path)
+    assert ours == theirs
+    assert any("Unique parameters in model" in line for line in ours)

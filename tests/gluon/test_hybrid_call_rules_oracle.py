@@ -67,6 +67,11 @@ for hybrid in (False, True):
     print("mixed", hybrid, outcome(lambda: net(x, mx.sym.var("a"))), outcome(lambda: net(mx.sym.var("a"), x)))
     print("number", hybrid, outcome(lambda: net(x, 1)))
 
+loss = gluon.loss.L1Loss()      # not hybridized (run compiled here): any argument structure, call after call
+out, label, weight = mx.nd.array([1., 2., 3.]), mx.nd.array([1., 3., 5.]), mx.nd.array([0.5, 1., 0.5])
+print("loss", outcome(lambda: loss(out, label)), outcome(lambda: loss(out, label, weight)),
+      outcome(lambda: loss(out, label)))
+
 
 class OwnForward(gluon.HybridBlock):
     def __init__(self, inplace, **kw):

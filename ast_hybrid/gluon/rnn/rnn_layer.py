@@ -121,10 +121,17 @@ class _RNNLayer(HybridBlock):
         if not isinstance(states, (list, tuple)):
             states = [states]
         args = (inputs, list(states)) + ((sequence_length,) if self._use_sequence_length else ())
-        out = super().__call__(*args)
-        return out[0] if skip_states else out
+        if self._hooks is None:
+            out = super().__call__(*args)
+            return out[0] if skip_states else out
+        self._skip_states = skip_states         # MXNet's skip_states: what the forward hooks see too
+        return super().__call__(*args)
 
     forward = __call__
+
+    def _unhooked(self, *args):
+        out = super()._unhooked(*args)
+        return out[0] if getattr(self, "_skip_states", False) else out
 
     def hybrid_forward(self, F, inputs, states, sequence_length=None, **params):
         if self._layout == "NTC":
