@@ -103,8 +103,11 @@ def shuffle(x):
 def multinomial(n, pvals, size=None):
     key = rng.next_key()
     shape = _size(size)
+    k = len(raw_of(pvals))
+    if k == 0 or 0 in shape:        # no category, or no experiment: an empty result, as MXNet's
+        return ndarray(jnp.zeros(shape + (k,), jnp.int32))
     draws = jax.random.categorical(key, jnp.log(jnp.asarray(raw_of(pvals), jnp.float32)), shape=shape + (n,))
-    counts = jax.nn.one_hot(draws, len(raw_of(pvals)), dtype=jnp.int32).sum(axis=-2)
+    counts = jax.nn.one_hot(draws, k, dtype=jnp.int32).sum(axis=-2)
     return ndarray(counts)
 
 

@@ -79,6 +79,10 @@ res = {'relu': npx.relu(x - 0.5), 'sigmoid': npx.sigmoid(x), 'softmax': npx.soft
        'topk': npx.topk(x, k=2), 'fc': npx.fully_connected(x, mnp.ones((2, 3)), mnp.zeros(2), num_hidden=2),
        'activation': npx.activation(x, act_type='tanh')}
 """,
+    "empty_multinomial": """
+res = {'no_category': mnp.random.multinomial(10, []), 'no_draw': mnp.random.multinomial(10, [0.5, 0.5], size=(3, 0)),
+       'no_category_sized': mnp.random.multinomial(10, mnp.array([]), size=(2,))}
+""",
     "autograd": """
 x = mnp.array(inp['x'])
 x.attach_grad()
