@@ -33,6 +33,12 @@ class _Methods:
     def copy(self):
         return _ops.identity(self)
 
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key, shape):
+        """MXNet's helper (its own tests call it): whether indexing with ``slc_key`` (one slice per axis)
+        gives a contiguous block, which MXNet returns as a view (and here, writes into which reach it)."""
+        return _is_view(tuple(slc_key), shape)
+
     @property
     def T(self):
         return self if self.ndim < 2 else _ops.transpose(self)

@@ -39,3 +39,21 @@ def test_contiguous_blocks_are_views_as_in_mxnet(tmp_path):
     ours, theirs = run_both(SCRIPT, tmp_path)
     assert ours == theirs
     assert "nan" in ours[0]
+
+
+def test_the_view_rule_is_numpys_contiguity():
+    """``NDArray._basic_indexing_slice_is_contiguous`` (MXNet's helper, which its tests call) says what numpy's
+    own flags say, for every arrangement of four of MXNet's test slices on a 4-D array."""
+    import itertools
+
+    import numpy as np
+
+    from ast_hybrid import nd
+
+    x = np.zeros((6, 7, 8, 9))
+    slices = [slice(None), slice(2), slice(20), slice(1, 4), slice(None, None, 2), slice(0, 1),
+              slice(None, None, -1), slice(3, None, -2)]
+    is_view = nd.NDArray._basic_indexing_slice_is_contiguous
+    for chosen in itertools.combinations_with_replacement(slices, 4):
+        for key in set(itertools.permutations(chosen)):
+            assert is_view(key, x.shape) == x[key].flags.contiguous, key
