@@ -55,5 +55,5 @@ def test_the_view_rule_is_numpys_contiguity():
               slice(None, None, -1), slice(3, None, -2)]
     is_view = nd.NDArray._basic_indexing_slice_is_contiguous
     for chosen in itertools.combinations_with_replacement(slices, 4):
-        for key in set(itertools.permutations(chosen)):
+        for key in itertools.permutations(chosen):
             assert is_view(key, x.shape) == x[key].flags.contiguous, key
