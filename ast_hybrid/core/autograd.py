@@ -168,12 +168,9 @@ class _BufferedLeaf(_Leaf):
 
     def accumulate(self, g):
         # the caller's array is the gradient: 'add' adds to what it holds now (``dx[:] = 0`` resets it)
-        if self.grad_req == "null":
-            return
-        self.fresh = True
-        current = self.buffer._arr
-        self.grad = (current + g if self.grad_req == "add" else g).astype(current.dtype)
-        self.buffer._arr = self.grad
+        if self.grad_req != "null":
+            self.fresh, current = True, self.buffer._arr
+            self.grad = self.buffer._arr = (current + g if self.grad_req == "add" else g).astype(current.dtype)
 
 
 class _Node:
@@ -571,10 +568,9 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         head_grads = [head_grads]
     for leaf, g in _vjp(list(heads), head_grads).items():
         leaf.accumulate(g)
-    if not retain_graph:        # MXNet frees the graph: a second backward from these heads is its error
-        for h in heads:
-            if h._ag is not None and not isinstance(h._ag, _Leaf):
-                h._ag = None
+    for h in heads if not retain_graph else ():     # MXNet frees the graph: a second backward is its error
+        if h._ag is not None and not isinstance(h._ag, _Leaf):
+            h._ag = None
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: F811

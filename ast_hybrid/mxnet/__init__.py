@@ -16,7 +16,8 @@ Gluon front (``ast_hybrid.gluon``), the ops, numpy and jax.  Never the linter, t
 
 from ast_hybrid import autograd, mxnp, nd
 from ast_hybrid.mxnet import _missing, base, context, contrib, gluon, image, initializer, operator, symbol, util
-from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, optimizer, profiler, recordio, registry
+from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, name, optimizer, profiler, recordio, \
+    registry
 from ast_hybrid.mxnet import test_utils  # noqa: E402,F401  (MXNet's package imports it: mx.test_utils works)
 from ast_hybrid.mxnet import _ndarray_module, numpy_op_signature, runtime  # noqa: E402,F401
 from ast_hybrid.mxnet import callback, model, module  # noqa: E402,F401

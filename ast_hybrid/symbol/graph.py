@@ -330,6 +330,11 @@ def enter_prefix(prefix):
     _NAMES.scopes.append(_Scope(prefix))
 
 
+def enter_manager(manager):
+    """``with mx.name.NameManager()``/``Prefix(...)``: ``manager.get(name, hint)`` names the nodes made inside."""
+    _NAMES.scopes.append(manager)
+
+
 def exit_prefix():
     _NAMES.scopes.pop()
 
@@ -463,70 +468,16 @@ def _param_value(node, deferred=False, shapes_only=False):
     return p.data()
 
 
-def _unknown_creation(node):
-    """An op node that makes an array of a given ``shape`` from no input, with unknown (0) dimensions:
-    MXNet's ``sym.zeros((0, H))``, an RNN cell's ``begin_state`` for a batch the graph does not know yet."""
-    shape = node.kwargs.get("shape") if node.kind == "op" and not node.inputs else None
-    return isinstance(shape, (list, tuple)) and 0 in shape
-
-
-def _resolved_creations(order, entries, lookup, extra):
-    """``extra`` with a ``shape`` for each creation node of unknown dimensions: MXNet infers them from the
-    nodes that consume the array; here the graph is run on shapes with each unknown dimension taken from the
-    given inputs' dimensions (their first axes first) until one runs through, that one kept."""
-    import jax
-
-    from ast_hybrid.core.ndarray import NDArray
-    from ast_hybrid.ops.deferred import Deferred, ShapeOnly, inferring
-
-    unknown = [n for n in order if _unknown_creation(n) and not (extra and "shape" in extra.get(id(n), {}))]
-    if not unknown:
-        return extra
-    avals, standins = {}, {}
-    for n in order:
-        if n.kind != "var":
-            continue
-        v = lookup(n)
-        if isinstance(v, Deferred):
-            standins[n.name] = v.param
-        else:
-            v = v._arr if isinstance(v, NDArray) else v
-            avals[n.name] = jax.ShapeDtypeStruct(tuple(v.shape), v.dtype)
-    candidates = []
-    free = [a.shape for k, a in avals.items() if not any(m.name == k and m.param is not None for m in order)]
-    for axis in range(max((len(sh) for sh in free), default=0)):
-        candidates += [sh[axis] for sh in free if len(sh) > axis and sh[axis] and sh[axis] not in candidates]
-    params = [m.param for m in order if m.kind == "var" and m.param is not None]
-    for c in candidates:
-        trial = dict(extra or {})
-        for n in unknown:
-            trial[id(n)] = dict(trial.get(id(n), {}), shape=tuple(c if d == 0 else d for d in n.kwargs["shape"]))
-        saved = [(p, p.shape) for p in params]
-
-        def run(arrays, trial=trial):
-            with inferring():
-                return [o._arr for o in evaluate(entries, lambda m: NDArray(arrays[m.name]) if m.name in arrays
-                                                 else ShapeOnly(standins[m.name]), trial)]
-        try:
-            jax.eval_shape(run, avals)
-        except Exception:       # noqa: BLE001 - any error of the ops: this candidate does not fit
-            for p, shape in saved:      # what it inferred for the parameters' shapes, undone
-                p._shape = shape
-            continue
-        return trial
-    names = ", ".join(f"{n.name!r} {tuple(n.kwargs['shape'])}" for n in unknown)
-    raise ValueError(f"cannot infer the unknown (0) dimensions of {names}: no dimension of the inputs "
-                     f"({candidates}) fits the ops that use it; give the full shape")
-
-
 def evaluate(entries, lookup, extra=None):
     """The values of ``entries`` (a list, one per entry), each variable's from ``lookup(node)``, each op node
     replaying what it recorded on its inputs' values (with ``extra[id(node)]``'s keyword arguments added).
-    Arrays made with unknown (0) dimensions get them first (``_resolved_creations``)."""
+    Arrays made with unknown (0) dimensions get them first (``symbol/unknown_dims.py``)."""
+    from ast_hybrid.symbol import unknown_dims
+
     values = {}
     order = _topo(entries)
-    if any(_unknown_creation(n) for n in order):
-        extra = _resolved_creations(order, entries, lookup, extra)
+    if any(unknown_dims.unknown_creation(n) for n in order):
+        extra = unknown_dims.resolved(order, entries, lookup, extra)
 
     def sub(obj):
         if isinstance(obj, Symbol):

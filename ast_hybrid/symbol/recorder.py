@@ -261,7 +261,6 @@ def _traced_f():
     return _SymbolF(nd)
 
 
-
 def apply(block, args):
     """``block(*args)`` with Symbols: its ``hybrid_forward`` run once with the recording ``F`` and its
     parameters' variables, in the block's name scope (MXNet's ``HybridBlock.forward`` on Symbols)."""

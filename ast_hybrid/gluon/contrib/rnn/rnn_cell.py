@@ -12,7 +12,8 @@ Ghahramani 2016) and ``dynamic_unroll`` (a cell over a sequence as one loop, ``F
 from __future__ import annotations
 
 from ast_hybrid.gluon.rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell, SequentialRNNCell,
-                                           _Carried, _format_sequence, _get_begin_state, _is_tensor,
+                                           _Carried)
+from ast_hybrid.gluon.rnn.sequence import (_format_sequence, _get_begin_state, _is_tensor,
                                            _mask_sequence_variable_length)
 from ast_hybrid.ops._core import raw
 
