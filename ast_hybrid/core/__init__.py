@@ -3,7 +3,8 @@
 - ``ndarray``: ``NDArray``, MXNet's array as a thin wrapper around one jax array (what it *is*; what
   computes with it is installed by the operator package, ``ast_hybrid/ops/array_methods.py``);
 - ``context``: ``Context``, ``cpu``/``gpu`` and the current context (per thread);
-- ``autograd``: recording and training mode (per thread), the tape, ``backward``/``grad``;
+- ``autograd``: recording and training mode (per thread), the tape, ``backward``/``grad``; ``tape_program``:
+  a tape met again as one compiled backward;
 - ``errors``: the errors the front raises on purpose and the cleaner that takes them back out of JAX;
 - ``settings``: every ``AST_HYBRID_*`` switch, its default, accepted values and help (the one module that
   reads them from the environment).

@@ -15,10 +15,11 @@ compiled program's output and pullback).  ``backward()`` replays the tape under
 ``jax.vjp`` from the leaves to the heads (a hybridized block's node is not run
 again: its gradient is its pullback); from the second ``backward()`` over a tape
 of the same structure (a training loop's), that replay and pullback are one
-compiled program (``_compiled_tape``).  Random ops draw their key before
-recording, so the replay sees the same masks.  ``create_graph=True``
-(higher-order gradients) is not supported: use ``ast_hybrid.functional(net)``
-with ``jax.grad`` for that, and for fast training loops.  ``Function`` (MXNet's custom
+compiled program (``tape_program.compiled_tape``).  Random ops draw their key before
+recording, so the replay sees the same masks.  ``grad(..., create_graph=True)``
+puts the gradients on the tape as one node (the pullback of the replay), so a
+backward through them gives second derivatives; ``ast_hybrid.functional(net)``
+with ``jax.grad`` is the way to fast training loops.  ``Function`` (MXNet's custom
 gradients, ``ast_hybrid.autograd.Function``) is lowered to ``jax.custom_vjp`` by the ops
 (``ast_hybrid/ops/function.py``).
 
@@ -453,7 +454,9 @@ def _vjp_run(heads, head_grads, leaf_filter):
         else:
             grads = [jnp.round(g) if i and g.dtype != jax.dtypes.float0 else g for g, i in zip(grads, integer)]
     if grads is None:
-        compiled = _compiled_tape(order, heads, leaf_pos, fixed, head_grads)
+        from ast_hybrid.core.tape_program import compiled_tape
+
+        compiled = compiled_tape(order, heads, leaf_pos, fixed, head_grads)
         if compiled is not None:
             program, fixed_values = compiled
             grads = program(primals, fixed_values, [n.consts for n in order], head_grads)
@@ -482,65 +485,6 @@ def _cotangents(outs, head_grads):
 
     return [jnp.ones_like(o) if g is None else jnp.asarray(g, o.dtype).reshape(o.shape)
             for o, g in zip(outs, head_grads)]
-
-
-_TAPE_SEEN: dict = {}       # a tape's structure -> how many backward passes met it
-_TAPE_PROGRAMS: dict = {}   # a tape's structure -> its compiled backward (from its second backward on)
-_TAPE_LOCK = threading.Lock()
-
-
-def _compiled_tape(order, heads, leaf_pos, fixed, head_grads):
-    """The backward of a tape met before, as one compiled program ``(primals, fixed, consts per node, head
-    grads) -> grads`` that replays the forward and pulls back (jax.vjp inside jit), with the list of fixed
-    leaves' values; None for a tape met the first time (a one-off backward runs faster op by op than
-    compiled) or one with a node that has no key (``_keyed``)."""
-
-    if any(n.key is None for n in order):
-        return None
-    index = {id(n): i for i, n in enumerate(order)}
-    fixed_list = list(fixed)
-    fixed_pos = {leaf: i for i, leaf in enumerate(fixed_list)}
-
-    def where(ref):
-        if isinstance(ref[0], _Leaf):
-            return ("p", leaf_pos[ref[0]]) if ref[0] in leaf_pos else ("f", fixed_pos[ref[0]])
-        return ("n", index[id(ref[0])], ref[1])
-
-    wiring = tuple(tuple(where(r) for r in n.inputs) for n in order)
-    head_refs = tuple(where((h._ag, h._arr) if isinstance(h._ag, _Leaf) else h._ag) for h in heads)
-    key = (tuple(n.key for n in order), wiring, head_refs, len(leaf_pos), tuple(g is None for g in head_grads))
-    program = _TAPE_PROGRAMS.get(key)
-    if program is None:
-        with _TAPE_LOCK:        # the caches are the process's (programs are), shared by its threads
-            seen = _TAPE_SEEN[key] = _TAPE_SEEN.get(key, 0) + 1
-            if seen < 2:
-                if len(_TAPE_SEEN) > 512:
-                    _TAPE_SEEN.clear()
-                return None
-            _TAPE_SEEN.pop(key, None)
-            if len(_TAPE_PROGRAMS) > 64:
-                _TAPE_PROGRAMS.clear()
-            program = _TAPE_PROGRAMS[key] = _tape_program([n.spec for n in order], wiring, head_refs)
-    return program, [fixed[leaf] for leaf in fixed_list]
-
-
-def _tape_program(specs, wiring, head_refs):
-    import jax
-
-    def value(ref, primals, fixed, env):
-        return primals[ref[1]] if ref[0] == "p" else fixed[ref[1]] if ref[0] == "f" else env[ref[1]][ref[2]]
-
-    def backward(primals, fixed, consts, head_grads):
-        def forward(primals):
-            env = []
-            for spec, refs, c in zip(specs, wiring, consts):
-                env.append(_call_spec(spec, c, [value(r, primals, fixed, env) for r in refs]))
-            return [value(r, primals, fixed, env) for r in head_refs]
-
-        outs, pullback = jax.vjp(forward, primals)
-        return pullback(_cotangents(outs, head_grads))[0]
-
-    return jax.jit(backward)
 
 
 def _run_effects(order, differentiated):
@@ -577,9 +521,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     """Gradients of ``heads`` with respect to ``variables`` (returned, not written into ``.grad``)."""
     from ast_hybrid.core.ndarray import NDArray
 
-    if create_graph:
-        raise NotImplementedError("autograd.grad(create_graph=True) (higher-order gradients) is not supported; "
-                                  "use ast_hybrid.functional(net) with jax.grad for higher-order derivatives")
     single = isinstance(variables, NDArray)
     variables = [variables] if single else list(variables)
     heads = [heads] if isinstance(heads, NDArray) else list(heads)
@@ -589,9 +530,40 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         if not isinstance(v._ag, _Leaf):
             raise RuntimeError("autograd.grad: every variable must be marked with attach_grad() (or "
                                "mark_variables) before recording")
+    if create_graph:
+        return _recorded_grads(heads, head_grads, variables)
     grads = _vjp(heads, head_grads, {v._ag for v in variables})
     out = [type(v)(grads[v._ag]) if v._ag in grads else type(v)(v._arr * 0) for v in variables]
     return out
+
+
+def _recorded_grads(heads, head_grads, variables):
+    """``grad(..., create_graph=True)``: the gradients as one node on the tape, a function of every leaf of
+    the heads' graph (the pullback of its replay), so that a backward through them differentiates again."""
+    import jax
+
+    from ast_hybrid.core.ndarray import NDArray
+
+    order, leaves = _graph(heads)
+    leaf_list = list(leaves)
+    pos = {leaf: i for i, leaf in enumerate(leaf_list)}
+    head_grads = [None if g is None else getattr(g, "_arr", g) for g in head_grads or [None] * len(heads)]
+
+    def gradients(*primals):
+        def forward(primals):
+            env = {}
+            for node in order:
+                env[id(node)] = node.fn(*[primals[pos[r[0]]] if isinstance(r[0], _Leaf) else env[id(r[0])][r[1]]
+                                          for r in node.inputs])
+            return [_head_value(h, env, pos, primals) for h in heads]
+
+        outs, pullback = jax.vjp(forward, list(primals))
+        (grads,) = pullback(_cotangents(outs, head_grads))
+        return [grads[pos[v._ag]] if v._ag in pos else v._arr * 0 for v in variables]
+
+    out = record_op(gradients, [NDArray(leaves[leaf], leaf) for leaf in leaf_list], {})
+    _run_effects(order, pos)
+    return [type(v)(g._arr, g._ag) for v, g in zip(variables, out)]
 
 
 def get_symbol(x):

@@ -3,7 +3,8 @@ given to ``mark_variables`` is the gradient (``dx[:] = 0`` resets what ``grad_re
 backward through a graph freed by the first is an error, the identity Dropout of predict mode is on the tape,
 ``_fresh_grad`` says whether a backward wrote the gradient since the Trainer's last update, a Trainer step
 on a stale gradient is MXNet's error, an in-place write while recording is MXNet's error where MXNet's
-``RecordOp`` refuses it, and relu's gradient passes a NaN on.  One script, run by MXNet and under ``ast-hybrid run``: the same lines."""
+``RecordOp`` refuses it, relu's gradient passes a NaN on, and gradients recorded with ``create_graph=True``
+differentiate again.  Scripts run by MXNet and under ``ast-hybrid run``: the same lines."""
 
 import pytest
 
@@ -101,3 +102,30 @@ def test_autograd_bookkeeping_as_mxnet(tmp_path):
     ours, theirs = run_both(SCRIPT, tmp_path)
     assert ours == theirs
     assert "stale step: True" in ours and "third backward: True" in ours
+
+
+HIGHER_ORDER = r'''
+import mxnet as mx
+x = mx.nd.array([1.0, 0.5])
+x.attach_grad()
+with mx.autograd.record():
+    z = mx.nd.elemwise_add(mx.nd.exp(x), x)
+dx, = mx.autograd.grad(z, [x], create_graph=True)
+print([round(v, 5) for v in dx.asnumpy().tolist()])
+dx.backward()
+print([round(v, 5) for v in x.grad.asnumpy().tolist()])
+y = mx.nd.array([2.0, -1.0]); y.attach_grad()
+with mx.autograd.record():
+    w = mx.nd.sin(y)
+    g, = mx.autograd.grad(w, [y], create_graph=True, retain_graph=True)
+    h = mx.nd.elemwise_mul(g, g)
+h.backward()
+print([round(v, 5) for v in g.asnumpy().tolist()], [round(v, 5) for v in y.grad.asnumpy().tolist()])
+'''
+
+
+def test_gradients_of_gradients_as_mxnet(tmp_path):
+    """``autograd.grad(..., create_graph=True)`` puts the gradients on the tape: a backward through them gives
+    second derivatives (MXNet's test_autograd.py::test_gradient)."""
+    ours, theirs = run_both(HIGHER_ORDER, tmp_path)
+    assert ours == theirs and len(ours) == 3

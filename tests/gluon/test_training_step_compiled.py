@@ -1,5 +1,5 @@
 """A steady-state Gluon training step compiles nothing, and its compiled backward gives the eager one's
-gradients (issue 11, item 3: ``autograd._compiled_tape``, ``block._hybrid_node``, ``Trainer.update``)."""
+gradients (issue 11, item 3: ``tape_program.compiled_tape``, ``block._hybrid_node``, ``Trainer.update``)."""
 
 from __future__ import annotations
 
@@ -44,14 +44,14 @@ def _setup(hybridize):
 
 @pytest.mark.parametrize("hybridize", [False, True])
 def test_the_compiled_backward_gives_the_eager_gradients(hybridize):
-    from ast_hybrid.core import autograd
+    from ast_hybrid.core import tape_program
 
     net, grads = _setup(hybridize)
-    autograd._TAPE_PROGRAMS.clear()     # a cache the earlier tests filled (cleared whole past 64 programs)
-    programs = len(autograd._TAPE_PROGRAMS)
+    tape_program._TAPE_PROGRAMS.clear()     # a cache the earlier tests filled (cleared whole past 64 programs)
+    programs = len(tape_program._TAPE_PROGRAMS)
     first = grads()            # the tape met for the first time: eager jax.vjp
     second = grads()           # the same structure again: one compiled program
-    assert len(autograd._TAPE_PROGRAMS) == programs + 1
+    assert len(tape_program._TAPE_PROGRAMS) == programs + 1
     for k in first:
         np.testing.assert_allclose(second[k], first[k], rtol=1e-5, atol=1e-6, err_msg=k)
 
