@@ -75,8 +75,10 @@ class _Methods:
         return as_np(_getitem(self, _key(key)))
 
     def __setitem__(self, key, value):
+        from ast_hybrid.ops.array_methods import whole_key, write_into     # MXNet's rules while recording
+
         out = _setitem(self, _key(key), value)
-        self._arr, self._ag = out._arr, out._ag
+        write_into(self, out, reads_target=not whole_key(key, self.shape))
 
     def __iter__(self):
         if self.ndim == 0:

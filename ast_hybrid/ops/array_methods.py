@@ -54,7 +54,7 @@ class _Methods:
 
     def __setitem__(self, key, value):
         out = _ops.indexing.setitem(self, key, value)
-        _write(self, out, reads_target=not _whole(key, self.shape))
+        write_into(self, out, reads_target=not whole_key(key, self.shape))
 
     def slice_assign(self, rhs, begin, end, step):
         self[tuple(slice(b, e, s) for b, e, s in zip(begin, end, tuple(step) + (None,) * len(begin)))] = rhs
@@ -160,7 +160,7 @@ class _Methods:
     def _inplace(self, result):
         if result.shape != self.shape:
             raise ValueError(f"in-place operation would change the shape from {self.shape} to {result.shape}")
-        _write(self, result)
+        write_into(self, result)
         return self
 
     def __iadd__(self, other):
@@ -243,7 +243,7 @@ def _is_view(key, shape):
     return True
 
 
-def _whole(key, shape):
+def whole_key(key, shape):
     """Whether ``x[key] = v`` covers all of ``x`` with basic indexing (MXNet then copies ``v`` into ``x``: an op
     that does not read ``x``)."""
     ks = _basic_axes(key, shape)
@@ -259,7 +259,7 @@ def _whole(key, shape):
     return True
 
 
-def _write(target, result, reads_target=True):
+def write_into(target, result, reads_target=True):
     """``target`` takes ``result``'s value (and record).  While recording, MXNet's ``Imperative::RecordOp``
     refuses a write into an array already in the graph (a variable, a recorded result), and one into an
     op's own input (``x += y``, ``x[i] = y``; ``x[:] = y`` copies, reading no ``x``) when the op is recorded

@@ -129,3 +129,29 @@ def test_gradients_of_gradients_as_mxnet(tmp_path):
     second derivatives (MXNet's test_autograd.py::test_gradient)."""
     ours, theirs = run_both(HIGHER_ORDER, tmp_path)
     assert ours == theirs and len(ours) == 3
+
+
+NP_SETITEM = r'''
+import mxnet as mx
+from mxnet import np, npx
+npx.set_np()
+for index in [slice(None), (slice(None), 1), ()]:
+    x = np.ones((2, 3))
+    out_shape = x[index].shape
+    y = np.array(np.random.uniform(size=out_shape))
+    y.attach_grad()
+    try:
+        with mx.autograd.record():
+            x[index] = y
+            x.backward()
+        print(index, "grad", y.grad.asnumpy().tolist())
+    except mx.base.MXNetError as err:
+        print(index, "error", "Inplace" in str(err))
+'''
+
+
+def test_np_setitem_while_recording_as_mxnet(tmp_path):
+    """``mx.np`` arrays: ``x[:] = y`` while recording is a recorded copy (the gradient reaches ``y``); a partial
+    write of a recorded value is MXNet's in-place error."""
+    ours, theirs = run_both(NP_SETITEM, tmp_path)
+    assert ours == theirs and "error True" in ours[1]
