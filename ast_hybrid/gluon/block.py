@@ -511,7 +511,8 @@ class HybridBlock(Block):
     def _call_imperative(self, *args):
         if not FRAMES.traces and symbolic.is_symbolic(args):      # net(sym.var('data')), not hybridized
             return symbol_recorder.apply(self, args)
-        _check_some_array(args)
+        if not FRAMES.traces:       # (a traced child's arguments are the trace's arrays: no check per node)
+            _check_some_array(args)
         args = wrap_inputs(args)
         try:
             params = {k: p.data() for k, p in self._reg_params.items()}

@@ -107,13 +107,11 @@ def _host_sample(dist, params, shape, dtype, ctx):
 
 
 def _draw(dist, params, shape, dtype, ctx, out):
-    res = _host_sample(dist, params, shape, dtype, ctx)
-    if res is not None:
-        return _draw_out(res, out) if out is None or res.size != out.size else _draw_out(
-            NDArray(res._arr.reshape(out.shape)), out)
-    res = _sample(rng.next_key(), dist, list(params), shape, dtype)
-    if ctx is not None or not any(hasattr(p, "_arr") for p in params):     # array parameters: their device
-        res = NDArray(place(res._arr, current_context() if ctx is None else ctx))
+    res = _host_sample(dist, params, shape, dtype, ctx)       # (placed on its context already)
+    if res is None:
+        res = _sample(rng.next_key(), dist, list(params), shape, dtype)
+        if ctx is not None or not any(hasattr(p, "_arr") for p in params):     # array parameters: their device
+            res = NDArray(place(res._arr, current_context() if ctx is None else ctx))
     if out is not None:
         out._arr = res._arr.reshape(out.shape) if res.size == out.size else res._arr
         return out
