@@ -87,7 +87,12 @@ def _filling_or_returning(fill):
     def _init_weight(self, name, arr, *dtype):
         if not dtype:
             return fill(self, name, arr)
+        from ast_hybrid.core.ndarray import ndarray
+        from ast_hybrid.core.npmode import MODE
+
         out = _zeros(arr, dtype[0])
+        if MODE.array:                      # npx.set_np(): MXNet fills an mx.np array
+            out = ndarray(out._arr)
         fill(self, name, out)
         return out._arr
 

@@ -569,7 +569,8 @@ class HybridBlock(Block):
 
     def export(self, path, epoch=0, remove_amp_cast=True):
         """Write ``path-symbol.stablehlo`` (the predict program, jax.export), ``path-symbol.json``
-        (its manifest) and ``path-%04d.params`` (``arg:``/``aux:`` names, MXNet's format)."""
+        (its manifest) and ``path-%04d.params`` (``arg:``/``aux:`` names, MXNet's format).  Returns None, as
+        MXNet 1.9.1's does (a notebook cell ending in ``net.export(...)`` shows nothing)."""
         from ast_hybrid.gluon import export as _export
 
-        return _export.export_block(self, path, epoch)
+        _export.export_block(self, path, epoch)

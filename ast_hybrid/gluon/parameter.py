@@ -36,6 +36,32 @@ def shape_known(shape) -> bool:
     return shape is not None and all(int(s) > 0 for s in shape)
 
 
+class _Storage:
+    """The parameter as the array a ``data()`` array is a view of (``NDArray._base``): a write into that array
+    (``p.data()[:] -= lr * p.grad()``, ``p.data()[0, 0] = 42``) sets the parameter's data, as in MXNet."""
+
+    __slots__ = ("_param",)
+    _base = None
+
+    def __init__(self, param):
+        self._param = param
+
+    @property
+    def _arr(self):
+        return self._param._data
+
+    @_arr.setter
+    def _arr(self, value):
+        self._param.set_data(value)
+
+
+def _shown(shape):
+    """A shape as MXNet prints it: an unknown dimension is 0, or -1 under ``npx.set_np()`` (numpy shapes)."""
+    if shape is None or not NP_MODE.shape:
+        return shape
+    return tuple(-1 if d == 0 else d for d in shape)
+
+
 class Parameter:
     _cls = NDArray      # the class of data() and grad(): ndarray once initialised under npx.set_np()
     _copies = 1         # several contexts on this process's one CPU device: how many (list_data)
@@ -138,7 +164,11 @@ class Parameter:
                                "of nested child Blocks")
         if isinstance(arr_list, (list, tuple)):      # MXNet's per-context list: ours holds one replicated value
             arr_list = arr_list[0]
-        return self._cls(raw(arr_list), self._leaf if arr_list is self._data else None)
+        if arr_list is not self._data:
+            return self._cls(raw(arr_list))
+        out = self._cls(raw(arr_list), self._leaf)
+        out._base = (_Storage(self), None)          # MXNet's data() is the parameter's memory: writes reach it
+        return out
 
     # shape ------------------------------------------------------------------
     @property
@@ -156,7 +186,7 @@ class Parameter:
         self._shape = new_shape
 
     def __repr__(self):
-        return f"Parameter {self.name} (shape={self._shape}, dtype={self.dtype})"
+        return f"Parameter {self.name} (shape={_shown(self._shape)}, dtype={self.dtype})"
 
     # initialisation ---------------------------------------------------------
     def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):

@@ -21,14 +21,23 @@ def _key(k):
     return tuple(_key(v) for v in k) if isinstance(k, tuple) else raw_of(k)
 
 
+def _int_arrays(key):
+    """MXNet takes index arrays of any dtype (``mx.np.array`` of Python ints is float32): floats truncated."""
+    if isinstance(key, tuple):
+        return tuple(_int_arrays(k) for k in key)
+    if hasattr(key, "dtype") and jnp.issubdtype(key.dtype, jnp.floating):
+        return key.astype(jnp.int32)
+    return key
+
+
 @op
 def _getitem(data, key):
-    return data[key]
+    return data[_int_arrays(key)]
 
 
 @op
 def _setitem(data, key, value):
-    return data.at[key].set(jnp.asarray(value, data.dtype))
+    return data.at[_int_arrays(key)].set(jnp.asarray(value, data.dtype))
 
 
 def _binary(name, reflected=False):
@@ -72,7 +81,12 @@ class _Methods:
     """The methods :func:`install` puts on ``ndarray`` (never instantiated)."""
 
     def __getitem__(self, key):
-        return as_np(_getitem(self, _key(key)))
+        from ast_hybrid.ops.array_methods import _depth, _is_view
+
+        out = as_np(_getitem(self, _key(key)))
+        if _depth(self) < 3 and _is_view(key, self.shape):     # MXNet's view of the same memory, as nd's
+            out._base = (self, key)
+        return out
 
     def __setitem__(self, key, value):
         from ast_hybrid.ops.array_methods import whole_key, write_into     # MXNet's rules while recording
@@ -226,7 +240,11 @@ class _Methods:
     def _inplace(self, result):
         if result.shape != self.shape:
             raise ValueError(f"in-place operation would change the shape from {self.shape} to {result.shape}")
-        self._arr, self._ag = result._arr.astype(self._arr.dtype), result._ag
+        from ast_hybrid.ops.array_methods import write_into     # MXNet's rules while recording, nd's too
+
+        if result.dtype != self.dtype:
+            result = result.astype(self.dtype)
+        write_into(self, result)
         return self
 
 

@@ -45,6 +45,20 @@ maximum = np_function(_elemwise.max_kernel, "maximum")
 minimum = np_function(_elemwise.min_kernel, "minimum")
 clip = np_function(lambda a, a_min=None, a_max=None, out=None: _elemwise.clip_kernel(jnp.asarray(a), a_min, a_max),
                    "clip")
+
+
+def _multiply(a, b, *args, **kwargs):
+    """jax.numpy's multiply, where XLA's rewrite of ``x * bool`` into a select (+0 where MXNet's product is
+    -0 for a negative x) is kept off: ``where(mask, x, x * 0)``."""
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    if (a.dtype == jnp.bool_) != (b.dtype == jnp.bool_) and not args and not kwargs:
+        mask, x = (a, b) if a.dtype == jnp.bool_ else (b, a)
+        x = x.astype(jnp.result_type(x, mask))
+        return jnp.where(mask, x, x * 0)
+    return jnp.multiply(a, b, *args, **kwargs)
+
+
+multiply = np_function(_multiply, "multiply")
 fix = np_function(jnp.trunc, "fix")          # round toward zero (jax.numpy.fix is deprecated)
 round_ = _g["round"]
 row_stack = _g["vstack"]
@@ -85,16 +99,35 @@ def _c_order(order):
         raise NotImplementedError(f"order={order!r}: only 'C' is supported (as in MXNet)")
 
 
-def _creation(fill):
-    def make(shape, dtype=None, order="C", ctx=None, **kwargs):
-        _c_order(order)
-        return _on(fill(shape, default_float(dtype)), ctx)
+def _named(make, name, what):
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = what
     return make
 
 
-zeros = _creation(jnp.zeros)
-ones = _creation(jnp.ones)
-empty = _creation(jnp.zeros)       # an empty array's values are unspecified; zeros here
+def _creation(fill, name, what):
+    def make(shape, dtype=None, order="C", ctx=None, **kwargs):
+        _c_order(order)
+        return _on(fill(shape, default_float(dtype)), ctx)
+    return _named(make, name, what + """
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+    dtype : str or numpy.dtype, optional (float32 unless told, as MXNet's; NumPy's default is float64)
+    order : 'C' only (row-major, as MXNet)
+    ctx : Context, optional (the current context unless told)
+
+    Returns
+    -------
+    out : ndarray
+    """)
+
+
+zeros = _creation(jnp.zeros, "zeros", "Return a new array of the given shape and type, filled with zeros.")
+ones = _creation(jnp.ones, "ones", "Return a new array of the given shape and type, filled with ones.")
+empty = _creation(jnp.zeros, "empty", "Return a new array of the given shape and type; its values are "
+                  "unspecified (zeros here).")
 
 
 def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
@@ -107,17 +140,18 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, out=None):
     return result
 
 
-def _like(fill):
+def _like(fill, name, what):
     def make(a, dtype=None, order="C", ctx=None, out=None, **kwargs):
         _c_order(order)
         out = fill(raw_of(a), dtype=dtype)
         return ndarray(out) if ctx is None else _on(out, ctx)
-    return make
+    return _named(make, name, what)
 
 
-zeros_like = _like(jnp.zeros_like)
-ones_like = _like(jnp.ones_like)
-empty_like = _like(jnp.zeros_like)
+zeros_like = _like(jnp.zeros_like, "zeros_like", "Return an array of zeros with the shape and type of `a`.")
+ones_like = _like(jnp.ones_like, "ones_like", "Return an array of ones with the shape and type of `a`.")
+empty_like = _like(jnp.zeros_like, "empty_like", "Return an array with the shape and type of `a`; its values "
+                   "are unspecified (zeros here).")
 
 
 def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):

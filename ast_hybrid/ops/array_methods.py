@@ -189,10 +189,11 @@ def _depth(a):
 
 
 def write_through(a):
-    """``a``'s new value into the arrays it is a view of (``NDArray._base``), as MXNet's shared memory."""
+    """``a``'s new value into the arrays it is a view of (``NDArray._base``: ``(array, key)``, the key None
+    for the whole: a Parameter's storage behind ``data()``), as MXNet's shared memory."""
     while a._base is not None:
         parent, key = a._base
-        parent._arr = _ops.indexing.setitem.__wrapped__(parent._arr, key, a._arr)
+        parent._arr = a._arr if key is None else _ops.indexing.setitem.__wrapped__(parent._arr, key, a._arr)
         a = parent
 
 
@@ -265,12 +266,14 @@ def write_into(target, result, reads_target=True):
     op's own input (``x += y``, ``x[i] = y``; ``x[:] = y`` copies, reading no ``x``) when the op is recorded
     (an input needs a gradient): the value is written all the same (MXNet's op ran before its check), the
     record is not, and the error is MXNet's.  Unrecorded writes are free."""
-    from ast_hybrid.core.autograd import STATE
+    from ast_hybrid.core.autograd import STATE, _Leaf
     from ast_hybrid.core.errors import MXNetError
     from ast_hybrid.core.trace import FRAMES
 
     if not STATE.recording or FRAMES.traces or (target._ag is None and (not reads_target or result._ag is None)):
-        target._arr, target._ag = result._arr, result._ag
+        if not isinstance(target._ag, _Leaf):   # a variable stays one (``w[:] = w - lr * w.grad``), as MXNet's
+            target._ag = result._ag             # unrecorded write leaves its autograd entry alone
+        target._arr = result._arr
         write_through(target)
         return
     target._arr = result._arr

@@ -111,9 +111,10 @@ def _ties_to_lhs(forward, lhs_wins):
         return out, jnp.where(lhs_wins(a, b), tangents[0], tangents[1]).astype(out.dtype)
 
     def apply(a, b):
-        if not jnp.issubdtype(jnp.result_type(a, b), jnp.inexact):
+        dtype = jnp.result_type(a, b)
+        if not jnp.issubdtype(dtype, jnp.inexact):
             return forward(a, b)
-        return tied(jnp.asarray(a), jnp.asarray(b))
+        return tied(jnp.asarray(a, dtype), jnp.asarray(b, dtype))    # an int operand's tangent would be float0
 
     return apply
 

@@ -155,3 +155,41 @@ def test_np_setitem_while_recording_as_mxnet(tmp_path):
     write of a recorded value is MXNet's in-place error."""
     ours, theirs = run_both(NP_SETITEM, tmp_path)
     assert ours == theirs and "error True" in ours[1]
+
+
+SCRATCH_SGD = r'''
+import mxnet as mx
+from mxnet import autograd, nd, np, npx
+
+def train(make, dot, steps=3):
+    w, b = make([[0.5], [-1.0]]), make([0.1])
+    params = [w, b]
+    for p in params:
+        p.attach_grad()
+    X, y = make([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]]), make([[1.0], [2.0], [0.0]])
+    for step in range(steps):
+        with autograd.record():
+            l = ((dot(X, w) + b - y) ** 2 / 2).sum() + 0 * (w ** 2).sum()
+        l.backward()
+        for p in params:                   # d2l's sgd: a write into each variable, outside the record
+            p[:] = p - 0.1 * p.grad / 3
+        print(step, round(float(l.asnumpy().sum()), 5), [round(v, 5) for v in w.asnumpy().ravel().tolist()],
+              b.grad is not None)
+    w -= 0.01 * w.grad                     # the in-place form keeps the variable too
+    with autograd.record():
+        l = (w * w).sum()
+    l.backward()
+    print("after -=", [round(v, 5) for v in w.grad.asnumpy().ravel().tolist()])
+
+train(nd.array, nd.dot)
+npx.set_np()
+train(np.array, np.dot)
+'''
+
+
+def test_writes_into_a_variable_outside_record_keep_it_a_variable(tmp_path):
+    """d2l's from-scratch SGD (``param[:] = param - lr * param.grad / batch_size``) and ``w -= ...``: an
+    unrecorded write keeps the array attached, so the next step's backward reaches it (it raised "not in a
+    computational graph" on the second step, nd and np alike)."""
+    ours, theirs = run_both(SCRATCH_SGD, tmp_path)
+    assert ours == theirs and len(ours) == 8

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 import pytest
 
@@ -44,6 +45,8 @@ def test_every_submodule_imports_as_in_mxnet(oracle, folder, package):
         if not was_installed:
             compat.uninstall()
     assert ours == theirs
-    assert all("No module named 'pandas'" in e or "No module named 'torch'" in e for e in ours.values())
+    # what fails, fails alike on both sides, and only for want of a third-party package neither side has (pandas,
+    # torch; with pandas there: cv2, autocfg): never for something of MXNet's
+    assert all(re.match(r"ModuleNotFoundError: No module named '(?!mxnet)[\w.]+'$", e) for e in ours.values())
     assert count > (250 if package == "gluoncv" else 80)
     assert importlib.import_module(package).__version__ == version

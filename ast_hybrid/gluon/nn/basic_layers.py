@@ -101,7 +101,9 @@ class Dense(HybridBlock):
         return act
 
     def __repr__(self):
-        shape = self.weight.shape
+        from ast_hybrid.gluon.parameter import _shown
+
+        shape = _shown(self.weight.shape)
         layout = f"{shape[1] if shape[1] else None} -> {shape[0]}"
         return f"{type(self).__name__}({layout}, {self.act if self.act else 'linear'})"
 

@@ -1,0 +1,85 @@
+"""What the d2l notebooks (issue 30 item 2; ``python -m ast_hybrid.conformance.d2l``) found, as small programs
+of our own written to the notebooks' shapes, run by MXNet 1.9.1 and under ``ast-hybrid run``: the same lines.
+
+- writes into ``param.data()`` reach the parameter (conv-layer's ``conv2d.weight.data()[:] -= lr * grad``,
+  parameters' ``net[0].weight.data()[0, 0] = 42``), nd and np alike;
+- ``mx.np`` basic indexing is a view (``a[0]``, ``a[1:]``) and a column is a copy, as nd's;
+- a custom ``Initializer`` fills an ``mx.np`` array under ``npx.set_np()`` (``data *= np.abs(data) >= 5``);
+- a parameter not yet shaped prints ``-1`` for the unknown dimension in np mode (deferred-init);
+- ``np.maximum(X, 0)`` differentiates (mlp-scratch's relu), float index arrays index (``y_hat[[0, 1], y]``),
+  and ``HybridBlock.export`` returns None (hybridize)."""
+
+import pytest
+
+from ast_hybrid.testing.oracle import run_both
+
+pytestmark = pytest.mark.oracle
+
+SCRIPT = r'''
+import os, tempfile
+import mxnet as mx
+from mxnet import autograd, init, nd, np, npx
+from mxnet.gluon import nn
+
+def r(a):
+    return [round(v, 4) for v in a.asnumpy().ravel().tolist()]
+
+for mode in ("nd", "np"):
+    if mode == "np":
+        npx.set_np()
+    lib = np if mode == "np" else nd
+    conv = nn.Conv2D(1, kernel_size=(1, 2), use_bias=False)
+    conv.initialize(init.Constant(0.5))
+    X = lib.ones((1, 1, 2, 3))
+    for step in range(2):
+        with autograd.record():
+            l = ((conv(X) - 1) ** 2).sum()
+        l.backward()
+        conv.weight.data()[:] -= 0.1 * conv.weight.grad()
+        print(mode, step, r(conv.weight.data()))
+    w = conv.weight.data()
+    w[0, 0, 0, 1] = 42
+    print(mode, "set", r(conv.weight.data()), r(conv(X)))
+
+a = np.zeros((2, 3))
+b = a[0]; b[:] = 1
+c = a[:, 1]; c[:] = 7
+d = a[1:]; d += 2
+print("views", r(a))
+
+class MyInit(init.Initializer):
+    def _init_weight(self, name, data):
+        print("init", name, data.shape, type(data).__name__)
+        data[:] = np.arange(data.size).reshape(data.shape) - 3
+        data *= np.abs(data) >= 2
+
+net = nn.Sequential()
+net.add(nn.Dense(4, activation="relu"), nn.Dense(2))
+print(net)
+print(net.collect_params())
+net.initialize(MyInit())
+net(np.ones((1, 3)))
+print(r(net[0].weight.data()))
+
+x = np.array([-1.0, 0.0, 2.0])
+x.attach_grad()
+with autograd.record():
+    y = (np.maximum(x, 0) * np.array([1.0, 2.0, 3.0])).sum()
+y.backward()
+print("maximum grad", r(x.grad))
+y_hat = np.array([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]])
+print("float index", r(y_hat[[0, 1], np.array([0.0, 2.0])]), r(y_hat[np.array([1.0])]))
+
+net2 = nn.HybridSequential()
+net2.add(nn.Dense(2))
+net2.initialize()
+net2.hybridize()
+net2(np.ones((1, 3)))
+print("export", net2.export(os.path.join(tempfile.mkdtemp(), "m")))
+'''
+
+
+def test_the_notebooks_shapes_as_mxnet(tmp_path):
+    ours, theirs = run_both(SCRIPT, tmp_path)
+    assert ours == theirs
+    assert "np set" in "\n".join(ours) and "export None" in ours
