@@ -1,8 +1,10 @@
 """The chapter's HybridNet: ``print`` inside ``hybrid_forward``.
 
 In MXNet the prints show symbols once and then vanish after ``hybridize()``.
-Here the transpiler turns them into run-time prints, so every call of the
-compiled program prints the real values.
+In ast-hybrid's own front (this file imports ``ast_hybrid``) the transpiler
+turns them into run-time prints, so every call of the compiled program prints
+the real values.  The same code under ``import mxnet`` (``ast-hybrid run``)
+prints as MXNet does.
 
     python examples/hybridnet_print.py
 """

@@ -46,7 +46,7 @@ CHAPTERS = ("preliminaries", "linear-networks", "multilayer-perceptrons", "deep-
 NEEDS = ("d2l.mxnet", "pandas", "matplotlib", "matplotlib_inline", "IPython", "requests")
 MEMORY = 8 << 30
 _CELL = re.compile(r"^```\{\.python \.input[^}]*\}\s*\n(.*?)^```\s*$", re.DOTALL | re.MULTILINE)
-_NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")     # not inside a name
 _NOT_COMPARED = re.compile(r"[-+]?[\d.]+(?:[eE][-+]?\d+)?\s*(?:\w+/)?(?:sec|ms)\b|0x[0-9a-f]+")
 
 

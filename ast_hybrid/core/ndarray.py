@@ -130,6 +130,17 @@ class NDArray:
 
     __str__ = __repr__
 
+    def __trace_str__(self):
+        """How ``print`` shows this array inside a hybridized ``hybrid_forward`` (at trace time, once): MXNet's
+        ``<_Symbol data>``; None outside Gluon's traces and where the trace prints values (the transpiler's
+        print: see ``gluon.programs._mxnet_prints``)."""
+        from ast_hybrid.core.trace import FRAMES
+
+        traces = FRAMES.traces
+        name = getattr(traces[-1], "symbol_name", None) if traces else None
+        name = None if name is None else name(self._arr)
+        return None if name is None else f"<_Symbol {name}>"
+
     def __format__(self, spec):
         if spec and self.size == 1:
             return format(self.asscalar(), spec)

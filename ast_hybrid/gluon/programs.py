@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 
 import numpy as np
 
@@ -28,6 +29,13 @@ from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import raw
 
 __all__ = ["Trace", "Compiled", "run_bound", "imperative", "wrap_inputs", "wrap_outputs", "strip", "program_tree"]
+
+
+def _mxnet_prints():
+    """Whether a ``print`` in a hybridized ``hybrid_forward`` runs as MXNet's: once, at trace time, showing
+    ``<_Symbol data>`` (under ``import mxnet`` = ast-hybrid, its finder on ``sys.meta_path``: MXNet scripts
+    print what MXNet prints); else the transpiler's print, the real values on every call."""
+    return any(type(f).__name__ == "MXNetFinder" for f in sys.meta_path)
 
 
 class Trace:
@@ -45,6 +53,13 @@ class Trace:
         self.decay: dict = {}
         self.marked = set(marked)
         self.carried: dict = {}     # values cells keep between steps during this trace (rnn_cell._Carried)
+        self.names = None           # id(tracer) -> the name MXNet's graph gives that input ('data', 'data0'...)
+        self.output_name = "output"
+
+    def symbol_name(self, arr):
+        """What MXNet's ``print`` of this traced array inside ``hybrid_forward`` shows (``<_Symbol NAME>``), under
+        ``import mxnet`` only; None in ast-hybrid's own front (the transpiler's print: values on every call)."""
+        return None if self.names is None else self.names.get(id(arr), self.output_name)
 
     def marker(self, p):
         return autograd.DEPENDS if p in self.marked else None
@@ -176,6 +191,10 @@ def run_bound(block, params, leaves, key, training, inputs, needs=None):
     with trace.bound(), autograd.mode_scope(recording, training), rng.key_scope(key), \
             autograd.program_effects() as effects:
         xs = wrap_inputs(inputs)
+        if _mxnet_prints():
+            arrays = [x for x in xs if x.__class__ in ARRAYS]
+            trace.names = {id(x._arr): "data" if len(arrays) == 1 else f"data{i}" for i, x in enumerate(arrays)}
+            trace.output_name = f"{block.prefix}output"
         if recording:
             for x, n in zip(xs, needs[len(params):]):
                 for v in (x if isinstance(x, (list, tuple)) else (x,)):

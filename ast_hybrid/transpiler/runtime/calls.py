@@ -160,9 +160,15 @@ def print_(*args, sep=" ", end="\n", file=None, flush=False):
     if not any(isinstance(leaf, Tracer) for leaf in leaves):
         print(*args, sep=sep, end=end, file=file, flush=flush)
         return
+    # a traced value that says how it prints while traced (``__trace_str__``: Gluon's arrays inside a hybridized
+    # hybrid_forward, MXNet's ``<_Symbol data>``) is printed so, once, at trace time, as MXNet's print does
+    shown = [_trace_str(a) for a in args]
+    if all(s is not None for a, s in zip(args, shown) if _traced(a)):
+        print(*(a if s is None else s for a, s in zip(args, shown)), sep=sep, end=end, file=file, flush=flush)
+        return
     parts, values = [], []
     for a in args:
-        if any(isinstance(leaf, Tracer) for leaf in jax.tree_util.tree_leaves(a)):
+        if _traced(a):
             parts.append("{}")
             values.append(a)
         else:
@@ -171,6 +177,15 @@ def print_(*args, sep=" ", end="\n", file=None, flush=False):
     fmt = sep.replace("{", "{{").replace("}", "}}").join(parts) + tail.replace("{", "{{").replace("}", "}}")
     # jax.debug.print always writes to stdout: ``file`` and ``flush`` apply to Python values only
     jax.debug.print(fmt, *values, ordered=True)
+
+
+def _traced(a):
+    return any(isinstance(leaf, Tracer) for leaf in jax.tree_util.tree_leaves(a))
+
+
+def _trace_str(a):
+    method = getattr(type(a), "__trace_str__", None)
+    return None if method is None else method(a)
 
 
 def run_time_assert(pred, text):
