@@ -5,7 +5,7 @@ fraction of their size, made from a fixed seed so that both sides of a run read 
 
 - Fashion-MNIST's four ``*-ubyte.gz`` files under ``$MXNET_HOME/datasets/fashion-mnist`` (``TRAIN``/``TEST``
   images of 28x28, each class a pattern of its own plus noise: the notebooks' classifiers learn);
-- ``timemachine.txt`` (lines of words), ``fra-eng.zip`` (``fra-eng/fra.txt``, tab-separated pairs),
+- ``timemachine.txt`` (lines of words: two batches of ``32 x 35`` characters or less, per epoch), ``fra-eng.zip`` (``fra-eng/fra.txt``, tab-separated pairs),
   ``airfoil_self_noise.dat`` (1503 rows of 6 tab-separated numbers, the last a noisy linear function of the
   others), ``kaggle_house_pred_{train,test}.csv`` (numeric and categorical columns, some missing values).
 """
@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 TRAIN, TEST = 1280, 256
+TIME_MACHINE_LINES = 36          # about 1,900 characters: one batch of 32 x 35 a step per epoch (the RNN chapters
+                                 # train 500 epochs)
 _WORDS = ("the time machine by wells traveller was expounding a recondite matter to us his grey eyes shone "
           "and twinkled usually pale face flushed animated fire burned brightly soft radiance of the "
           "incandescent lights in lilies silver caught bubbles that flashed passed our glasses").split()
@@ -49,7 +51,7 @@ def downloads(folder: Path, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
     lines = ["The Time Machine, by H. G. Wells [1898]", ""]
-    lines += [" ".join(rng.choice(_WORDS, rng.integers(4, 12))).capitalize() + "." for _ in range(98)]
+    lines += [" ".join(rng.choice(_WORDS, rng.integers(4, 12))).capitalize() + "." for _ in range(TIME_MACHINE_LINES)]
     (folder / "timemachine.txt").write_text("\n".join(lines) + "\n")
 
     pairs = []

@@ -5,6 +5,7 @@ shape methods, and MXNet 1.9.1's printing (``array([...])``, the dtype unless fl
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import numpy as onp
 
@@ -37,7 +38,14 @@ def _getitem(data, key):
 
 @op
 def _setitem(data, key, value):
-    return data.at[_int_arrays(key)].set(jnp.asarray(value, data.dtype))
+    key = _int_arrays(key)
+    value = jnp.asarray(value, data.dtype)
+    target = jax.eval_shape(lambda d: d[key], data).shape
+    if value.ndim > len(target):        # numpy's rule, and MXNet's: leading 1s of the value are dropped
+        extra = value.ndim - len(target)
+        if all(d == 1 for d in value.shape[:extra]):
+            value = value.reshape(value.shape[extra:])
+    return data.at[key].set(value)
 
 
 def _binary(name, reflected=False):

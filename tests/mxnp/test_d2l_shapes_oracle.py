@@ -3,7 +3,8 @@ of our own written to the notebooks' shapes, run by MXNet 1.9.1 and under ``ast-
 
 - writes into ``param.data()`` reach the parameter (conv-layer's ``conv2d.weight.data()[:] -= lr * grad``,
   parameters' ``net[0].weight.data()[0, 0] = 42``), nd and np alike;
-- ``mx.np`` basic indexing is a view (``a[0]``, ``a[1:]``) and a column is a copy, as nd's;
+- ``mx.np`` basic indexing is a view (``a[0]``, ``a[1:]``) and a column is a copy, as nd's; a value with
+  leading 1s more than its target drops them (sequence's ``multistep_preds[i] = net(...)``);
 - a custom ``Initializer`` fills an ``mx.np`` array under ``npx.set_np()`` (``data *= np.abs(data) >= 5``);
 - a parameter not yet shaped prints ``-1`` for the unknown dimension in np mode (deferred-init);
 - ``np.maximum(X, 0)`` differentiates (mlp-scratch's relu), float index arrays index (``y_hat[[0, 1], y]``),
@@ -46,6 +47,10 @@ b = a[0]; b[:] = 1
 c = a[:, 1]; c[:] = 7
 d = a[1:]; d += 2
 print("views", r(a))
+m = np.zeros(4)
+m[1] = np.ones((1, 1)) * 3                 # sequence's multistep_preds[i] = net(...): a (1, 1) into one element
+m[2:4] = np.ones((1, 2)) * 5
+print("setitem", r(m))
 
 class MyInit(init.Initializer):
     def _init_weight(self, name, data):
