@@ -24,6 +24,7 @@ import numpy as np
 TRAIN, TEST = 1280, 256
 TIME_MACHINE_LINES = 36          # about 1,900 characters: one batch of 32 x 35 a step per epoch (the RNN chapters
                                  # train 500 epochs)
+NMT_PAIRS = 150                  # three batches of 64 a step (seq2seq trains 300 epochs)
 _WORDS = ("the time machine by wells traveller was expounding a recondite matter to us his grey eyes shone "
           "and twinkled usually pale face flushed animated fire burned brightly soft radiance of the "
           "incandescent lights in lilies silver caught bubbles that flashed passed our glasses").split()
@@ -55,7 +56,7 @@ def downloads(folder: Path, seed: int = 0) -> None:
     (folder / "timemachine.txt").write_text("\n".join(lines) + "\n")
 
     pairs = []
-    for _ in range(700):
+    for _ in range(NMT_PAIRS):
         words = list(rng.choice(_WORDS, rng.integers(1, 6)))
         pairs.append(" ".join(words).capitalize() + ".\t" + " ".join(_FRENCH[w] for w in words).capitalize() + " !")
     buf = io.BytesIO()

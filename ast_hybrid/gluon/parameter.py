@@ -23,7 +23,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ast_hybrid import init as _init
-from ast_hybrid.core.autograd import _Leaf
+from ast_hybrid.core.autograd import GradStorage, _Leaf
 from ast_hybrid.core.errors import DeferredInitializationError  # noqa: F401  (gluon.parameter's name)
 from ast_hybrid.core.ndarray import NDArray, ndarray
 from ast_hybrid.core.npmode import MODE as NP_MODE
@@ -265,7 +265,10 @@ class Parameter:
             parts = self._per_context_grads()
             if parts and Context(ctx) in self._ctx:
                 return parts[self._ctx.index(Context(ctx))]
-        return self._cls(self._leaf.grad)
+        out = self._cls(self._leaf.grad)
+        if type(self._leaf) is _Leaf:        # writes into it set the gradient (MXNet's grad() is its memory)
+            out._base = (GradStorage(self._leaf), None)
+        return out
 
     def list_grad(self):
         """One gradient per context: on a mesh the summed gradient on each device; on one CPU device, each

@@ -130,3 +130,40 @@ def test_print_in_a_hybridized_forward_as_mxnet(tmp_path):
         else:
             assert a == b
     assert "value  x:  <_Symbol data>" in ours
+
+
+GRAD_WRITES = r'''
+import math
+from mxnet import autograd, nd, np, npx, gluon
+from mxnet.gluon import nn
+for mode in ("nd", "np"):
+    if mode == "np":
+        npx.set_np()
+    lib = np if mode == "np" else nd
+    w = lib.array([3.0, 4.0]); w.attach_grad()
+    with autograd.record():
+        l = (w * w).sum()
+    l.backward()
+    norm = math.sqrt((w.grad ** 2).sum().asnumpy().item())
+    w.grad[:] *= 1.0 / norm
+    print(mode, w.grad)
+    net = nn.Dense(2, in_units=2); net.initialize()
+    with autograd.record():
+        l = net(lib.ones((1, 2))).sum()
+    l.backward()
+    for p in net.collect_params().values():
+        p.grad()[:] = 0.5
+    print(mode, [p.grad() for p in net.collect_params().values()])
+    ps = [p.data() for p in net.collect_params().values()]
+    for p in ps:
+        p.grad[:] *= 2
+    print(mode, [p.grad() for p in net.collect_params().values()])
+'''
+
+
+def test_writes_into_gradients_reach_them_as_mxnet(tmp_path):
+    """d2l's ``grad_clipping`` (``param.grad[:] *= theta / norm`` on attached arrays and on ``p.data()``) and
+    ``p.grad()[:] = 0.5``: the gradient changes, nd and np alike (it was a copy: the RNN notebooks' clipping did
+    nothing and their training diverged)."""
+    ours, theirs = run_both(GRAD_WRITES, tmp_path)
+    assert ours == theirs and "np [0.6 0.8]" in ours
