@@ -5,9 +5,10 @@ fraction of their size, made from a fixed seed so that both sides of a run read 
 
 - Fashion-MNIST's four ``*-ubyte.gz`` files under ``$MXNET_HOME/datasets/fashion-mnist`` (``TRAIN``/``TEST``
   images of 28x28, each class a pattern of its own plus noise: the notebooks' classifiers learn);
-- ``timemachine.txt`` (lines of words: two batches of ``32 x 35`` characters or less, per epoch), ``fra-eng.zip`` (``fra-eng/fra.txt``, tab-separated pairs),
-  ``airfoil_self_noise.dat`` (1503 rows of 6 tab-separated numbers, the last a noisy linear function of the
-  others), ``kaggle_house_pred_{train,test}.csv`` (numeric and categorical columns, some missing values).
+- ``timemachine.txt`` (lines of words: one batch of ``32 x 35`` characters an epoch), ``fra-eng.zip``
+  (``fra-eng/fra.txt``, tab-separated pairs), ``airfoil_self_noise.dat`` (1503 rows of 6 tab-separated
+  numbers, the last a noisy linear function of the others), ``kaggle_house_pred_{train,test}.csv`` (numeric
+  and categorical columns, some missing values).
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from pathlib import Path
 import numpy as np
 
 TRAIN, TEST = 1280, 256
-TIME_MACHINE_LINES = 36          # about 1,900 characters: one batch of 32 x 35 a step per epoch (the RNN chapters
-                                 # train 500 epochs)
-NMT_PAIRS = 150                  # three batches of 64 a step (seq2seq trains 300 epochs)
+# the RNN chapters train 500 epochs: about 1,900 characters, one batch of 32 x 35 an epoch
+TIME_MACHINE_LINES = 36
+# seq2seq trains 300 epochs: three batches of 64 an epoch
+NMT_PAIRS = 150
 _WORDS = ("the time machine by wells traveller was expounding a recondite matter to us his grey eyes shone "
           "and twinkled usually pale face flushed animated fire burned brightly soft radiance of the "
           "incandescent lights in lilies silver caught bubbles that flashed passed our glasses").split()
