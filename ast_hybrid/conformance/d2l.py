@@ -33,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from . import _d2l_data
@@ -141,6 +142,7 @@ def run_notebook(path: Path, work: Path, sides: dict, timeout: float) -> dict:
             row[side]["error"] = (f"cell {len(records) - 1}: {bad['error']}" if bad else
                                   f"stopped ({ran['stopped'] or ran['returncode']}): {ran['output'][-500:]}")
             row[side]["traceback"] = bad["traceback"] if bad else ""
+    row["d2l_used"] = logs["mxnet0"][-1].get("d2l_used", []) if logs["mxnet0"] else []
     row["mxnet_runs"] = row["mxnet0"]["ran"]
     row["ours_runs"] = row["ours"]["ran"]
     if row["ours_runs"] and row["mxnet_runs"]:
@@ -181,7 +183,26 @@ def _missing(command, env) -> list[str]:
     return done.stdout.split()
 
 
-def markdown(rows) -> str:
+def library_names(python) -> list[str]:
+    """The functions and classes ``d2l/mxnet.py`` defines (its top-level ``def``/``class``, read, not run)."""
+    import ast
+
+    done = subprocess.run([str(python), "-c", "import d2l, os; print(os.path.dirname(d2l.__file__))"],
+                          capture_output=True, text=True)
+    path = Path(done.stdout.strip()) / "mxnet.py"
+    if done.returncode or not path.is_file():
+        return []
+    tree = ast.parse(path.read_text())
+    return sorted({n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))})
+
+
+def coverage(rows, names) -> tuple[list[str], list[str]]:
+    """Of the library's ``names``: those run by a notebook where ours prints MXNet's numbers, and the rest."""
+    passed = set().union(*[set(r.get("d2l_used", ())) for r in rows if r["agrees"]]) & set(names)
+    return sorted(passed), sorted(set(names) - passed)
+
+
+def markdown(rows, names=()) -> str:
     ran = [r for r in rows if r["mxnet_runs"]]
     lines = ["| notebook | cells | MXNet runs | ours runs | MXNet's numbers | ours (s) | MXNet (s) | "
              "first difference |",
@@ -196,6 +217,11 @@ def markdown(rows) -> str:
     lines.append("")
     lines.append(f"Of the {len(ran)} notebooks MXNet runs here, ours runs "
                  f"{sum(r['ours_runs'] for r in ran)} and prints MXNet's numbers in {sum(r['agrees'] for r in ran)}.")
+    if names:
+        passed, rest = coverage(rows, names)
+        lines.append("")
+        lines.append(f"Of the {len(names)} functions and classes of the d2l library (`d2l/mxnet.py`), {len(passed)} "
+                     f"run in a notebook where ours prints MXNet's numbers; not run so: {', '.join(rest)}.")
     return "\n".join(lines) + "\n"
 
 
@@ -206,11 +232,12 @@ def main(argv=None) -> int:
     parser.add_argument("chapters", nargs="*", default=list(CHAPTERS))
     parser.add_argument("--only", nargs="*", help="notebook names (without .md) to run, of the chapters given")
     parser.add_argument("--out", default="bench/results")
-    parser.add_argument("--work", default=None, help="scratch folder (default OUT/d2l-work)")
+    parser.add_argument("--work", default=None, help="scratch folder (default: ast-hybrid-d2l in the system's "
+                        "temporary folder)")
     parser.add_argument("--timeout", type=float, default=1200, help="seconds per notebook and side")
     args = parser.parse_args(argv)
     book, out = Path(args.book), Path(args.out)
-    work = Path(args.work) if args.work else out / "d2l-work"
+    work = Path(args.work) if args.work else Path(tempfile.gettempdir()) / "ast-hybrid-d2l"
     work.mkdir(parents=True, exist_ok=True)
     sides = _sides(work.resolve())
     for side in ("mxnet0", "ours"):
@@ -233,7 +260,7 @@ def main(argv=None) -> int:
             report.write_text(json.dumps(rows, indent=1))
     order = {c: i for i, c in enumerate(CHAPTERS)}
     rows.sort(key=lambda r: order.get(r["notebook"].split("/")[0], len(order)))
-    (out / "d2l.md").write_text(markdown(rows))
+    (out / "d2l.md").write_text(markdown(rows, library_names(sides["mxnet0"][0][0])))
     return 0
 
 

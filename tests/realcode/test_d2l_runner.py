@@ -137,3 +137,10 @@ def test_a_chapter_of_notebooks_on_both_sides(tmp_path):
     assert "not available in ast-hybrid" in stops["ours"]["error"]
     assert stops["cause"] == "not available"
     assert "| toy/stops | 3 | no | no | no |" in d2l.markdown([learns, stops])
+
+
+def test_library_coverage_counts_what_agreeing_notebooks_ran():
+    rows = [{"agrees": True, "d2l_used": ["Timer", "sgd"]}, {"agrees": False, "d2l_used": ["train_ch3"]},
+            {"agrees": True, "d2l_used": ["sgd", "not_in_the_library"]}]
+    passed, rest = d2l.coverage(rows, ["Timer", "sgd", "train_ch3", "Animator"])
+    assert passed == ["Timer", "sgd"] and rest == ["Animator", "train_ch3"]
