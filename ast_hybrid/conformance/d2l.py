@@ -239,6 +239,7 @@ def main(argv=None) -> int:
     book, out = Path(args.book), Path(args.out)
     work = Path(args.work) if args.work else Path(tempfile.gettempdir()) / "ast-hybrid-d2l"
     work.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     sides = _sides(work.resolve())
     for side in ("mxnet0", "ours"):
         missing = _missing(*sides[side][:2])

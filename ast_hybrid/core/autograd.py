@@ -201,11 +201,26 @@ class _Node:
     (``consts``) go; two nodes with one key compute the same function of (tracked, consts), which
     ``spec = (impl, args, kwargs)`` rebuilds (``_call_spec``)."""
 
-    __slots__ = ("fn", "inputs", "seq", "effects", "key", "consts", "spec")
+    __slots__ = ("fn", "inputs", "seq", "effects", "key", "consts", "spec", "freed")
 
     def __init__(self, fn, inputs, key=None, consts=(), spec=None):
         self.fn, self.inputs, self.seq, self.effects = fn, inputs, next(_SEQ), None
         self.key, self.consts, self.spec = key, consts, spec
+        self.freed = False      # its graph's backward ran without retain_graph (see ``live``)
+
+
+def live(nd):
+    """Whether ``nd`` is in a computational graph now.  A backward without ``retain_graph`` frees its graph,
+    as MXNet's does: an array recorded in it (an RNN's hidden state carried into the next step) is then a
+    constant to what is recorded next (MXNet: its AGInfo is cleared), so the tape does not grow step after
+    step through every earlier graph."""
+    ag = nd._ag
+    if ag is None:
+        return False
+    if ag.__class__ is tuple and ag[0].freed:
+        nd._ag = None
+        return False
+    return True
 
 
 def on_backward(output, fn):
@@ -262,7 +277,7 @@ def record_op(impl, args, kwargs, result=None):
     def plain(v, where):
         if v.__class__ not in ARRAYS:
             return v
-        if v._ag is not None:
+        if live(v):
             slots.append(where)
             refs.append(_ref(v))
         return v._arr
@@ -536,9 +551,12 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
         head_grads = [head_grads]
     for leaf, g in _vjp(list(heads), head_grads).items():
         leaf.accumulate(g)
-    for h in heads if not retain_graph else ():     # MXNet frees the graph: a second backward is its error
-        if h._ag is not None and not isinstance(h._ag, _Leaf):
-            h._ag = None
+    if not retain_graph:        # MXNet frees the graph: a second backward is its error, its arrays constants
+        for node in _graph(heads)[0]:
+            node.freed = True
+        for h in heads:
+            if h._ag is not None and not isinstance(h._ag, _Leaf):
+                h._ag = None
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # noqa: F811

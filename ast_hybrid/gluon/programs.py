@@ -154,7 +154,7 @@ def _tracked(x):
     """Whether an argument (an NDArray, or a list/tuple of them) is recorded for autograd."""
     if isinstance(x, (list, tuple)):
         return any(_tracked(v) for v in x)
-    return x.__class__ in ARRAYS and x._ag is not None
+    return x.__class__ in ARRAYS and autograd.live(x)
 
 
 def _first_array(out):

@@ -65,13 +65,14 @@ def _unwrap_arg(a):
     return a
 
 
-def _tracked(args, kwargs):
+def _tracked(args, kwargs, live):
+    """Whether an argument is in a computational graph now (``autograd.live``)."""
     for a in args:
-        if a.__class__ in ARRAYS and a._ag is not None:
+        if a.__class__ in ARRAYS and live(a):
             return True
-        if a.__class__ in _SEQ and any(v.__class__ in ARRAYS and v._ag is not None for v in a):
+        if a.__class__ in _SEQ and any(v.__class__ in ARRAYS and live(v) for v in a):
             return True
-    return any(v.__class__ in ARRAYS and v._ag is not None for v in kwargs.values())
+    return any(v.__class__ in ARRAYS and live(v) for v in kwargs.values())
 
 
 def _eager_compiler_options():
@@ -145,6 +146,7 @@ def op(impl=None, *, name=None, compile_arrays=None):
     from ast_hybrid.core import autograd
 
     state = autograd.STATE
+    live = autograd.live
     hooks = HOOKS
     run = _compiled(impl, compile_arrays) if compile_arrays else impl
 
@@ -155,7 +157,7 @@ def op(impl=None, *, name=None, compile_arrays=None):
         out = kwargs.pop("out", None) if "out" in kwargs else None
         kwargs.pop("name", None)
         kwargs.pop("attr", None)
-        if state.recording and _tracked(args, kwargs):
+        if state.recording and _tracked(args, kwargs, live):
             # the compiled form: the forward and backward()'s replay under jax.vjp reuse one program per
             # signature (the raw impl made resnet18's first recorded step 4x slower)
             result = autograd.record_op(run, args, kwargs)
