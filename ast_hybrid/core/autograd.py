@@ -343,8 +343,10 @@ def _keyed(impl, plain_args, plain_kwargs, slots):
         else:
             args.append(where.get((i, None)) or template(a))
     kwargs = tuple((k, where.get((k, None)) or template(v)) for k, v in plain_kwargs.items())
-    # dtypes as they are (hashable; str() of a NumPy dtype costs microseconds, per residual of a program)
-    key = (impl, tuple(args), kwargs, tuple((getattr(c, "shape", None), getattr(c, "dtype", None)) for c in consts))
+    # dtypes as they are (hashable; str() of a NumPy dtype costs microseconds, per residual of a program); a list
+    # argument (``np.concatenate(outputs)``) as a tuple marked list in the key, a list in the spec
+    hashable = tuple((list, tuple(a)) if a.__class__ is list else a for a in args)
+    key = (impl, hashable, kwargs, tuple((getattr(c, "shape", None), getattr(c, "dtype", None)) for c in consts))
     try:
         hash(key)
     except TypeError:
