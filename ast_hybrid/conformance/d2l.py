@@ -203,14 +203,15 @@ def coverage(rows, names) -> tuple[list[str], list[str]]:
 
 
 def markdown(rows, names=()) -> str:
-    ran = [r for r in rows if r["mxnet_runs"]]
+    ran = [r for r in rows if r["mxnet_runs"] and r["cells"]]      # a notebook of prose only is not counted
     lines = ["| notebook | cells | MXNet runs | ours runs | MXNet's numbers | ours (s) | MXNet (s) | "
              "first difference |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         note = r.get("difference") or (r["ours"].get("error") if not r["ours_runs"] else "") or \
             (r["mxnet0"].get("error") if not r["mxnet_runs"] else "")
-        note = (note or "").replace("|", "\\|").replace("\n", " ")[:160]
+        note = note or "" if r["cells"] else "no MXNet code (not counted)"
+        note = note.replace("|", "\\|").replace("\n", " ")[:160]
         lines.append(f"| {r['notebook']} | {r['cells']} | {'yes' if r['mxnet_runs'] else 'no'} | "
                      f"{'yes' if r['ours_runs'] else 'no'} | {'yes' if r['agrees'] else 'no'} | "
                      f"{r['ours']['seconds']} | {r['mxnet0']['seconds']} | {note} |")

@@ -34,7 +34,7 @@ floor_divide
 __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
                   "empty_like", "arange", "linspace", "logspace", "eye", "identity", "copy", "shape", "size", "ndim",
                   "round_", "row_stack", "alltrue", "sometrue", "product", "array_equal", "allclose", "unique",
-                  "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray"]
+                  "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray", "genfromtxt"]
 
 _g = globals()
 for _name in SAME:
@@ -232,3 +232,11 @@ def argwhere(a):
 
 def meshgrid(*xi, **kwargs):
     return [ndarray(o) for o in jnp.meshgrid(*[raw_of(x) for x in xi], **kwargs)]
+
+
+def genfromtxt(*args, **kwargs):
+    """NumPy's ``genfromtxt``, its result an ``mx.np`` array (in its dtype) on ``ctx`` (MXNet 1.9.1's
+    ``mxnet.numpy.genfromtxt``: d2l reads the airfoil data with it)."""
+    ctx = kwargs.pop("ctx", None)
+    ret = onp.genfromtxt(*args, **kwargs)
+    return array(ret, dtype=ret.dtype, ctx=ctx)

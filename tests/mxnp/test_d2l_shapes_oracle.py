@@ -8,7 +8,7 @@ of our own written to the notebooks' shapes, run by MXNet 1.9.1 and under ``ast-
 - a custom ``Initializer`` fills an ``mx.np`` array under ``npx.set_np()`` (``data *= np.abs(data) >= 5``);
 - a parameter not yet shaped prints ``-1`` for the unknown dimension in np mode (deferred-init);
 - ``np.maximum(X, 0)`` differentiates (mlp-scratch's relu), float index arrays index (``y_hat[[0, 1], y]``),
-  and ``HybridBlock.export`` returns None (hybridize)."""
+  ``HybridBlock.export`` returns None (hybridize), and ``np.genfromtxt`` reads the optimization chapter's data."""
 
 import pytest
 
@@ -81,6 +81,11 @@ net2.initialize()
 net2.hybridize()
 net2(np.ones((1, 3)))
 print("export", net2.export(os.path.join(tempfile.mkdtemp(), "m")))
+path = os.path.join(tempfile.mkdtemp(), "airfoil.dat")
+with open(path, "w") as f:
+    f.write("1\t2.5\t3\n4\t5\t6.25\n")
+data = np.genfromtxt(path, dtype=np.float32, delimiter="\t")       # d2l's get_data_ch11
+print("genfromtxt", type(data).__name__, data.dtype, r(data))
 '''
 
 
