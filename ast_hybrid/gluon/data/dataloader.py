@@ -44,6 +44,39 @@ def default_batchify_fn(data):
 default_mp_batchify_fn = default_batchify_fn
 
 
+def _gatherable(dataset):
+    """The fields of an ``ArrayDataset`` of arrays (NDArrays, NumPy arrays), which :func:`_gather` batches in
+    one indexing each: what ``default_batchify_fn`` makes of the samples one by one (d2l's ``load_array``:
+    a sample at a time cost most of a small model's epoch); None for any other dataset."""
+    from ast_hybrid.core.ndarray import NDArray
+    from ast_hybrid.gluon.data.dataset import ArrayDataset
+
+    if type(dataset) is not ArrayDataset:
+        return None
+    fields = dataset._data
+    if not all(isinstance(f, (NDArray, np.ndarray)) and f.ndim >= 1 for f in fields):
+        return None
+    return fields
+
+
+def _gather(fields, batch):
+    import jax.numpy as jnp
+
+    from ast_hybrid import nd
+    from ast_hybrid.core.ndarray import NDArray, as_np
+    from ast_hybrid.core.npmode import MODE
+
+    out = []
+    for f in fields:
+        if isinstance(f, NDArray):
+            b = NDArray(jnp.take(f._arr, jnp.asarray(batch, dtype=jnp.int32), axis=0))
+        else:
+            rows = f[np.asarray(batch, dtype=np.int64)]
+            b = nd.array(rows, dtype=rows.dtype)
+        out.append(as_np(b) if MODE.array else b)
+    return out[0] if len(out) == 1 else out
+
+
 def _as_in_context(data, ctx):
     """``data`` (an NDArray, or nested lists/tuples of them) moved to ``ctx``; anything else as it is."""
     from ast_hybrid.core.ndarray import NDArray
@@ -170,8 +203,12 @@ class DataLoader:
             self.refresh()
 
     def _batches(self):
+        fields = _gatherable(self._dataset) if self._batchify_fn is default_batchify_fn else None
         for batch in self._batch_sampler:
-            yield self._batchify_fn([self._dataset[idx] for idx in batch])
+            if fields is not None:
+                yield _gather(fields, batch)
+            else:
+                yield self._batchify_fn([self._dataset[idx] for idx in batch])
 
     def __len__(self):
         return len(self._batch_sampler)
