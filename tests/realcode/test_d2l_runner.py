@@ -109,6 +109,9 @@ def test_compare_holds_fixed_numbers_and_bounds_the_moving_ones():
     assert "cell 0" in d2l.compare(mxnet0, mxnet1, log("shape (3, 2)\n", "loss 0.5, acc 0.8\n", "x\n"))
     assert "cell 1" in d2l.compare(mxnet0, mxnet1, log("shape (2, 3)\n", "loss 2.30, acc 0.10\n", "x\n"))
     assert "numbers printed" in d2l.compare(mxnet0, mxnet1, log("shape (2, 3)\n", "loss 0.5\n", "x\n"))
+    timed = log("71.7\n"), log("73.2\n"), log("150.5\n")          # a cell printing a timer's reading
+    assert "cell 0" in d2l.compare(*timed)
+    assert d2l.compare(*timed, ["timer.start()\nfor i in range(9): pass\ntimer.stop()"]) is None
 
 
 def test_a_chapter_of_notebooks_on_both_sides(tmp_path):
