@@ -174,26 +174,6 @@ class _BufferedLeaf(_Leaf):
             self.grad = self.buffer._arr = (current + g if self.grad_req == "add" else g).astype(current.dtype)
 
 
-class GradStorage:
-    """A leaf's gradient as the array ``x.grad`` (``p.grad()``) is a view of (``NDArray._base``): a write into
-    that array (d2l's ``grad_clipping``: ``param.grad[:] *= theta / norm``; ``p.grad()[:] = 0``) sets the
-    gradient, as MXNet's gradient array is the gradient's memory."""
-
-    __slots__ = ("_leaf",)
-    _base = None
-
-    def __init__(self, leaf):
-        self._leaf = leaf
-
-    @property
-    def _arr(self):
-        return self._leaf.grad
-
-    @_arr.setter
-    def _arr(self, value):
-        self._leaf.grad = value
-
-
 class _Node:
     """One recorded call: ``fn(*tracked input arrays) -> list of output arrays``; ``effects``: what its
     backward does besides gradients (``on_backward``).  ``key`` (hashable, or None) describes the call
@@ -406,6 +386,8 @@ def grad_of(nd):
     if isinstance(ag, _Leaf):
         if ag.grad is None:
             return None
+        from ast_hybrid.core.storage import GradStorage
+
         out = type(nd)(ag.grad)
         out._base = (GradStorage(ag), None)
         return out

@@ -23,7 +23,8 @@ from collections import OrderedDict
 import numpy as np
 
 from ast_hybrid import init as _init
-from ast_hybrid.core.autograd import GradStorage, _Leaf
+from ast_hybrid.core.autograd import _Leaf
+from ast_hybrid.core.storage import GradStorage
 from ast_hybrid.core.errors import DeferredInitializationError  # noqa: F401  (gluon.parameter's name)
 from ast_hybrid.core.ndarray import NDArray, ndarray
 from ast_hybrid.core.npmode import MODE as NP_MODE
