@@ -4,7 +4,7 @@
   computes with it is installed by the operator package, ``ast_hybrid/ops/array_methods.py``);
 - ``context``: ``Context``, ``cpu``/``gpu`` and the current context (per thread);
 - ``autograd``: recording and training mode (per thread), the tape, ``backward``/``grad``; ``tape_program``:
-  a tape met again as one compiled backward; ``storage``: what a gradient handed out as an array writes into;
+  a tape met again as one compiled backward; ``storage``: what a parameter's data or a gradient handed out as an array writes into;
 - ``errors``: the errors the front raises on purpose and the cleaner that takes them back out of JAX;
 - ``settings``: every ``AST_HYBRID_*`` switch, its default, accepted values and help (the one module that
   reads them from the environment).

@@ -386,10 +386,10 @@ def grad_of(nd):
     if isinstance(ag, _Leaf):
         if ag.grad is None:
             return None
-        from ast_hybrid.core.storage import GradStorage
+        from ast_hybrid.core.storage import grad_storage
 
         out = type(nd)(ag.grad)
-        out._base = (GradStorage(ag), None)
+        out._base = (grad_storage(ag), None)
         return out
     return None
 

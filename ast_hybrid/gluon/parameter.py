@@ -24,7 +24,7 @@ import numpy as np
 
 from ast_hybrid import init as _init
 from ast_hybrid.core.autograd import _Leaf
-from ast_hybrid.core.storage import GradStorage
+from ast_hybrid.core.storage import Storage, grad_storage
 from ast_hybrid.core.errors import DeferredInitializationError  # noqa: F401  (gluon.parameter's name)
 from ast_hybrid.core.ndarray import NDArray, ndarray
 from ast_hybrid.core.npmode import MODE as NP_MODE
@@ -35,25 +35,6 @@ __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationErro
 
 def shape_known(shape) -> bool:
     return shape is not None and all(int(s) > 0 for s in shape)
-
-
-class _Storage:
-    """The parameter as the array a ``data()`` array is a view of (``NDArray._base``): a write into that array
-    (``p.data()[:] -= lr * p.grad()``, ``p.data()[0, 0] = 42``) sets the parameter's data, as in MXNet."""
-
-    __slots__ = ("_param",)
-    _base = None
-
-    def __init__(self, param):
-        self._param = param
-
-    @property
-    def _arr(self):
-        return self._param._data
-
-    @_arr.setter
-    def _arr(self, value):
-        self._param.set_data(value)
 
 
 def _shown(shape):
@@ -168,7 +149,7 @@ class Parameter:
         if arr_list is not self._data:
             return self._cls(raw(arr_list))
         out = self._cls(raw(arr_list), self._leaf)
-        out._base = (_Storage(self), None)          # MXNet's data() is the parameter's memory: writes reach it
+        out._base = (Storage(self._read_data, self.set_data), None)     # MXNet's data() is the parameter's memory
         return out
 
     # shape ------------------------------------------------------------------
@@ -252,6 +233,9 @@ class Parameter:
         """The value as an NDArray (inside a hybridized trace: the tracer bound to this parameter)."""
         return self._check_and_get(self._data, ctx)
 
+    def _read_data(self):
+        return self._data
+
     def grad(self, ctx=None):
         """The gradient written by the last ``backward()`` (zeros before any)."""
         import jax.numpy as jnp
@@ -268,7 +252,7 @@ class Parameter:
                 return parts[self._ctx.index(Context(ctx))]
         out = self._cls(self._leaf.grad)
         if type(self._leaf) is _Leaf:        # writes into it set the gradient (MXNet's grad() is its memory)
-            out._base = (GradStorage(self._leaf), None)
+            out._base = (grad_storage(self._leaf), None)
         return out
 
     def list_grad(self):
