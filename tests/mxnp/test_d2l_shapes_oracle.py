@@ -95,48 +95,6 @@ def test_the_notebooks_shapes_as_mxnet(tmp_path):
     assert "np set" in "\n".join(ours) and "export None" in ours
 
 
-PRINTS = r'''
-from mxnet import init, np, npx
-from mxnet.gluon import nn
-npx.set_np()
-
-class HybridNet(nn.HybridBlock):
-    def __init__(self, **kwargs):
-        super(HybridNet, self).__init__(**kwargs)
-        self.hidden = nn.Dense(4)
-        self.output = nn.Dense(2)
-
-    def hybrid_forward(self, F, x):
-        print('value  x: ', x)
-        x = F.npx.relu(self.hidden(x))
-        print('result  : ', x)
-        return self.output(x)
-
-net = HybridNet()
-net.initialize(init.Constant(0.25))
-x = np.array([[1.0, -2.0, 3.0]])
-for label in ("imperative", "hybridized", "again"):
-    if label == "hybridized":
-        net.hybridize()
-    print('---', label)
-    print(net(x))
-'''
-
-
-def test_print_in_a_hybridized_forward_as_mxnet(tmp_path):
-    """The hybridize chapter's ``HybridNet``: under ``import mxnet`` a ``print`` in ``hybrid_forward`` prints
-    values op by op, symbols once at the first hybridized call (``<_Symbol data>``; an intermediate's name is
-    MXNet's last op's there, the block's ``output`` here), and nothing at the next calls."""
-    ours, theirs = run_both(PRINTS, tmp_path)
-    assert len(ours) == len(theirs) == 10
-    for a, b in zip(ours, theirs):
-        if b.startswith("result  :  <_Symbol hybridnet0_"):
-            assert a == "result  :  <_Symbol hybridnet0_output>"
-        else:
-            assert a == b
-    assert "value  x:  <_Symbol data>" in ours
-
-
 GRAD_WRITES = r'''
 import math
 from mxnet import autograd, nd, np, npx, gluon
