@@ -40,11 +40,12 @@ def _getitem(data, key):
 def _setitem(data, key, value):
     key = _int_arrays(key)
     value = jnp.asarray(value, data.dtype)
-    target = jax.eval_shape(lambda d: d[key], data).shape
-    if value.ndim > len(target):        # numpy's rule, and MXNet's: leading 1s of the value are dropped
-        extra = value.ndim - len(target)
-        if all(d == 1 for d in value.shape[:extra]):
-            value = value.reshape(value.shape[extra:])
+    if value.ndim and value.shape[0] == 1:     # (the target's shape only where a leading 1 may need dropping)
+        target = jax.eval_shape(lambda d: d[key], data).shape
+        if value.ndim > len(target):    # numpy's rule, and MXNet's: leading 1s of the value are dropped
+            extra = value.ndim - len(target)
+            if all(d == 1 for d in value.shape[:extra]):
+                value = value.reshape(value.shape[extra:])
     return data.at[key].set(value)
 
 
