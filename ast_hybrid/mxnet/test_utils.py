@@ -4,9 +4,9 @@ The comparisons (``assert_almost_equal`` with MXNet's per-dtype default toleranc
 largest violations, ``almost_equal``, ``same``, ``assert_allclose``...), the random inputs (``rand_ndarray``,
 ``random_arrays``, ``rand_shape_*``), the default context and dtype, ``environment``, ``retry``,
 ``check_gluon_hybridize_consistency`` and the matrix generators, as MXNet's behave (read from
-``python/mxnet/test_utils.py`` at 1.9.1).  What needs MXNet's symbolic executor (``check_numeric_gradient``,
-``check_symbolic_forward``/``backward``, ``check_consistency``, ``simple_forward``) is there as a name, so that
-test files importing it import, and an error naming it when called; sparse storage is an error naming it.
+``python/mxnet/test_utils.py`` at 1.9.1); the checks that drive MXNet's executors (``check_numeric_gradient``,
+``check_symbolic_forward``/``backward``, ``check_consistency``, ``simple_forward``...) are
+``_symbolic_checks.py``'s.  Sparse storage is an error naming it.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import ast_hybrid.mxnet as mx  # noqa: F401  (MXNet's test files get `mx` from `
 from ast_hybrid import autograd, nd
 from ast_hybrid.core.context import Context, current_context, num_gpus  # noqa: F401
 from ast_hybrid.core.context import set_default_context  # noqa: F401
-from ast_hybrid.core.errors import refusing_function
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.mxnet._missing import module_getattr
 from ast_hybrid.mxnet.symbol import Symbol  # noqa: F401
@@ -558,22 +557,9 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
     return p_values
 
 
-_SYMBOLIC = ("ast-hybrid runs Gluon and NDArray code; MXNet's symbolic executor (Symbol.bind/simple_bind), "
-             "which this helper drives, is not available")
-
-
-def _symbolic(name):
-    return refusing_function("mxnet.test_utils", name, _SYMBOLIC,
-                             f"MXNet's ``{name}``: here so that test files importing it import; calling it is an error.")
-
-
-# names so that `from mxnet.test_utils import check_numeric_gradient` works in a file whose other tests run
-check_numeric_gradient = _symbolic("check_numeric_gradient")
-check_symbolic_forward = _symbolic("check_symbolic_forward")
-check_symbolic_backward = _symbolic("check_symbolic_backward")
-check_consistency = _symbolic("check_consistency")
-check_speed = _symbolic("check_speed")
-simple_forward = _symbolic("simple_forward")
-numeric_grad = _symbolic("numeric_grad")
+# the checks that drive MXNet's executors (Symbol.bind/simple_bind), as MXNet's module writes them
+from ast_hybrid.mxnet._symbolic_checks import (  # noqa: E402,F401
+    check_consistency, check_numeric_gradient, check_speed, check_symbolic_backward, check_symbolic_forward,
+    numeric_grad, simple_forward)
 
 __getattr__ = module_getattr("mxnet.test_utils", __name__)

@@ -1,6 +1,7 @@
 """The shapes of an operator's parameter inputs, from its data input and options: what MXNet's shape
 inference fills in for a parameter declared with unknown (0) dimensions, so a block's first call can
-initialise it (deferred initialisation) whatever block declared it.
+initialise it (deferred initialisation) whatever block declared it, and what ``Symbol.infer_shape`` infers
+for a graph's unshaped inputs (an op's weights, a loss operator's label).
 
 ``RULES[op_name](args)`` takes the op's bound arguments (names as in its signature, arrays or values)
 and returns ``{argument name: shape}`` for the parameter inputs it can infer.  Each rule is MXNet
@@ -87,6 +88,16 @@ def _rnn(a):
     return {"parameters": (n,)}
 
 
+def _softmax_label(a):
+    """SoftmaxOutput's label: the data's shape without its class axis (``multi_output``: without axis 1)."""
+    d = _shape(a)
+    return {"label": (d[0], *d[2:]) if a.get("multi_output") else d[:-1]}
+
+
+def _same_label(a):
+    return {"label": _shape(a)}
+
+
 _BN = ("gamma", "beta", "moving_mean", "moving_var")
 RULES = {
     "FullyConnected": _fully_connected,
@@ -101,4 +112,8 @@ RULES = {
     "Embedding": _embedding,
     "_leaky_relu": _leaky_relu,
     "_rnn": _rnn,
+    "SoftmaxOutput": _softmax_label,
+    "LinearRegressionOutput": _same_label,
+    "MAERegressionOutput": _same_label,
+    "LogisticRegressionOutput": _same_label,
 }

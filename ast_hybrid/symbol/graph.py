@@ -23,7 +23,7 @@ it, and their initial value, as at a first call), ``eval`` on arrays.  ``gluon.S
 params)`` runs a graph as a block (``symbol_block.py``).  MXNet's graph JSON both ways: ``tojson``/``save``
 write it (each node under MXNet's registered op name; MXNet 1.9.1 loads and runs it), :func:`load_json` reads
 it (``SymbolBlock.imports`` of MXNet's own exports).  ``bool(symbol)`` raises, as MXNet's (a Python ``if`` on
-a graph decides nothing); ``bind``/``simple_bind`` are not there (no executors: ``eval`` or a SymbolBlock).
+a graph decides nothing).  ``bind``/``simple_bind`` make MXNet's executors (``symbol/executor.py``).
 """
 
 from __future__ import annotations
@@ -34,9 +34,6 @@ import threading
 import numpy as np
 
 __all__ = ["Symbol", "is_symbolic", "variable", "group", "evaluate", "compose", "load_json", "to_json"]
-
-_NO_GRAPH = ("ast-hybrid binds no executors: a Symbol runs with eval(**values) or as gluon.SymbolBlock(outputs, "
-             "inputs, params), plain or hybridized, or trains in mx.mod.Module(symbol, ...)")
 
 
 class _Node:
@@ -222,12 +219,21 @@ class Symbol:
         with open(fname, "w") as f:
             f.write(self.tojson())
 
-    def _no_graph(self, *args, **kwargs):
-        from ast_hybrid.core.errors import unsupported
+    # -- MXNet's executors (symbol/executor.py) ---------------------------------------------------------
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None, shared_exec=None):
+        """An ``Executor`` on the NDArrays given (``args``, ``args_grad``, ``aux_states``: lists in the order of
+        ``list_arguments``/``list_auxiliary_states``, or dicts by name)."""
+        from ast_hybrid.symbol import executor
 
-        raise unsupported("mxnet.symbol", "Symbol.bind/simple_bind", _NO_GRAPH)
+        return executor.bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
 
-    bind = simple_bind = _no_graph
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        """An ``Executor`` on new arrays of the shapes given by name (the others inferred)."""
+        from ast_hybrid.symbol import executor
+
+        return executor.simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names,
+                                    shared_exec, shared_buffer, **kwargs)
 
     # -- internals -------------------------------------------------------------------------------
     def _given(self, args, kwargs, what):
@@ -248,28 +254,40 @@ class Symbol:
         deferred get it (and their initial value) on the way, as a first call gives them."""
         import jax
 
-        from ast_hybrid.ops.deferred import inferring
+        from ast_hybrid.core.errors import DeferredInitializationError
         from ast_hybrid.core.ndarray import NDArray
+        from ast_hybrid.ops.deferred import ShapeOnly, inferring
 
-        free = _free_variables(self._entries)
-        unknown = [n.name for n in free if shapes.get(n.name, n.attrs.get("__shape__")) is None]
-        if unknown:
-            raise ValueError(f"the shape of {unknown} is needed: give it (infer_shape({unknown[0]}=...)) "
-                             f"or as sym.var({unknown[0]!r}, shape=...)")
-        avals = {}
+        avals, unknown = {}, {}
         for n in _variables(self._entries):
             shape = shapes.get(n.name, n.attrs.get("__shape__"))
             if n.param is None or n.name in shapes:
                 dtype = dtypes.get(n.name, np.dtype(n.attrs.get("__dtype__") or "float32"))
-                avals[n.name] = jax.ShapeDtypeStruct(tuple(shape), dtype)
+                if shape is None or 0 in tuple(shape):      # the op it reaches infers it (a weight's, MXNet's)
+                    unknown[n.name] = _Unknown(n.name, shape, dtype)
+                else:
+                    avals[n.name] = jax.ShapeDtypeStruct(tuple(shape), dtype)
+
+        def value(n):
+            if n.name in unknown:
+                return ShapeOnly(unknown[n.name])
+            return _param_value(n, deferred=True, shapes_only=True)
 
         def run(arrays):
             with inferring():
-                out = evaluate(self._entries, lambda n: NDArray(arrays[n.name]) if n.name in arrays
-                               else _param_value(n, deferred=True, shapes_only=True))
+                out = evaluate(self._entries, lambda n: NDArray(arrays[n.name]) if n.name in arrays else value(n))
             return [o._arr for o in out]
 
-        return jax.eval_shape(run, avals)
+        try:
+            outs = jax.eval_shape(run, avals)
+        except DeferredInitializationError:
+            left = [k for k, u in unknown.items() if u.shape is None or 0 in tuple(u.shape)]
+            if not left:
+                raise
+            raise ValueError(f"the shape of {left} is needed: give it (infer_shape({left[0]}=...)) "
+                             f"or as sym.var({left[0]!r}, shape=...)") from None
+        shapes.update((k, tuple(u.shape)) for k, u in unknown.items())
+        return outs
 
     def _report(self, given, outs, of, dtypes=None):
         dtypes = dtypes or {}
@@ -286,6 +304,16 @@ class Symbol:
 
 
 Symbol.__module__ = "mxnet.symbol"     # isinstance checks and reprs of MXNet-era code name it so
+
+
+class _Unknown:
+    """A placeholder whose shape the graph infers: the operator it reaches fills it in from its data (MXNet's
+    ``infer_shape`` of an op's weight, bias, BatchNorm's gamma...), as a Parameter's deferred shape."""
+
+    __slots__ = ("name", "shape", "dtype", "_data")
+
+    def __init__(self, name, shape, dtype):
+        self.name, self.shape, self.dtype, self._data = name, shape, np.dtype(dtype), None
 
 
 class _Aval:

@@ -92,12 +92,15 @@ def test_symbol_needs_shapes_for_what_only_shapes_tell():
 
 def test_graph_json_round_trip_and_what_is_not_there():
     from ast_hybrid import nd, sym
+    from ast_hybrid.core.context import cpu
     from ast_hybrid.mxnet._missing import NotSupported
 
     net = _net()
     y = net(sym.var("data"))
-    with pytest.raises(NotSupported, match="binds no executors"):
+    with pytest.raises(TypeError, match="Context"):          # MXNet's check, before anything is bound
         y.bind(None, {})
+    with pytest.raises(NotSupported, match="dense"):
+        y.simple_bind(cpu(), data=(2, 3), stype_dict={"data": "csr"})
     from ast_hybrid.symbol.graph import load_json
 
     again = load_json(y.tojson())                   # MXNet's graph JSON, read back: the same graph
