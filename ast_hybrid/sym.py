@@ -42,11 +42,14 @@ def Group(symbols):  # noqa: N802  (MXNet's name)
     return group(symbols)
 
 
+_ALIASES = {"pow": "power"}      # mx.sym's own names (symbol.py: ``pow`` is ``power``, being deprecated)
+
+
 def __getattr__(name):
     from ast_hybrid import ops
 
     try:
-        op = getattr(ops, name)
+        op = getattr(ops, _ALIASES.get(name, name))
     except AttributeError:
         raise AttributeError(f"module 'ast_hybrid.sym' has no attribute {name!r}") from None
     return _guarded(op, name, ())

@@ -69,9 +69,7 @@ def _leaky_relu(data, gamma=None, act_type="leaky", slope=0.25, key=None, lower_
         return jnp.where(x > 0, x, x * jnp.asarray(slope, x.dtype))
     if act_type == "prelu":
         g = jnp.asarray(gamma)
-        if x.ndim > 1 and g.size > 1:
-            g = g.reshape((1, -1) + (1,) * (x.ndim - 2))
-        return jnp.where(x > 0, x, x * g)
+        return jnp.where(x > 0, x, x * g.reshape(_prelu_gamma_shape(g.shape, x.shape)))
     if act_type == "rrelu":     # two outputs, as in MXNet: the result and the slopes used
         if training:
             s = jax.random.uniform(key, x.shape, x.dtype, lower_bound, upper_bound)
@@ -83,6 +81,18 @@ def _leaky_relu(data, gamma=None, act_type="leaky", slope=0.25, key=None, lower_
     if act_type == "selu":
         return jax.nn.selu(x)
     return jax.nn.gelu(x, approximate=False)
+
+
+def _prelu_gamma_shape(src, dst):
+    """MXNet's ``expand_shape``: gamma's axes, from its last, are the data's axes 1 and 0 (a channel's slope,
+    or one per sample and channel); the other axes broadcast."""
+    result, s = [1] * len(dst), len(src) - 1
+    for i in range(len(dst) - 1, -1, -1):
+        if s >= 0 and i <= 1 and (dst[i] == src[s] or src[s] == 1):
+            result[i], s = src[s], s - 1
+    if s != -1:
+        raise ValueError(f"LeakyReLU: Cannot broadcast gamma to data. gamma: {tuple(src)}, data: {tuple(dst)}")
+    return tuple(result)
 
 
 def LeakyReLU(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125, upper_bound=0.334, **kwargs):

@@ -85,7 +85,8 @@ def _rnn(a):
     for _ in range(int(a.get("num_layers", 1))):
         n += dirs * (g * h * size + g * h * out + (p * h if p else 0) + 2 * g * h)
         size = out * dirs
-    return {"parameters": (n,)}
+    layers, batch = dirs * int(a.get("num_layers", 1)), d[1]      # data: (T, N, C)
+    return {"parameters": (n,), "state": (layers, batch, out), "state_cell": (layers, batch, h)}
 
 
 def _softmax_label(a):

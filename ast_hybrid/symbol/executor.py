@@ -147,8 +147,10 @@ class Executor:
                                            for r, g in zip(self._grad_req, self._grads())):
                 raise RuntimeError("Executor.backward: call forward(is_train=True) first")
             return
-        heads = self._heads
-        head_grads = [out_grads[i] if i < len(out_grads) else nd.ones_like(h) for i, h in enumerate(heads)]
+        # an integer output (shape_array, argmax...) passes no gradient: its head gradient is not read
+        pairs = [(h, out_grads[i] if i < len(out_grads) else nd.ones_like(h)) for i, h in enumerate(self._heads)
+                 if np.issubdtype(h.dtype, np.inexact)]
+        heads, head_grads = [h for h, _ in pairs], [g for _, g in pairs]
         names = list(self._leaves)
         grads = autograd.grad(heads, [self._leaves[n] for n in names], head_grads, retain_graph=True,
                               train_mode=is_train)

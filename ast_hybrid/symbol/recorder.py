@@ -55,10 +55,12 @@ def _neg(self):
 _AUTO_INPUTS = {
     "Convolution": ("weight", "bias"), "Deconvolution": ("weight", "bias"), "FullyConnected": ("weight", "bias"),
     "BatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
+    "BatchNorm_v1": ("gamma", "beta", "moving_mean", "moving_var"),
     "BatchNormWithReLU": ("gamma", "beta", "moving_mean", "moving_var"),
     "SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
     "LayerNorm": ("gamma", "beta"), "InstanceNorm": ("gamma", "beta"), "GroupNorm": ("gamma", "beta"),
     "Embedding": ("weight",),
+    "RNN": ("data", "parameters", "state", "state_cell"),      # state_cell: mode 'lstm' only
     # the loss outputs' labels: <name>_label (MXNet's softmax_label)
     "SoftmaxOutput": ("label",), "Softmax": ("label",), "LinearRegressionOutput": ("label",),
     "LogisticRegressionOutput": ("label",), "MAERegressionOutput": ("label",), "SVMOutput": ("label",),
@@ -66,6 +68,7 @@ _AUTO_INPUTS = {
 _AUX_NAMES = frozenset({"moving_mean", "moving_var", "running_mean", "running_var"})
 # the initializer MXNet's operators give the variables they create (FSetInputVarAttrOnCompose)
 _AUTO_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]', ("BatchNorm", "moving_var"): '["one", {}]',
+              ("BatchNorm_v1", "moving_mean"): '["zero", {}]', ("BatchNorm_v1", "moving_var"): '["one", {}]',
               ("BatchNormWithReLU", "moving_mean"): '["zero", {}]', ("BatchNormWithReLU", "moving_var"): '["one", {}]',
               ("SyncBatchNorm", "moving_mean"): '["zero", {}]', ("SyncBatchNorm", "moving_var"): '["one", {}]',
               ("LeakyReLU", "gamma"): '["Constant", {"value": 0.25}]'}
@@ -99,6 +102,8 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
     auto = _AUTO_INPUTS.get(op_name, ())
     if op_name == "LeakyReLU" and bound is not None and bound.arguments.get("act_type") == "prelu":
         auto = ("gamma",)
+    if op_name == "RNN" and bound is not None and bound.arguments.get("mode", "lstm") != "lstm":
+        auto = auto[:-1]
     if auto and bound is not None:
         kwargs = dict(kwargs)
         no_bias = bound.arguments.get("no_bias", _NO_BIAS_DEFAULT.get(op_name, False))
@@ -146,10 +151,13 @@ def op_recorder(fn, attr, path=(), always=False):
     key = ".".join((*path, attr)) if path else attr
 
     made = _CREATIONS.get(attr) if not path else None
+    # given no array at all, an op whose inputs MXNet creates as variables is a node too (sym.RNN(mode=...,
+    # name='rnn'): rnn_data, rnn_parameters, ...), as are the creations
+    graph_anyway = bool(made) or (not path and "data" in _AUTO_INPUTS.get(attr, ()))
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if not always and not _symbols_in((args, kwargs)) and not (made and not _arrays_in((args, kwargs))):
+        if not always and not _symbols_in((args, kwargs)) and not (graph_anyway and not _arrays_in((args, kwargs))):
             return fn(*args, **kwargs)
         if made:            # sym.zeros(shape=(0, H)): a node, its unknown dimensions inferred (graph.evaluate)
             kwargs = dict(kwargs)

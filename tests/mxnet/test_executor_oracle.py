@@ -135,3 +135,63 @@ def test_executors_bind_run_and_differentiate_as_mxnet(tmp_path):
     for mine, expected in zip(ours, theirs):
         assert mine == expected
     assert len(ours) == len(theirs)
+
+
+OPS = r'''
+import numpy as np
+import mxnet as mx
+from mxnet import nd
+
+def show(label, arrays):
+    print(label, [np.round(a.asnumpy().astype('float64'), 4).tolist() for a in arrays])
+
+rng = np.random.RandomState(1)
+rnn = mx.sym.RNN(mode='gru', num_layers=1, state_size=3, name='rnn')      # every input a new variable
+print('rnn arguments', rnn.list_arguments(), rnn.list_outputs())
+lstm = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), mode='lstm',
+                  state_size=3, num_layers=2, bidirectional=True)
+print('lstm shapes', lstm.infer_shape(data=(5, 2, 4)))
+exe = lstm.simple_bind(mx.cpu(), data=(5, 2, 4))
+for name, arr in sorted(exe.arg_dict.items()):
+    arr[:] = rng.uniform(-0.5, 0.5, arr.shape)
+exe.forward(is_train=True)
+exe.backward([nd.array(rng.uniform(-1, 1, exe.outputs[0].shape))])
+show('lstm grads', [exe.grad_dict['data'][0], exe.grad_dict['s'][1]])
+
+bn = mx.sym.BatchNorm_v1(mx.sym.var('d'), fix_gamma=True)
+print('BatchNorm_v1', bn.list_arguments(), bn.list_auxiliary_states())
+e = mx.sym.var('e')
+print('pow', mx.sym.pow(2, 3))
+exe = mx.sym.pow(2, e).bind(mx.cpu(), {'e': nd.array([1, 2])}, args_grad={'e': nd.zeros(2)})
+exe.forward(is_train=True)
+exe.backward([nd.ones(2)])
+show('pow', exe.outputs + exe.grad_arrays)
+
+x, g = mx.sym.var('x'), mx.sym.var('gamma')
+for xshape, gshape in [((3, 4), (4,)), ((3, 4), (3, 4)), ((3, 4, 2, 2), (3, 4)), ((3, 4, 2, 2), (1,))]:
+    xv = rng.uniform(-1, 1, xshape)
+    gv = rng.uniform(0, 1, gshape)
+    exe = mx.sym.LeakyReLU(x, gamma=g, act_type='prelu').bind(
+        mx.cpu(), {'x': nd.array(xv), 'gamma': nd.array(gv)}, args_grad={'x': nd.zeros(xshape),
+                                                                          'gamma': nd.zeros(gshape)})
+    exe.forward(is_train=True)
+    exe.backward([nd.ones(xshape)])
+    show(f'prelu {xshape} {gshape}', [exe.outputs[0].reshape(-1)[:6], exe.grad_dict['gamma'].reshape(-1)])
+
+xv = nd.array(rng.uniform(size=(2, 3)))
+exe = mx.sym.shape_array(x).bind(mx.cpu(), {'x': xv}, args_grad={'x': nd.ones((2, 3))})
+exe.forward(is_train=True)
+exe.backward([nd.ones((2, 3))])                  # an integer output: its head gradient is not read
+print('shape_array', exe.outputs[0].asnumpy().tolist(), exe.grad_dict['x'].asnumpy().tolist())
+'''
+
+
+def test_ops_that_make_their_inputs_infer_their_shapes_and_broadcast_as_mxnet(tmp_path):
+    """A fused RNN given no input names them all (``rnn_data``, ``rnn_parameters``...) and infers its states'
+    shapes; BatchNorm_v1 makes BatchNorm's; ``sym.pow``; PReLU's gamma broadcast as MXNet's ``expand_shape``
+    (per channel, per sample and channel, one slope); an integer output's head gradient not read."""
+    ours, theirs = run_both(OPS, tmp_path)
+    assert len(theirs) == 11
+    for mine, expected in zip(ours, theirs):
+        assert mine == expected
+    assert len(ours) == len(theirs)
