@@ -48,6 +48,7 @@ import itertools
 import threading
 
 from ast_hybrid.core.errors import clean_error
+from ast_hybrid.core.context import filled
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
            "set_training", "mark_variables", "backward", "grad", "get_symbol"]
@@ -364,8 +365,6 @@ def _plain(a):
 
 def mark_variables(variables, gradients=None, grad_reqs="write"):
     """Make ``variables`` leaves of the graph (what ``x.attach_grad()`` does)."""
-    import jax.numpy as jnp
-
     if not isinstance(variables, (list, tuple)):
         variables = [variables]
     if not isinstance(grad_reqs, (list, tuple)):
@@ -374,7 +373,7 @@ def mark_variables(variables, gradients=None, grad_reqs="write"):
     if not isinstance(gradients, (list, tuple)):
         gradients = [gradients]
     for v, g, req in zip(variables, gradients, grad_reqs):
-        init = jnp.zeros_like(v._arr) if g is None else getattr(g, "_arr", g)
+        init = filled(v._arr.shape, 0, v._arr.dtype, like=v._arr) if g is None else getattr(g, "_arr", g)
         v._ag = _BufferedLeaf(req, init, g) if hasattr(g, "_arr") else _Leaf(req, init)
 
 

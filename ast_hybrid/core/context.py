@@ -178,6 +178,27 @@ def place(arr, ctx):
     return jax.device_put(arr, ctx.jax_device())
 
 
+HOST_FILL = 1 << 16      # elements: a filled array up to this size is made on the host and copied
+
+
+def filled(shape, value, dtype, like=None):
+    """A concrete array of ``shape`` filled with ``value``: made on the host and copied where small (jax's
+    ``jnp.full`` compiles a program per new shape, 20-30 ms each: the cost of eager loops over many shapes;
+    above :data:`HOST_FILL` elements the copy costs more than a cached program's run); on ``like``'s device
+    where that array is committed to one (a tracer ``like``: ``jnp.full``, in its trace)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    if isinstance(like, jax.core.Tracer):
+        return jnp.full(shape, value, dtype)
+    sharding = like.sharding if like is not None and like.committed else None
+    if int(np.prod(shape)) > HOST_FILL:
+        out = jnp.full(shape, value, dtype)
+        return out if sharding is None else jax.device_put(out, sharding)
+    return jax.device_put(np.full(shape, value, dtype), sharding)
+
+
 def platform_of(arrays):
     """``"cpu"`` or ``"gpu"``: the platform of the first concrete array among ``arrays`` (an iterable), else
     :func:`trace_platform`'s answer."""

@@ -20,6 +20,7 @@ from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, name,
     registry
 from ast_hybrid.mxnet import test_utils  # noqa: E402,F401  (MXNet's package imports it: mx.test_utils works)
 from ast_hybrid.mxnet import _ndarray_module, numpy_op_signature, runtime  # noqa: E402,F401
+from ast_hybrid.symbol import executor as _executor  # noqa: E402
 from ast_hybrid.mxnet import callback, model, module  # noqa: E402,F401
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
 from ast_hybrid.mxnet.base import MXNetError  # noqa: F401
@@ -48,6 +49,7 @@ _missing.serve(f"{__name__}.numpy", {"random": (mxnp.random, "mxnet.numpy.random
                                      "linalg": (mxnp.linalg, "mxnet.numpy.linalg")})
 # mx.nd.image: MXNet's image operators (GluonCV's transforms call them), put on ast_hybrid.nd here
 nd.image = _nd_image
+nd.CachedOp = _executor.CachedOp                    # mx.nd.CachedOp: a graph called on NDArrays
 nd.ndarray = _ndarray_module                        # mx.nd.ndarray, mx.nd.numpy: MXNet's submodules of mx.nd
 nd.numpy, nd.numpy_extension = mxnp, mxnp.extension
 _missing.serve(f"{__name__}.ndarray", {

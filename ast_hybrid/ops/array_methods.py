@@ -53,8 +53,11 @@ class _Methods:
         return out
 
     def __setitem__(self, key, value):
-        out = _ops.indexing.setitem(self, key, value)
-        write_into(self, out, reads_target=not whole_key(key, self.shape))
+        whole = whole_key(key, self.shape)
+        out = _whole_value(self, value) if whole else None
+        if out is None:
+            out = _ops.indexing.setitem(self, key, value)
+        write_into(self, out, reads_target=not whole)
 
     def slice_assign(self, rhs, begin, end, step):
         self[tuple(slice(b, e, s) for b, e, s in zip(begin, end, tuple(step) + (None,) * len(begin)))] = rhs
@@ -258,6 +261,33 @@ def whole_key(key, shape):
         elif n != 1:
             return False
     return True
+
+
+def _whole_value(target, value):
+    """``target[:] = value``'s new value without a program where none is needed (a new shape would compile a
+    scatter): an array of the target's shape (cast only if its dtype differs), a host array or a number (made
+    on the host and copied); None where ``setitem`` must do it (broadcasting, a recorded value)."""
+    import jax
+
+    from ast_hybrid.core.autograd import STATE
+    from ast_hybrid.core.context import filled
+    from ast_hybrid.core.trace import FRAMES
+
+    if FRAMES.traces:
+        return None
+    if isinstance(value, NDArray):
+        if tuple(value.shape) != tuple(target.shape) or (value._ag is not None and STATE.recording):
+            return None
+        arr = value._arr
+        return NDArray(arr if arr.dtype == target._arr.dtype else arr.astype(target._arr.dtype))
+    if isinstance(value, (int, float, bool, np.generic, np.ndarray)) and not isinstance(value, jax.core.Tracer):
+        host, arr = np.asarray(value), target._arr
+        if host.shape == ():
+            return NDArray(filled(arr.shape, host, arr.dtype, like=arr))
+        if host.shape != tuple(arr.shape):
+            return None
+        return NDArray(jax.device_put(np.array(host, dtype=arr.dtype), arr.sharding if arr.committed else None))
+    return None
 
 
 def write_into(target, result, reads_target=True):

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ast_hybrid.core.context import current_context, place
+from ast_hybrid.core.context import current_context, filled, place
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, op
 
@@ -42,15 +42,15 @@ def array(source_array, ctx=None, dtype=None):
     if isinstance(source_array, jax.Array):
         return _place(source_array.astype(np.dtype(dtype)) if dtype is not None else source_array, ctx)
     try:
-        a = np.asarray(source_array, dtype=_dtype(dtype))
+        a = np.array(source_array, dtype=_dtype(dtype))     # a copy: the device array may alias it
     except (TypeError, ValueError) as exc:
         raise TypeError(f"array: source_array must be array like object, got {type(source_array).__name__}: "
                         f"{exc}") from None
-    return _place(jnp.asarray(a), ctx)
+    return _place(jax.device_put(a), ctx)      # no program (jnp.asarray compiles one per new shape)
 
 
 def from_numpy(ndarray, zero_copy=True, array_cls=None):
-    return NDArray(jnp.asarray(ndarray))
+    return NDArray(jax.device_put(np.asarray(ndarray)))
 
 
 class DLPack:
@@ -104,16 +104,25 @@ def _into(res, out):
     return out
 
 
+def _filled(shape, value, dtype):
+    from ast_hybrid.core.trace import FRAMES
+
+    shape = _shape(shape)
+    if FRAMES.traces or not isinstance(value, (int, float, bool, np.generic)):
+        return jnp.full(shape, value, dtype)
+    return filled(shape, value, dtype)      # no program per new shape
+
+
 def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
-    return _into(_place(jnp.zeros(_shape(shape), _dtype(dtype)), ctx), out)
+    return _into(_place(_filled(shape, 0, _dtype(dtype)), ctx), out)
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
-    return _into(_place(jnp.ones(_shape(shape), _dtype(dtype)), ctx), out)
+    return _into(_place(_filled(shape, 1, _dtype(dtype)), ctx), out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
-    return _into(_place(jnp.full(_shape(shape), val, _dtype(dtype)), ctx), out)
+    return _into(_place(_filled(shape, val, _dtype(dtype)), ctx), out)
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -129,7 +138,7 @@ def _arange(start, stop=None, step=1.0, repeat=1, infer_range=False, dtype=None)
     values = np.arange(start, stop, step, dtype=np.float64).astype(_dtype(dtype))
     if repeat > 1:
         values = np.repeat(values, int(repeat))
-    return jnp.asarray(values)
+    return jax.device_put(values)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=None):

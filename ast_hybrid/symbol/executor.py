@@ -29,7 +29,7 @@ import numpy as np
 
 from ast_hybrid.symbol.graph import evaluate
 
-__all__ = ["Executor", "bind", "simple_bind"]
+__all__ = ["Executor", "CachedOp", "bind", "simple_bind"]
 
 _REQS = ("write", "add", "null")
 
@@ -223,6 +223,32 @@ class Executor:
 
 
 Executor.__module__ = "mxnet.executor"
+
+
+class CachedOp:
+    """MXNet's ``mx.nd.CachedOp(sym)``: the graph called on NDArrays given in the order of
+    ``sym.list_inputs()`` (arguments and auxiliary states as the graph meets them); one NDArray out, or a
+    list; recorded as its ops are where autograd records (gradients reach the inputs that want them)."""
+
+    def __init__(self, sym, flags=()):
+        self._symbol, self._names = sym, sym.list_inputs()
+
+    def __call__(self, *args, out=None, default_ctx=None):
+        from ast_hybrid.core.ndarray import NDArray
+
+        if len(args) != len(self._names):
+            raise ValueError(f"CachedOp: {len(args)} inputs given, the graph takes {len(self._names)} "
+                             f"({self._names})")
+        bad = [i for i, a in enumerate(args) if not isinstance(a, NDArray)]
+        if bad:
+            raise TypeError(f"CachedOp: input {bad[0]} is a {type(args[bad[0]]).__name__}, not an NDArray")
+        values = dict(zip(self._names, args))
+        outs = evaluate(self._symbol._entries, lambda n: values[n.name])
+        if out is not None:
+            for o, r in zip(out if isinstance(out, (list, tuple)) else [out], outs):
+                o[:] = r
+            return out
+        return outs[0] if len(outs) == 1 else outs
 
 
 # -- binding --------------------------------------------------------------------------------------------

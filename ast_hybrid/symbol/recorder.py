@@ -105,12 +105,15 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
     if op_name == "RNN" and bound is not None and bound.arguments.get("mode", "lstm") != "lstm":
         auto = auto[:-1]
     if auto and bound is not None:
+        auto = ("data", *auto) if "data" not in auto else auto     # MXNet makes every missing input a variable
         kwargs = dict(kwargs)
         no_bias = bound.arguments.get("no_bias", _NO_BIAS_DEFAULT.get(op_name, False))
         for inp in auto:
             if bound.arguments.get(inp) is None and not (inp == "bias" and no_bias) and inp in sig.parameters:
                 init = _AUTO_INIT.get((op_name, inp))
                 kwargs[inp] = variable(f"{name}_{inp}", **({"__init__": init} if init else {}), **inherited)
+        order = {k: i for i, k in enumerate(sig.parameters)}      # the inputs in the op's order, as MXNet's
+        kwargs = dict(sorted(kwargs.items(), key=lambda kv: order.get(kv[0], len(order))))
         bound = sig.bind_partial(*args, **kwargs)
     node = _Node("op", name, fn=fn, args=tuple(args), kwargs=kwargs,
                  nout=nout or getattr(fn, "mx_outputs", None) or _count(key or op_name, args, kwargs, sig),
@@ -153,7 +156,7 @@ def op_recorder(fn, attr, path=(), always=False):
     made = _CREATIONS.get(attr) if not path else None
     # given no array at all, an op whose inputs MXNet creates as variables is a node too (sym.RNN(mode=...,
     # name='rnn'): rnn_data, rnn_parameters, ...), as are the creations
-    graph_anyway = bool(made) or (not path and "data" in _AUTO_INPUTS.get(attr, ()))
+    graph_anyway = bool(made) or (not path and attr in _AUTO_INPUTS)
 
     @functools.wraps(fn)
     def call(*args, **kwargs):

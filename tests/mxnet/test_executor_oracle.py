@@ -183,15 +183,27 @@ exe = mx.sym.shape_array(x).bind(mx.cpu(), {'x': xv}, args_grad={'x': nd.ones((2
 exe.forward(is_train=True)
 exe.backward([nd.ones((2, 3))])                  # an integer output: its head gradient is not read
 print('shape_array', exe.outputs[0].asnumpy().tolist(), exe.grad_dict['x'].asnumpy().tolist())
+
+s = mx.sym.Convolution(kernel=(3, 3), num_filter=2) + 2           # the data input made too
+print('auto data', s.list_arguments(),
+      mx.sym.FullyConnected(weight=mx.sym.var('w'), num_hidden=3, name='fc').list_arguments())
+op = mx.nd.CachedOp(s)
+data, weight, bias = nd.array(rng.uniform(size=(1, 2, 4, 4))), nd.ones((2, 2, 3, 3)), nd.ones((2,))
+weight.attach_grad()
+with mx.autograd.record():
+    o = op(data, weight, bias) * 2
+o.backward()
+show('cached op', [o.reshape(-1)[:4], weight.grad.reshape(-1)[:4]])
 '''
 
 
 def test_ops_that_make_their_inputs_infer_their_shapes_and_broadcast_as_mxnet(tmp_path):
     """A fused RNN given no input names them all (``rnn_data``, ``rnn_parameters``...) and infers its states'
     shapes; BatchNorm_v1 makes BatchNorm's; ``sym.pow``; PReLU's gamma broadcast as MXNet's ``expand_shape``
-    (per channel, per sample and channel, one slope); an integer output's head gradient not read."""
+    (per channel, per sample and channel, one slope); an integer output's head gradient not read; an op's
+    missing data input made too, the inputs in the op's order; ``mx.nd.CachedOp`` called and differentiated."""
     ours, theirs = run_both(OPS, tmp_path)
-    assert len(theirs) == 11
+    assert len(theirs) == 13
     for mine, expected in zip(ours, theirs):
         assert mine == expected
     assert len(ours) == len(theirs)
