@@ -4,7 +4,9 @@ As ``python SCRIPT ARGS...`` would: the script runs as ``__main__`` (``runpy``),
 ``[SCRIPT, *ARGS]`` and ``sys.path[0]`` the script's folder; its exit status is the command's.  Before it
 starts, ``ast_hybrid.mxnet.install()`` makes ``mxnet`` the compatibility package (refused, exit 2, when a
 real MXNet is importable, unless ``--force``) and numpy's removed aliases (``np.float``, ``np.int``...)
-are restored with a one-time warning each.  ``python -m ast_hybrid.run SCRIPT`` is the same command.
+are restored with a one-time warning each, and jax's x64 mode is turned on (unless ``JAX_ENABLE_X64`` is set):
+MXNet computes in float64/int64 where a script asks for them.  ``python -m ast_hybrid.run SCRIPT`` is the same
+command.
 """
 
 from __future__ import annotations
@@ -15,10 +17,23 @@ import sys
 
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, err
 
-__all__ = ["run"]
+__all__ = ["run", "mxnet_dtypes"]
+
+
+def mxnet_dtypes() -> None:
+    """MXNet's 64-bit dtypes where a script asks for them (``float64`` arrays, ``int64`` indices): jax's x64
+    mode on, unless ``JAX_ENABLE_X64`` says otherwise.  Before anything makes an array; ast-hybrid's own
+    arrays name their 32-bit dtypes, so float32 stays float32."""
+    from ast_hybrid.core import settings
+
+    if settings.environ("JAX_ENABLE_X64") is None:
+        import jax
+
+        jax.config.update("jax_enable_x64", True)
 
 
 def run(args) -> int:
+    mxnet_dtypes()
     from ast_hybrid.mxnet import install
     from ast_hybrid.mxnet._activate import RealMXNetInstalled, restore_numpy_aliases
 

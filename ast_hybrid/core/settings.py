@@ -131,6 +131,7 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 # Variables of other tools that ast-hybrid reads (always through environ()): name -> what for
 READ = {
     "XLA_FLAGS": "XLA's flags: part of the program cache's and the convolution timings' keys",
+    "JAX_ENABLE_X64": "64-bit dtypes; `ast-hybrid run` turns them on unless set (MXNet's float64/int64 where asked)",
     "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "left to JAX when set (else the compile cache uses 0.1 s)",
     "XDG_CACHE_HOME": "the cache folder's parent on Linux (default ~/.cache)",
     "LOCALAPPDATA": "the cache folder's parent on Windows",

@@ -39,6 +39,21 @@ __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "
 _g = globals()
 for _name in SAME:
     _g[_name] = np_function(getattr(jnp, _name), _name)
+
+
+def _int_keeps(fn):
+    """MXNet's sum/prod of an integer array keep its dtype (numpy's, and jax's in x64 mode, widen int32 to
+    int64)."""
+    def call(a, *args, **kwargs):
+        x = jnp.asarray(a)
+        if kwargs.get("dtype") is None and len(args) < 2 and jnp.issubdtype(x.dtype, jnp.integer):
+            kwargs["dtype"] = x.dtype
+        return fn(x, *args, **kwargs)
+    return call
+
+
+sum = np_function(_int_keeps(jnp.sum), "sum")  # noqa: A001  (numpy's name)
+prod = np_function(_int_keeps(jnp.prod), "prod")
 # MXNet's gradients where jax.numpy's differ: a tie of maximum/minimum sends it all to the first argument,
 # clip passes it on its bounds too (jax.numpy halves both)
 maximum = np_function(_elemwise.max_kernel, "maximum")

@@ -104,10 +104,11 @@ def multinomial(n, pvals, size=None):
     key = rng.next_key()
     shape = _size(size)
     k = len(raw_of(pvals))
+    int64 = jax.dtypes.canonicalize_dtype(onp.int64)      # MXNet's counts (int32 unless jax's x64 is on)
     if k == 0 or 0 in shape:        # no category, or no experiment: an empty result, as MXNet's
-        return ndarray(jnp.zeros(shape + (k,), jnp.int32))
+        return ndarray(jnp.zeros(shape + (k,), int64))
     draws = jax.random.categorical(key, jnp.log(jnp.asarray(raw_of(pvals), jnp.float32)), shape=shape + (n,))
-    counts = jax.nn.one_hot(draws, k, dtype=jnp.int32).sum(axis=-2)
+    counts = jax.nn.one_hot(draws, k, dtype=int64).sum(axis=-2)
     return ndarray(counts)
 
 

@@ -25,7 +25,7 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
 - ``F`` is ``nd`` in both modes, so a ``hybrid_forward`` branch on ``F is nd``
   takes its imperative side inside a compiled program too;
 - integer inputs to float math are computed in float32 (MXNet: float64), and
-  int64/float64 follow jax's ``jax_enable_x64`` (off: 32-bit);
+  int64/float64 follow jax's ``jax_enable_x64`` (off: 32-bit; ``ast-hybrid run`` turns it on);
 - slices and reshapes are copies (MXNet: views that alias their source);
 - not available: ``pooling_convention='same'`` (MXNet 1.9.1 rejects it too),
   ``contrib.boolean_mask`` inside a compiled program (its size depends on the
