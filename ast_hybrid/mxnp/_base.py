@@ -30,6 +30,9 @@ def default_float(dtype):
     return onp.float32 if dtype is None else dtype
 
 
+_NUMBERS = (onp.floating, onp.integer, onp.bool_)
+
+
 def np_function(jfn, name=None, *, compile_arrays=None):
     """``jfn`` (raw jax arrays in) as an ``mx.np`` function: recorded for autograd, ``mx.np`` arrays out."""
     name = name or jfn.__name__
@@ -44,6 +47,10 @@ def np_function(jfn, name=None, *, compile_arrays=None):
     def function(*args, **kwargs):
         kwargs.pop("ctx", None)
         kwargs.pop("device", None)
+        # a numpy scalar is a number to MXNet (its numeric_types): it does not widen the array's dtype, where
+        # jax, in x64 mode, would make float32 * numpy.float64 a float64 result
+        args = [a.item() if isinstance(a, _NUMBERS) else a for a in args]
+        kwargs = {k: v.item() if isinstance(v, _NUMBERS) else v for k, v in kwargs.items()}
         return as_np(called(*args, **kwargs))
 
     function.__name__ = function.__qualname__ = name

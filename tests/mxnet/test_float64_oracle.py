@@ -42,13 +42,15 @@ a = mnp.array(np.ones(3) / 3)
 print('np float64', a.dtype, repr(float((a * 3).sum())), mnp.ones(2).dtype, mnp.array([1.5, 2]).dtype)
 i = mnp.array([1, 2, 3], dtype='int32')
 print('np int', i.sum().dtype, mnp.arange(3).dtype, (i * 2).dtype)
+f = mnp.ones(2)          # a numpy scalar is a number to MXNet: it does not widen a float32 array
+print('np scalars', (f * np.float64(0.5)).dtype, (np.float64(2) + f).dtype, mnp.clip(f, np.float64(0), 1).dtype)
 npx.reset_np()
 '''
 
 
 def test_float64_where_asked_float32_elsewhere_as_mxnet(tmp_path):
     ours, theirs = run_both(SCRIPT, tmp_path)
-    assert len(theirs) == 7
+    assert len(theirs) == 8
     for mine, expected in zip(ours, theirs):
         assert mine == expected
     assert len(ours) == len(theirs)
