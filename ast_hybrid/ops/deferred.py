@@ -93,6 +93,8 @@ def _resolve(op_name, impl, args, kwargs):
         bound.apply_defaults()
         rule = RULES.get(op_name)
         names = {id(v): k for k, v in bound.arguments.items() if v.__class__ in _STANDINS}
+        names.update((id(e), f"{k}[{i}]") for k, v in bound.arguments.items() if isinstance(v, tuple)
+                     for i, e in enumerate(v) if e.__class__ in _STANDINS)      # one of *data (UpSampling's)
         shapes = rule(bound.arguments) if rule is not None else {}
         for key, proxy in pending.items():
             name = names.get(key)

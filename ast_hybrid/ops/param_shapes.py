@@ -89,6 +89,15 @@ def _rnn(a):
     return {"parameters": (n,), "state": (layers, batch, out), "state_cell": (layers, batch, h)}
 
 
+def _upsampling(a):
+    """Bilinear UpSampling's weight (its second input): one ``2 scale - scale % 2`` square kernel per channel."""
+    if a.get("sample_type") != "bilinear":
+        return {}
+    scale = int(a.get("scale", 1))
+    k = 2 * scale - scale % 2
+    return {"data[1]": (tuple(a["data"][0].shape)[1], 1, k, k)}
+
+
 def _softmax_label(a):
     """SoftmaxOutput's label: the data's shape without its class axis (``multi_output``: without axis 1)."""
     d = _shape(a)
@@ -113,6 +122,7 @@ RULES = {
     "Embedding": _embedding,
     "_leaky_relu": _leaky_relu,
     "_rnn": _rnn,
+    "UpSampling": _upsampling,
     "SoftmaxOutput": _softmax_label,
     "LinearRegressionOutput": _same_label,
     "MAERegressionOutput": _same_label,

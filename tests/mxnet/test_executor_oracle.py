@@ -151,6 +151,9 @@ print('rnn arguments', rnn.list_arguments(), rnn.list_outputs())
 lstm = mx.sym.RNN(mx.sym.var('data'), mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), mode='lstm',
                   state_size=3, num_layers=2, bidirectional=True)
 print('lstm shapes', lstm.infer_shape(data=(5, 2, 4)))
+up = mx.sym.UpSampling(mx.sym.var('data'), mx.sym.var('weight'), sample_type='bilinear', scale=3, num_filter=4,
+                       num_args=2)
+print('bilinear weight', up.infer_shape(data=(2, 4, 5, 5)))
 exe = lstm.simple_bind(mx.cpu(), data=(5, 2, 4))
 for name, arr in sorted(exe.arg_dict.items()):
     arr[:] = rng.uniform(-0.5, 0.5, arr.shape)
@@ -203,7 +206,7 @@ def test_ops_that_make_their_inputs_infer_their_shapes_and_broadcast_as_mxnet(tm
     (per channel, per sample and channel, one slope); an integer output's head gradient not read; an op's
     missing data input made too, the inputs in the op's order; ``mx.nd.CachedOp`` called and differentiated."""
     ours, theirs = run_both(OPS, tmp_path)
-    assert len(theirs) == 13
+    assert len(theirs) == 14
     for mine, expected in zip(ours, theirs):
         assert mine == expected
     assert len(ours) == len(theirs)
