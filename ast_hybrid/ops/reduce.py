@@ -63,8 +63,23 @@ def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False):
     if ord == 1:
         out = jnp.sum(jnp.abs(x), axis=axes, keepdims=keepdims)
     else:
-        out = jnp.sqrt(jnp.sum(x * x, axis=axes, keepdims=keepdims))
+        out = _nrm2(x, axes, keepdims)
     return _finish(out.astype(np.dtype(out_dtype) if out_dtype is not None else data.dtype))
+
+
+def _nrm2(x, axes, keepdims):
+    """MXNet's L2 reducer (``mshadow_op::nrm2``): ``scale * sqrt(sum((x / scale)^2))`` with ``scale`` the
+    largest magnitude, so that squares do not overflow (float32 values past 1e19 keep a finite norm); an
+    infinity gives inf, two of them NaN (its running form meets inf / inf), a NaN NaN, zeros 0."""
+    a = jnp.abs(x)
+    scale = jnp.max(a, axis=axes, keepdims=True)
+    safe = jnp.where(jnp.isfinite(scale) & (scale > 0), scale, jnp.ones_like(scale))
+    out = safe * jnp.sqrt(jnp.sum((a / safe) ** 2, axis=axes, keepdims=True))
+    infs = jnp.sum(jnp.isinf(a), axis=axes, keepdims=True)
+    out = jnp.where(scale == 0, jnp.zeros_like(out), out)
+    out = jnp.where(jnp.isinf(scale), jnp.where(infs > 1, jnp.nan, jnp.inf).astype(out.dtype), out)
+    out = jnp.where(jnp.isnan(scale), jnp.full_like(out, jnp.nan), out)
+    return out if keepdims else jnp.squeeze(out, axis=axes)
 
 
 def _arg(name, fn):

@@ -1,0 +1,31 @@
+"""``nd.norm``'s L2 as MXNet's ``nrm2`` reducer computes it: scaled by the largest magnitude (float32 values
+past 1e19 keep a finite norm where the plain sum of squares overflows), an infinity gives inf and two of them
+NaN (MXNet's test_reduce puts both signs in one row), zeros 0; its gradient x / norm."""
+
+import pytest
+
+from ast_hybrid.testing.oracle import run_both
+
+pytestmark = [pytest.mark.oracle, pytest.mark.processes]
+
+SCRIPT = r'''
+import numpy as np, mxnet as mx
+from mxnet import autograd
+a = np.array([[np.inf, -np.inf, 1.0], [2.0, np.inf, 3.0], [3e19, 4e19, 0], [0, 0, 0], [np.nan, 1, 2],
+              [1e-3, -2e-3, 5]], dtype=np.float32)
+x = mx.nd.array(a)
+print(mx.nd.norm(x, axis=1).asnumpy().tolist())
+print(mx.nd.norm(x[2:3], axis=1, keepdims=True).asnumpy().tolist(), mx.nd.norm(x[5:6]).asnumpy().tolist())
+y = mx.nd.array(a[5:6])
+y.attach_grad()
+with autograd.record():
+    n = mx.nd.norm(y)
+n.backward()
+print(np.round(y.grad.asnumpy(), 6).tolist())
+print(mx.nd.norm(mx.nd.array(np.arange(24).reshape(2, 3, 4)), axis=(1, 2)).asnumpy().tolist())
+'''
+
+
+def test_l2_norm_is_mxnets_scaled_reducer(tmp_path):
+    ours, theirs = run_both(SCRIPT, tmp_path)
+    assert ours == theirs and len(ours) == 4
