@@ -138,6 +138,7 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
     """The ``k`` largest (or smallest) entries along ``axis``: their values, indices, a 0/1 mask, or both."""
     choice("topk", "ret_typ", ret_typ, ("value", "indices", "mask", "both"))
     data = jnp.asarray(data)
+    shape = data.shape
     if axis is None:
         data, axis = data.reshape(-1), 0
     axis = norm_axis(axis, data.ndim, "topk")
@@ -149,7 +150,7 @@ def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"
         moved = jnp.moveaxis(idx, axis, -1)
         onehot = (moved[..., :, None] == jnp.arange(n)).any(axis=-2)
         hits = jnp.moveaxis(onehot, -1, axis)
-        return hits.astype(data.dtype)
+        return hits.astype(data.dtype).reshape(shape)        # the input's shape, over all axes too (MXNet's)
     values = jnp.take_along_axis(data, idx, axis=axis)
     indices = idx.astype(np.dtype(dtype))
     if ret_typ == "value":

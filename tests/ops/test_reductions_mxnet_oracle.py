@@ -1,6 +1,7 @@
-"""``nd.norm``'s L2 as MXNet's ``nrm2`` reducer computes it: scaled by the largest magnitude (float32 values
-past 1e19 keep a finite norm where the plain sum of squares overflows), an infinity gives inf and two of them
-NaN (MXNet's test_reduce puts both signs in one row), zeros 0; its gradient x / norm."""
+"""Reductions where MXNet's test_ndarray found us apart: ``nd.norm``'s L2 as MXNet's ``nrm2`` reducer
+computes it (scaled by the largest magnitude: float32 values past 1e19 keep a finite norm where the plain
+sum of squares overflows; an infinity gives inf and two of them NaN, as test_reduce's rows of both signs;
+zeros 0; its gradient x / norm), and ``topk(ret_typ='mask', axis=None)`` in the input's shape."""
 
 import pytest
 
@@ -23,9 +24,13 @@ with autograd.record():
 n.backward()
 print(np.round(y.grad.asnumpy(), 6).tolist())
 print(mx.nd.norm(mx.nd.array(np.arange(24).reshape(2, 3, 4)), axis=(1, 2)).asnumpy().tolist())
+b = mx.nd.array(np.arange(16).reshape(2, 2, 4) % 7)
+for kw in [dict(axis=None, k=5), dict(axis=1, k=1, is_ascend=True), dict(axis=-1, k=2)]:
+    m = mx.nd.topk(b, ret_typ='mask', **kw)
+    print(kw, m.shape, m.asnumpy().astype(int).ravel().tolist())
 '''
 
 
-def test_l2_norm_is_mxnets_scaled_reducer(tmp_path):
+def test_norm_and_topk_mask_as_mxnet(tmp_path):
     ours, theirs = run_both(SCRIPT, tmp_path)
-    assert ours == theirs and len(ours) == 4
+    assert ours == theirs and len(ours) == 7
