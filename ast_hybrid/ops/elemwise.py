@@ -18,6 +18,8 @@ MXNet 1.9.1's rules, each checked against it in ``tests/ops/test_elemwise_oracle
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -59,18 +61,32 @@ def _binary(opname, fn, lhs, rhs, same_shape=False, compare=False):
         raise OpError(f"{opname}: type {type(None)} not supported")
     if _is_scalar(rhs):
         a = _as_array(lhs)
-        out = fn(a, scalar_like(rhs, a.dtype))
-        dtype = a.dtype
-    elif _is_scalar(lhs):
+        return _run_kernel(fn, a, scalar_like(rhs, a.dtype))
+    if _is_scalar(lhs):
         b = _as_array(rhs)
-        out = fn(scalar_like(lhs, b.dtype), b)
-        dtype = b.dtype
-    else:
-        a, b = _as_array(lhs), _as_array(rhs)
-        _check_pair(opname, a, b, same_shape)
+        return _run_kernel(fn, scalar_like(lhs, b.dtype), b)
+    a, b = _as_array(lhs), _as_array(rhs)
+    _check_pair(opname, a, b, same_shape)
+    return _run_kernel(fn, a, b)
+
+
+def _run_kernel(fn, a, b):
+    """``fn(a, b)`` in ``a``'s dtype: eagerly as one compiled program (a new shape compiles one program, not
+    one per primitive: MXNet's mod is 5, and a loop over many shapes paid each); in a trace, its primitives
+    inline, as the trace's rewrites expect."""
+    kernel, program = _kernel_program(fn)
+    tracer = jax.core.Tracer
+    return kernel(a, b) if isinstance(a, tracer) or isinstance(b, tracer) else program(a, b)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_program(fn):
+    def kernel(a, b):
         out = fn(a, b)
-        dtype = a.dtype
-    return out.astype(dtype) if out.dtype != dtype else out
+        return out.astype(a.dtype) if out.dtype != a.dtype else out
+
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    return kernel, jax.jit(kernel)
 
 
 # --- the arithmetic kernels ---------------------------------------------------------------
