@@ -52,6 +52,20 @@ def _int_keeps(fn):
     return call
 
 
+def _nan_kept(fn):
+    """jnp.max/min with a NaN in the reduced cells giving NaN, as MXNet's: XLA:CPU's vectorised reduction drops
+    it for some shapes (``ops/reduce.py``'s twin)."""
+    def call(a, axis=None, *args, keepdims=False, **kwargs):
+        x = jnp.asarray(a)
+        out = fn(x, axis, *args, keepdims=keepdims, **kwargs)
+        if not jnp.issubdtype(x.dtype, jnp.inexact):
+            return out
+        return jnp.where(jnp.isnan(x).any(axis=axis, keepdims=keepdims), jnp.nan, out).astype(out.dtype)
+    return call
+
+
+max = amax = np_function(_nan_kept(jnp.max), "max")  # noqa: A001
+min = amin = np_function(_nan_kept(jnp.min), "min")  # noqa: A001
 sum = np_function(_int_keeps(jnp.sum), "sum")  # noqa: A001  (numpy's name)
 prod = np_function(_int_keeps(jnp.prod), "prod")
 # MXNet's gradients where jax.numpy's differ: a tie of maximum/minimum sends it all to the first argument,

@@ -1,7 +1,8 @@
 """Reductions where MXNet's test_ndarray found us apart: ``nd.norm``'s L2 as MXNet's ``nrm2`` reducer
 computes it (scaled by the largest magnitude: float32 values past 1e19 keep a finite norm where the plain
 sum of squares overflows; an infinity gives inf and two of them NaN, as test_reduce's rows of both signs;
-zeros 0; its gradient x / norm), and ``topk(ret_typ='mask', axis=None)`` in the input's shape."""
+zeros 0; its gradient x / norm), ``topk(ret_typ='mask', axis=None)`` in the input's shape, and max/min
+giving NaN wherever a reduced cell is NaN (XLA:CPU's vectorised reduction dropped it for some shapes)."""
 
 import pytest
 
@@ -28,9 +29,15 @@ b = mx.nd.array(np.arange(16).reshape(2, 2, 4) % 7)
 for kw in [dict(axis=None, k=5), dict(axis=1, k=1, is_ascend=True), dict(axis=-1, k=2)]:
     m = mx.nd.topk(b, ret_typ='mask', **kw)
     print(kw, m.shape, m.asnumpy().astype(int).ravel().tolist())
+rng = np.random.RandomState(0)
+dat = rng.rand(8, 10, 5, 3, 4).astype(np.float32)
+dat.ravel()[rng.choice(dat.size, 300, replace=False)] = np.nan
+for f in ['max', 'min']:
+    print(f, int(np.isnan(getattr(mx.nd, f)(mx.nd.array(dat), axis=2).asnumpy()).sum()),
+          int(np.isnan(getattr(mx.np, f)(mx.np.array(dat), axis=(0, 2)).asnumpy()).sum()))
 '''
 
 
 def test_norm_and_topk_mask_as_mxnet(tmp_path):
     ours, theirs = run_both(SCRIPT, tmp_path)
-    assert ours == theirs and len(ours) == 7
+    assert ours == theirs and len(ours) == 9
