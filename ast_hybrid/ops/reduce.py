@@ -40,8 +40,6 @@ def _reducer(name, fn, int_mean=False):
     return op(impl)
 
 
-sum = _reducer("sum", jnp.sum)
-mean = _reducer("mean", jnp.mean, int_mean=True)
 def _nan_kept(fn):
     """``fn`` (jnp.max/min) with a NaN anywhere in the reduced cells giving NaN, as MXNet's and numpy's: XLA:CPU's
     vectorised reduction drops it for some shapes (an (8, 10, 5, 3, 4) array over axis 2: 271 of 960 cells)."""
@@ -53,6 +51,8 @@ def _nan_kept(fn):
     return reduce
 
 
+sum = _reducer("sum", jnp.sum)
+mean = _reducer("mean", jnp.mean, int_mean=True)
 max = _reducer("max", _nan_kept(jnp.max))
 min = _reducer("min", _nan_kept(jnp.min))
 prod = _reducer("prod", jnp.prod)
