@@ -17,22 +17,12 @@ import sys
 
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, err
 
-__all__ = ["run", "mxnet_dtypes"]
-
-
-def mxnet_dtypes() -> None:
-    """MXNet's 64-bit dtypes where a script asks for them (``float64`` arrays, ``int64`` indices): jax's x64
-    mode on, unless ``JAX_ENABLE_X64`` says otherwise.  Before anything makes an array; ast-hybrid's own
-    arrays name their 32-bit dtypes, so float32 stays float32."""
-    from ast_hybrid.core import settings
-
-    if settings.environ("JAX_ENABLE_X64") is None:
-        import jax
-
-        jax.config.update("jax_enable_x64", True)
+__all__ = ["run"]
 
 
 def run(args) -> int:
+    from ast_hybrid.core.npmode import mxnet_dtypes
+
     mxnet_dtypes()
     from ast_hybrid.mxnet import install
     from ast_hybrid.mxnet._activate import RealMXNetInstalled, restore_numpy_aliases

@@ -268,7 +268,7 @@ def markdown(rows) -> str:
 def _pytest_under_ours(args) -> int:
     """This process as a pytest run with ``import mxnet`` = ast-hybrid, as ``ast-hybrid run`` makes it (numpy's
     removed aliases, ``np.NaN``..., restored: MXNet's tests ran beside numpy < 1.24)."""
-    from ast_hybrid.cli.run import mxnet_dtypes
+    from ast_hybrid.core.npmode import mxnet_dtypes
 
     mxnet_dtypes()
     import ast_hybrid.mxnet as compat

@@ -1,5 +1,5 @@
 """Under ``ast-hybrid run`` a script asking for float64 or int64 gets them, as MXNet 1.9.1 gives them
-(``cli/run.py``'s ``mxnet_dtypes``: jax's x64 mode on unless ``JAX_ENABLE_X64`` is set), and everything it
+(``core/npmode.py``'s ``mxnet_dtypes``: jax's x64 mode on unless ``JAX_ENABLE_X64`` is set), and everything it
 does not ask for stays MXNet's float32/int32: arrays made with ``dtype='float64'``, a network cast to
 float64, ``mx.np.array`` of a float64 numpy array, integer reductions, an NDArray's default dtypes.  Printed
 to 14 digits or more, so a float32 computation could not pass."""
