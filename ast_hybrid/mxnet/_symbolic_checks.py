@@ -264,13 +264,17 @@ def check_speed(sym, location=None, ctx=None, N=20, grad_req=None, typ="whole", 
     if typ not in ("whole", "forward"):
         raise ValueError('typ can only be "whole" or "forward".')
     train = typ == "whole"
-    for _ in range(2):              # warm up, then N timed
-        tic = time.time()
-        for _ in range(N if _ else 1):
+
+    def run(times):
+        for _ in range(times):
             exe.forward(is_train=train)
             if train:
                 exe.backward(out_grads=exe.outputs)
         nd.waitall()
+
+    run(1)                          # warm up
+    tic = time.time()
+    run(N)
     return (time.time() - tic) / N
 
 

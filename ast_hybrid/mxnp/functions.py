@@ -14,6 +14,7 @@ from ast_hybrid.core.context import current_context, place
 from ast_hybrid.core.ndarray import ARRAYS, ndarray
 from ast_hybrid.mxnp._base import default_float, np_function, raw_of
 from ast_hybrid.ops import elemwise as _elemwise
+from ast_hybrid.ops.reduce import nan_kept
 
 # numpy's names computed by jax.numpy's function of the same name (argument for argument)
 SAME = """
@@ -52,20 +53,8 @@ def _int_keeps(fn):
     return call
 
 
-def _nan_kept(fn):
-    """jnp.max/min with a NaN in the reduced cells giving NaN, as MXNet's: XLA:CPU's vectorised reduction drops
-    it for some shapes (``ops/reduce.py``'s twin)."""
-    def call(a, axis=None, *args, keepdims=False, **kwargs):
-        x = jnp.asarray(a)
-        out = fn(x, axis, *args, keepdims=keepdims, **kwargs)
-        if not jnp.issubdtype(x.dtype, jnp.inexact):
-            return out
-        return jnp.where(jnp.isnan(x).any(axis=axis, keepdims=keepdims), jnp.nan, out).astype(out.dtype)
-    return call
-
-
-max = amax = np_function(_nan_kept(jnp.max), "max")  # noqa: A001
-min = amin = np_function(_nan_kept(jnp.min), "min")  # noqa: A001
+max = amax = np_function(nan_kept(jnp.max), "max")  # noqa: A001  (NaN kept: ops/reduce.py)
+min = amin = np_function(nan_kept(jnp.min), "min")  # noqa: A001
 sum = np_function(_int_keeps(jnp.sum), "sum")  # noqa: A001  (numpy's name)
 prod = np_function(_int_keeps(jnp.prod), "prod")
 # MXNet's gradients where jax.numpy's differ: a tie of maximum/minimum sends it all to the first argument,

@@ -40,11 +40,13 @@ def _reducer(name, fn, int_mean=False):
     return op(impl)
 
 
-def _nan_kept(fn):
+def nan_kept(fn):
     """``fn`` (jnp.max/min) with a NaN anywhere in the reduced cells giving NaN, as MXNet's and numpy's: XLA:CPU's
-    vectorised reduction drops it for some shapes (an (8, 10, 5, 3, 4) array over axis 2: 271 of 960 cells)."""
-    def reduce(data, axis=None, keepdims=False):
-        out = fn(data, axis=axis, keepdims=keepdims)
+    vectorised reduction drops it for some shapes (an (8, 10, 5, 3, 4) array over axis 2: 271 of 960 cells).
+    ``mx.np``'s max/min use it too."""
+    def reduce(data, axis=None, *args, keepdims=False, **kwargs):
+        data = jnp.asarray(data)
+        out = fn(data, axis, *args, keepdims=keepdims, **kwargs)
         if not jnp.issubdtype(data.dtype, jnp.inexact):
             return out
         return jnp.where(jnp.isnan(data).any(axis=axis, keepdims=keepdims), jnp.nan, out).astype(out.dtype)
@@ -53,8 +55,8 @@ def _nan_kept(fn):
 
 sum = _reducer("sum", jnp.sum)
 mean = _reducer("mean", jnp.mean, int_mean=True)
-max = _reducer("max", _nan_kept(jnp.max))
-min = _reducer("min", _nan_kept(jnp.min))
+max = _reducer("max", nan_kept(jnp.max))
+min = _reducer("min", nan_kept(jnp.min))
 prod = _reducer("prod", jnp.prod)
 nansum = _reducer("nansum", jnp.nansum)
 nanprod = _reducer("nanprod", jnp.nanprod)
