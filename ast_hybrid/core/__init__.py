@@ -1,7 +1,8 @@
 """The bottom of the front: what MXNet's operators, Gluon and ``import mxnet`` all stand on.
 
 - ``ndarray``: ``NDArray``, MXNet's array as a thin wrapper around one jax array (what it *is*; what
-  computes with it is installed by the operator package, ``ast_hybrid/ops/array_methods.py``);
+  computes with it is installed by the operator package, ``ast_hybrid/ops/array_methods.py``); ``sparse``:
+  MXNet's row_sparse and csr arrays, held dense with MXNet's structure and storage types;
 - ``context``: ``Context``, ``cpu``/``gpu`` and the current context (per thread);
 - ``autograd``: recording and training mode (per thread), the tape, ``backward``/``grad``; ``tape_program``:
   a tape met again as one compiled backward; ``storage``: what a parameter's data or a gradient handed out as an array writes into;

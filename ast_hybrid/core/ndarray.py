@@ -204,17 +204,24 @@ class NDArray:
         return type(self)(self._arr)
 
     def tostype(self, stype):
-        if stype != "default":
-            from ast_hybrid.core.errors import NotSupported, api_message
+        """The array in storage ``stype``: 'default', or MXNet's 'row_sparse'/'csr' (``core/sparse.py``)."""
+        from ast_hybrid.core.sparse import to_stype
 
-            raise NotSupported(api_message(f"NDArray.tostype({stype!r})",
-                                           "ast-hybrid has dense ('default') storage only"))
-        return self
+        return to_stype(self if stype not in (None, "default") else NDArray(self._arr), stype)   # a new array
 
     # --- autograd --------------------------------------------------------------
     def attach_grad(self, grad_req="write", stype=None):
+        """A gradient buffer for this array; its storage is ``stype``, else this array's (as MXNet's)."""
         from ast_hybrid.core import autograd
 
+        if stype is not None and stype != "default" or self.stype != "default":
+            stype = stype or self.stype
+            from ast_hybrid.core.context import filled
+            from ast_hybrid.core.sparse import to_stype
+
+            buffer = to_stype(NDArray(filled(self._arr.shape, 0, self._arr.dtype, like=self._arr)), stype)
+            autograd.mark_variables([self], [buffer], grad_reqs=grad_req)
+            return
         autograd.mark_variables([self], None, grad_reqs=grad_req)
 
     @property
@@ -252,8 +259,10 @@ class ndarray(NDArray):
 
 ndarray.__module__ = "mxnet.numpy"      # what type(x) shows, as in MXNet
 
+from ast_hybrid.core.sparse import CSRNDArray, RowSparseNDArray  # noqa: E402 (they are NDArrays)
+
 #: the array classes (an op's inputs, autograd's records): test with ``x.__class__ in ARRAYS``
-ARRAYS = (NDArray, ndarray)
+ARRAYS = (NDArray, ndarray, RowSparseNDArray, CSRNDArray)
 
 
 def as_np(value):

@@ -55,6 +55,7 @@ class Parameter:
             assert given in ("default", "row_sparse", "csr"), \
                 f"{what} for Parameter '{name}' must be one of 'default', 'row_sparse', or 'csr', but got '{given}'"
         self.name = name
+        self._stype, self._grad_stype = stype, grad_stype
         self._shape = tuple(shape) if isinstance(shape, (tuple, list)) else ((shape,) if shape else None)
         self.dtype = np.dtype(dtype).name
         self.init = init
@@ -231,7 +232,37 @@ class Parameter:
     # data -------------------------------------------------------------------
     def data(self, ctx=None):
         """The value as an NDArray (inside a hybridized trace: the tracer bound to this parameter)."""
+        if self._stype != "default":
+            raise RuntimeError(f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} via data() because "
+                               f"its storage type is {self._stype}. Please use row_sparse_data() instead.")
         return self._check_and_get(self._data, ctx)
+
+    def row_sparse_data(self, row_id):
+        """A row_sparse parameter's rows ``row_id`` (MXNet pulls them from the trainer's store), on
+        ``row_id``'s context."""
+        return self._row_sparse("row_sparse_data", row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """``row_sparse_data(row_id)``, one per context."""
+        return self._per_context(self._row_sparse("list_row_sparse_data", row_id))
+
+    def _row_sparse(self, what, row_id):
+        if self._stype != "row_sparse":
+            raise RuntimeError(f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because its "
+                               f"storage type is {self._stype}. Please use data() instead." if what == "row_sparse_data"
+                               else f"Cannot return copies of Parameter '{self.name}' on all contexts via "
+                               f"list_row_sparse_data() because its storage type is {self._stype}. Please use "
+                               "data() instead.")
+        if self._trainer is None:
+            raise RuntimeError(f"Cannot get row_sparse data for Parameter '{self.name}' when no Trainer is "
+                               "created with it.")
+        from ast_hybrid.core.sparse import RowSparseNDArray
+
+        value = RowSparseNDArray(self._check_and_get(self._data, None)._arr).retain(row_id)
+        if isinstance(row_id, NDArray):
+            value = value.as_in_context(row_id.context)
+        value._ag = self._leaf      # recorded as the parameter: its gradient is the parameter's
+        return value
 
     def _read_data(self):
         return self._data
@@ -250,7 +281,12 @@ class Parameter:
             parts = self._per_context_grads()
             if parts and Context(ctx) in self._ctx:
                 return parts[self._ctx.index(Context(ctx))]
-        out = self._cls(self._leaf.grad)
+        if self._grad_stype != "default":
+            from ast_hybrid.core.sparse import to_stype
+
+            out = to_stype(NDArray(self._leaf.grad), self._grad_stype)
+        else:
+            out = self._cls(self._leaf.grad)
         if type(self._leaf) is _Leaf:        # writes into it set the gradient (MXNet's grad() is its memory)
             out._base = (grad_storage(self._leaf), None)
         return out
@@ -269,11 +305,14 @@ class Parameter:
 
     def list_data(self):
         """One value per context, each on its context's device."""
+        if self._stype != "default":
+            raise RuntimeError(f"Cannot return copies of Parameter '{self.name}' on all contexts via list_data() "
+                               f"because its storage type is {self._stype}. Please use row_sparse_data() instead.")
         return self._per_context(self.data())
 
     def _per_context(self, value):
         if self._mesh is None:      # one device: the same value (and gradient) for each context
-            return [value] + [self._cls(value._arr, value._ag) for _ in range(self._copies - 1)]
+            return [value] + [type(value)(value._arr, value._ag) for _ in range(self._copies - 1)]
         by_device = {s.device: s.data for s in value._arr.addressable_shards}
         return [NDArray(by_device[c.jax_device()]) for c in self._ctx]
 
@@ -481,16 +520,22 @@ class ParameterDict:
             if strip_prefix and not p.name.startswith(strip_prefix):
                 raise ValueError(f"Prefix {strip_prefix!r} is to be striped before saving, but Parameter's "
                                  f"name {p.name!r} does not start with it")
-            arrays[p.name[len(strip_prefix):]] = p.data()
+            arrays[p.name[len(strip_prefix):]] = p._check_and_get(p._data, None)    # (a row_sparse one too)
         params_io.save(filename, arrays)
 
-    def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix=""):
+    def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix="", cast_dtype=False,
+             dtype_source="current"):
+        """Set the parameters from an MXNet ``.params`` file (``cast_dtype=True, dtype_source='saved'``: each
+        takes the dtype saved)."""
         from ast_hybrid.io import params_file as params_io
 
+        if dtype_source not in ("current", "saved"):
+            raise ValueError(f"ParameterDict.load: dtype_source must be 'current' or 'saved', got {dtype_source!r}")
         loaded = params_io.load(filename)
         loaded = {restore_prefix + k.split(":", 1)[-1] if k.startswith(("arg:", "aux:")) else restore_prefix + k: v
                   for k, v in loaded.items()}
-        assign_loaded(self._params, loaded, str(filename), allow_missing, ignore_extra)
+        assign_loaded(self._params, loaded, str(filename), allow_missing, ignore_extra,
+                      dtype_source if cast_dtype else "current")
 
 
 def assign_loaded(params, loaded, where, allow_missing, ignore_extra, dtype_source="current"):

@@ -67,6 +67,9 @@ class SymbolBlock(HybridBlock):
         else:
             self._out_format = [len(o) if len(o) > 1 else 0 for o in outputs]
             out = symbolic.group(outputs)
+        for j in out.get_internals():
+            assert j.attr("__storage_type__") != "1", \
+                f"SymbolBlock doesn't support Parameter '{j.name}' because its storage type is 'row_sparse'."
         self._graph = out
         self._params = ParameterDict("", params)
         names = set(self._input_names)

@@ -26,7 +26,8 @@ from __future__ import annotations
 import pickle
 import warnings
 
-from ast_hybrid.optimizer.updates import OPTIMIZERS, _compiled_update, effective_clip, initial_states  # noqa: F401
+from ast_hybrid.optimizer.updates import (  # noqa: F401
+    OPTIMIZERS, _compiled_update, effective_clip, initial_states, lazy_update)
 
 __all__ = ["Trainer", "OPTIMIZERS", "effective_clip"]
 
@@ -43,7 +44,11 @@ class Trainer:
                  update_on_kvstore=None):
         from ast_hybrid.parallel import distributed
 
-        self._kvstore = distributed.for_trainer(kvstore)     # checked first: 'dist_async' is refused
+        self._kvstore_arg = kvstore
+        self._store = distributed.for_trainer(kvstore)     # checked first: 'dist_async' is refused
+        # MXNet's _kvstore: None until the first step, then None where a store named by a string has nothing
+        # to do (one process, one context), as MXNet's _init_kvstore decides
+        self._kvstore, self._kv_initialized = None, False
         if hasattr(params, "values"):     # as MXNet: by sorted name (the indices save_states writes)
             params = [params[k] for k in sorted(params.keys())]
         elif not isinstance(params, (list, tuple)):
@@ -85,7 +90,7 @@ class Trainer:
             scheduler.base_lr = lr
         self._lr = float(lr) if lr is not None else (None if scheduler is not None else OPTIMIZERS[self._name][2])
         opts.pop("multi_precision", None)
-        opts.pop("lazy_update", None)
+        self._lazy = bool(opts.pop("lazy_update", True))
         self._options = tuple(sorted(opts.items()))
         self._n_states = OPTIMIZERS[self._name][1](opts)
         self._rates_cache = None
@@ -106,13 +111,18 @@ class Trainer:
         compiled programs have summed them already."""
         from ast_hybrid.parallel import data_parallel
 
-        if self._kvstore is not None:
-            self._kvstore.allreduce_grads(self._params)
+        if not self._kv_initialized:
+            store, several = self._store, any(p._copies > 1 or p._mesh is not None for p in self._params)
+            named = store is not None and isinstance(self._kvstore_arg, str)
+            self._kvstore = None if named and "dist" not in store.type and not several else store
+            self._kv_initialized = True
+        if self._store is not None:
+            self._store.allreduce_grads(self._params)
         data_parallel.mark_taken(self._params)
 
     @property
     def kvstore(self):
-        return self._kvstore
+        return self._store
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One update of every trainable parameter, the gradients scaled by ``1 / batch_size``."""
@@ -140,7 +150,8 @@ class Trainer:
             states.append(st)
         if not todo:
             return
-        update = _compiled_update(self._name, self._options)
+        lazy = tuple(p._grad_stype == "row_sparse" and lazy_update(self._name, self._lazy, p._stype) for p in todo)
+        update = _compiled_update(self._name, self._options, lazy if any(lazy) else ())
         lrs, wds = self._rates(todo)
         new_ws, new_states = update([p._data for p in todo], grads, states, lrs, wds, rescale, self._clip,
                                     self._t)

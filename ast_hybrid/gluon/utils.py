@@ -93,7 +93,14 @@ def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
 def clip_global_norm(arrays, max_norm, check_isfinite=True):
     """Scale ``arrays`` in place so that their joint 2-norm is at most ``max_norm``; the norm before."""
     assert len(arrays) > 0
-    total = nd.sqrt(nd.add_n(*[nd.dot(a.reshape((-1,)), a.reshape((-1,))) for a in arrays]))
+
+    def _norm(array):       # as MXNet's: a sparse array's squared norm()
+        if array.stype == "default":
+            x = array.reshape((-1,))
+            return nd.dot(x, x)
+        return array.norm().square()
+
+    total = nd.sqrt(nd.add_n(*[_norm(a) for a in arrays]))
     if check_isfinite and not np.isfinite(total.asscalar()):
         warnings.warn(UserWarning("nan or inf is detected. Clipping results will be undefined."), stacklevel=2)
     scale = nd.min(nd.concat(max_norm / (total + 1e-8), nd.ones(1), dim=0))

@@ -6,7 +6,7 @@ largest violations, ``almost_equal``, ``same``, ``assert_allclose``...), the ran
 ``check_gluon_hybridize_consistency`` and the matrix generators, as MXNet's behave (read from
 ``python/mxnet/test_utils.py`` at 1.9.1); the checks that drive MXNet's executors (``check_numeric_gradient``,
 ``check_symbolic_forward``/``backward``, ``check_consistency``, ``simple_forward``...) are
-``_symbolic_checks.py``'s.  Sparse storage is an error naming it.
+``_symbolic_checks.py``'s, the random sparse arrays ``_sparse_utils.py``'s.
 """
 
 from __future__ import annotations
@@ -124,12 +124,11 @@ def random_sample(population, k):
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None, shuffle_csr_indices=False,
                  distribution=None, ctx=None):
-    """A dense NDArray of standard normal values (sparse storage types are not available here)."""
+    """A dense NDArray of standard normal values, or a random sparse one (``rand_sparse_ndarray``)."""
     if stype != "default":
-        from ast_hybrid.mxnet._missing import missing
-
-        raise missing("mxnet.test_utils", f"rand_ndarray(stype={stype!r})",
-                      "ast-hybrid has dense storage only")
+        return rand_sparse_ndarray(shape, stype, density=density, modifier_func=modifier_func, dtype=dtype,
+                                   shuffle_csr_indices=shuffle_csr_indices, distribution=distribution,
+                                   ctx=ctx or default_context())[0]
     return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx or default_context())
 
 
@@ -477,14 +476,20 @@ def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="defa
 
     from ast_hybrid.ops import random as _random
 
-    if w_stype != "default" or g_stype != "default":
-        rand_ndarray((1,), w_stype if w_stype != "default" else g_stype)      # the sparse storage error
     if not isinstance(shape, list):
         assert ntensors == 1
-        w2 = _random.uniform(shape=shape, dtype=dtype)
-        w1 = w2.copyto(default_context())
-        g2 = _random.uniform(shape=shape, dtype=dtype)
-        g1 = g2.copyto(default_context())
+        if w_stype == "default":
+            w2 = _random.uniform(shape=shape, dtype=dtype)
+            w1 = w2.copyto(default_context())
+        else:       # sparse: opt2 gets it, opt1 its dense copy
+            w2 = rand_ndarray(shape, w_stype, density=1, dtype=dtype)
+            w1 = w2.copyto(default_context()).tostype("default")
+        if g_stype == "default":
+            g2 = _random.uniform(shape=shape, dtype=dtype)
+            g1 = g2.copyto(default_context())
+        else:
+            g2 = rand_ndarray(shape, g_stype, dtype=dtype)
+            g1 = g2.copyto(default_context()).tostype("default")
         state1 = opt1.create_state_multi_precision(0, w1)
         state2 = opt2.create_state_multi_precision(0, w2)
         if compare_states:
@@ -556,6 +561,10 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
                              f"expected_freq={[r[2] for r in runs]}.\nbuckets={buckets}, probs={probs}")
     return p_values
 
+
+from ast_hybrid.mxnet._sparse_utils import (  # noqa: E402,F401
+    assign_each, assign_each2, create_sparse_array, create_sparse_array_zd, rand_sparse_ndarray,
+    shuffle_csr_column_indices)
 
 # the checks that drive MXNet's executors (Symbol.bind/simple_bind), as MXNet's module writes them
 from ast_hybrid.mxnet._symbolic_checks import (  # noqa: E402,F401

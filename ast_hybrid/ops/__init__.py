@@ -27,10 +27,11 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
 - integer inputs to float math are computed in float32 (MXNet: float64), and
   int64/float64 follow jax's ``jax_enable_x64`` (off: 32-bit; ``ast-hybrid run`` turns it on);
 - slices and reshapes are copies (MXNet: views that alias their source);
+- sparse arrays (``row_sparse``, ``csr``) are held dense, with MXNet's structure
+  and storage types (``core/sparse.py``), not its memory savings;
 - not available: ``pooling_convention='same'`` (MXNet 1.9.1 rejects it too),
   ``contrib.boolean_mask`` inside a compiled program (its size depends on the
-  data), ``ROIAlign`` with an adaptive ``sample_ratio``, sparse storage
-  (``F.sparse`` takes dense arrays);
+  data), ``ROIAlign`` with an adaptive ``sample_ratio``;
 - the RNN op's ``use_sequence_length``, ``projection_size`` and LSTM state
   clipping follow MXNet's GPU (cuDNN) build (its CPU build ignores the first
   and the last and refuses the projection);

@@ -29,6 +29,7 @@ import numpy as np
 from ast_hybrid.core.errors import MXNetError
 from ast_hybrid.core.context import cpu_by_default
 from ast_hybrid.core.ndarray import ARRAYS, NDArray
+from ast_hybrid.core.sparse import SPARSE, STYPE_RULES, to_stype, unary_rule
 
 cpu_by_default()
 
@@ -49,7 +50,7 @@ def raw(x):
 
 def wrap(value):
     """NDArray(s) around an op's result: arrays are wrapped, lists/tuples become lists."""
-    if value.__class__ in _SEQ:
+    if value.__class__ in _SEQ or isinstance(value, tuple):     # (jax.numpy's named tuples: svd, eigh...)
         return [wrap(v) for v in value]
     if value is None or value.__class__ in ARRAYS or isinstance(value, (bool, int, float, str)):
         return value
@@ -170,7 +171,28 @@ def op(impl=None, *, name=None, compile_arrays=None):
 
     call.__wrapped__ = impl
     call.op_name = name or impl.__name__
-    return call
+    rule = STYPE_RULES.get(call.op_name)
+    return call if rule is None else _with_stype(call, rule)
+
+
+def _with_stype(call, rule):
+    """``call`` giving the storage type MXNet's gives when an input is sparse (``core.sparse.STYPE_RULES``)."""
+
+    @functools.wraps(call)
+    def sparse_aware(*args, **kwargs):
+        result = call(*args, **kwargs)
+        if result.__class__ in ARRAYS and any(a.__class__ in SPARSE for a in args[:2]):
+            stype = rule(args, kwargs)
+            if stype != result.stype:
+                out = to_stype(result if result.__class__ is NDArray else NDArray(result._arr), stype)
+                out._ag = result._ag
+                if rule is unary_rule and args[0].stype == stype:
+                    out._aux = args[0]._structure()        # zero to zero: the same entries stored
+                return out
+        return result
+
+    sparse_aware.op_name = call.op_name
+    return sparse_aware
 
 
 def _write_out(out, result):

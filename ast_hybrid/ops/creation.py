@@ -114,6 +114,10 @@ def _filled(shape, value, dtype):
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
+    if stype not in (None, "default"):
+        from ast_hybrid.ops.sparse import zeros as sparse_zeros
+
+        return _into(sparse_zeros(stype, shape, ctx, dtype), out)
     return _into(_place(_filled(shape, 0, _dtype(dtype)), ctx), out)
 
 
@@ -127,7 +131,7 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     """Zeros (jax has no uninitialised memory)."""
-    return zeros(shape, ctx, dtype)
+    return zeros(shape, ctx, dtype, stype)
 
 
 @op

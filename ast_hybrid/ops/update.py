@@ -6,7 +6,8 @@ itself in MXNet's optimizers) and updates the states in place, as MXNet's mutabl
 ``out``.  ``clip_gradient`` (``clip_grad`` for FTML) clips when it is 0 or more (the default -1: never).  A
 kernel that reads the weight after writing ``out`` (NAG's momentum) reads the new one when ``out`` is the
 weight, as MXNet's does.  One compiled program per operator and option set; the scalars (``lr``, ``wd``...)
-are its arguments.  Dense arrays only (``lazy_update`` is accepted and means nothing here).
+are its arguments.  ``lazy_update`` with a row_sparse gradient (SGD, Adam): only the gradient's rows change,
+as in MXNet.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ast_hybrid.core.ndarray import NDArray
 
 __all__ = ["sgd_update", "sgd_mom_update", "nag_mom_update", "adam_update", "rmsprop_update", "rmspropalex_update",
            "signsgd_update", "signum_update", "ftml_update", "ftrl_update", "lamb_update_phase1",
-           "lamb_update_phase2"]
+           "lamb_update_phase2", "lazy_rows", "nonzero_rows"]
 
 
 def _clip(g, clip):
@@ -133,6 +134,24 @@ def _lamb2(w, g, r1, r2, lr, lower_bound, upper_bound, *, lower, upper):
     return (w - lr * ratio * g,)
 
 
+def lazy_rows(new, old, rows):
+    """``new`` on the ``rows`` (a boolean mask over the first axis, broadcastable), ``old`` elsewhere: MXNet's
+    lazy update for a row_sparse gradient, whose stored rows these are (:func:`nonzero_rows` for a gradient
+    that autograd wrote, ``RowSparseNDArray._stored()`` for one made with its rows)."""
+    import jax.numpy as jnp
+
+    return new if new.ndim == 0 else jnp.where(rows, new, old)
+
+
+def nonzero_rows(grad):
+    """The rows of ``grad`` (a jax array) with a non-zero value, as a mask :func:`lazy_rows` takes."""
+    import jax.numpy as jnp
+
+    if grad.ndim == 0:
+        return True
+    return jnp.any(grad.reshape(grad.shape[0], -1) != 0, axis=1).reshape((-1,) + (1,) * (grad.ndim - 1))
+
+
 @functools.lru_cache(maxsize=None)
 def _compiled(kernel, flags):
     import jax
@@ -140,14 +159,18 @@ def _compiled(kernel, flags):
     return jax.jit(functools.partial(kernel, **dict(flags)))
 
 
-def _run(kernel, arrays, scalars, out, mutated, flags=()):
+def _run(kernel, arrays, scalars, out, mutated, flags=(), lazy=False):
     """``kernel`` on the arrays' values and the scalars; the first result goes to ``out`` (a new NDArray if
-    None), the others into ``mutated`` in place."""
+    None), the others into ``mutated`` in place.  ``lazy`` (``lazy_update`` with a row_sparse gradient, the
+    second array): only the gradient's rows change, as MXNet's lazy update."""
     import jax.numpy as jnp
 
     raws = [a._arr if isinstance(a, NDArray) else jnp.asarray(a) for a in arrays]
     dtype = raws[0].dtype
     results = _compiled(kernel, tuple(sorted(flags)))(*raws, *[jnp.asarray(s, dtype) for s in scalars])
+    if lazy and getattr(arrays[1], "stype", "default") == "row_sparse":
+        olds, rows = [raws[0]] + [m._arr for m in mutated], arrays[1]._stored()
+        results = [lazy_rows(r, o, rows) for r, o in zip(results, olds)]
     for state, value in zip(mutated, results[1:]):
         state._arr = value.astype(state._arr.dtype)
     if out is None:
@@ -160,14 +183,14 @@ def sgd_update(weight, grad, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, l
                name=None):
     """``out = (1 - lr * wd) * weight - lr * clip(rescale_grad * grad)``."""
     return _run(_sgd, (weight, grad), (lr, wd, rescale_grad, clip_gradient), out, (),
-                (("clipped", clip_gradient >= 0),))
+                (("clipped", clip_gradient >= 0),), lazy_update)
 
 
 def sgd_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
                    lazy_update=True, out=None, name=None):
     """``mom = momentum * mom - lr * wd * weight - lr * clip(rescale_grad * grad); out = weight + mom``."""
     return _run(_sgd_mom, (weight, grad, mom), (lr, momentum, wd, rescale_grad, clip_gradient), out, (mom,),
-                (("clipped", clip_gradient >= 0),))
+                (("clipped", clip_gradient >= 0),), lazy_update)
 
 
 def nag_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, out=None,
@@ -181,7 +204,7 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
                 clip_gradient=-1.0, lazy_update=True, out=None, name=None):
     """Adam without bias correction (MXNet's optimizer folds it into ``lr``)."""
     return _run(_adam, (weight, grad, mean, var), (lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient),
-                out, (mean, var), (("clipped", clip_gradient >= 0),))
+                out, (mean, var), (("clipped", clip_gradient >= 0),), lazy_update)
 
 
 def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,

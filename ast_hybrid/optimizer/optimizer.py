@@ -27,6 +27,7 @@ import warnings
 import weakref
 
 from ast_hybrid.core.errors import unsupported
+from ast_hybrid.optimizer.updates import lazy_rows, lazy_update
 
 __all__ = ["Optimizer", "SGD", "NAG", "Adam", "RMSProp", "AdaGrad", "Signum", "FTML", "LAMB", "Adamax", "AdaDelta",
            "Ftrl", "DCASGD", "SGLD", "Nadam", "ccSGD", "Updater", "create", "get_updater", "register"]
@@ -218,6 +219,10 @@ class Optimizer:
         new, new_states = _rule_fn(self._rule, self._options())(
             weight._arr, grad._arr, tuple(s._arr for s in states), lr, wd, self.rescale_grad, self._clip(),
             self._index_update_count[index])
+        if grad.stype == "row_sparse" and lazy_update(self._rule, getattr(self, "lazy_update", False), weight.stype):
+            rows = grad._stored()       # MXNet's lazy update: the gradient's rows only
+            new = lazy_rows(new, weight._arr, rows)
+            new_states = [lazy_rows(n, s._arr, rows) for n, s in zip(new_states, states)]
         weight._arr = new.astype(weight._arr.dtype)
         for s, v in zip(states, new_states):
             s._arr = v.astype(s._arr.dtype)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["OPTIMIZERS", "effective_clip", "initial_states"]
+from ast_hybrid.ops.update import lazy_rows, nonzero_rows
+
+__all__ = ["OPTIMIZERS", "effective_clip", "initial_states", "LAZY_RULES", "lazy_rows", "lazy_update"]
 
 
 def _clip(g, clip):
@@ -202,12 +204,24 @@ def initial_states(name, weight, count):
     return tuple(states)
 
 
+#: the rules MXNet updates lazily for a row_sparse gradient (``lazy_update=True``, their default): only the
+#: gradient's rows of the weight and the states change (``sgd_update``/``sgd_mom_update``/``adam_update``)
+LAZY_RULES = ("sgd", "adam")
+
+
+def lazy_update(rule, lazy, weight_stype):
+    """Whether MXNet updates only a row_sparse gradient's rows: SGD and Adam with ``lazy_update``; FTRL when
+    the weight (and so its states) is row_sparse."""
+    return (lazy and rule in LAZY_RULES) or (rule == "ftrl" and weight_stype == "row_sparse")
+
+
 @functools.lru_cache(maxsize=None)
-def _compiled_update(name, options):
+def _compiled_update(name, options, lazy=()):
     """One compiled program that updates every parameter of a step: ``(weights, grads, states, lrs, wds,
     rescale, clip, t) -> (new weights, new states)``, lists in the trainer's order, ``lrs``/``wds`` one
     vector each with every parameter's own learning rate and weight decay (one program per list of shapes; a
-    call per step instead of a call per parameter)."""
+    call per step instead of a call per parameter).  ``lazy``: per parameter, whether its gradient is
+    row_sparse and updated lazily (:func:`lazy_rows`)."""
     import jax
     import jax.numpy as jnp
 
@@ -219,9 +233,13 @@ def _compiled_update(name, options):
             lr, wd = lrs[i], wds[i]
             if jnp.issubdtype(w.dtype, jnp.floating):     # as a Python float would: the weight's precision
                 lr, wd = lr.astype(w.dtype), wd.astype(w.dtype)
-            new, st = fn(w, g, st, lr, wd, rescale, clip, t)
+            new, new_st = fn(w, g, st, lr, wd, rescale, clip, t)
+            if lazy and lazy[i]:
+                rows = nonzero_rows(g)
+                new = lazy_rows(new, w, rows)
+                new_st = tuple(lazy_rows(n, o, rows) for n, o in zip(new_st, st))
             new_ws.append(new.astype(w.dtype))
-            new_states.append(st)
+            new_states.append(new_st)
         return new_ws, new_states
 
     return jax.jit(update_all, static_argnames=("clip",))

@@ -298,6 +298,8 @@ def param_variable(p):
         init = getattr(p, "init", None)
         if init is not None:    # MXNet's Parameter.var(): what Module's initializer reads (InitDesc.attrs)
             attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+        if getattr(p, "_stype", "default") != "default":
+            attrs["__storage_type__"] = str({"row_sparse": 1, "csr": 2}[p._stype])
         v = variable(p.name, shape=p._shape if p._shape and all(p._shape) else None, dtype=p.dtype, param=p,
                      **attrs)
         try:

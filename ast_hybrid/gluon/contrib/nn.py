@@ -31,10 +31,9 @@ class SparseEmbedding(Block):
     """MXNet's SparseEmbedding: rows of ``weight`` (``input_dim``, ``output_dim``) at the integer values of the
     input, as ``nd.Embedding`` gives them.
 
-    MXNet keeps the weight and its gradient in row-sparse storage, for distributed training with a huge
-    vocabulary.  Here ``stype``/``grad_stype`` are accepted and ignored: the weight is a dense array (same name
-    ``weight``, same shape, same output), and its gradient is dense.  MXNet writes the weight of a
-    ``save_parameters`` file in row-sparse storage, which ``load_parameters`` here does not read."""
+    As MXNet's, the weight and its gradient are row_sparse (``core/sparse.py``: held dense here): the forward
+    reads the rows it looks up with ``weight.row_sparse_data(x)``, which needs a ``Trainer`` made with the
+    weight, and the gradient's rows are the looked-up ones, which SGD and Adam update lazily."""
 
     def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, **kwargs):
         super().__init__(**kwargs)
@@ -45,7 +44,7 @@ class SparseEmbedding(Block):
     def forward(self, x):
         from ast_hybrid import nd
 
-        return nd.Embedding(x, self.weight.data(), name="fwd", **self._kwargs)
+        return nd.Embedding(x, self.weight.row_sparse_data(x), name="fwd", **self._kwargs)
 
     def __repr__(self):
         k = self._kwargs
