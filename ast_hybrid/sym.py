@@ -32,6 +32,8 @@ def var(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, ini
         attrs["__wd_mult__"] = str(wd_mult)
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}[stype])
     return variable(name, shape=shape, dtype=dtype, **attrs)
 
 
@@ -80,3 +82,10 @@ class _Namespace:
 
 
 _OWN_MESSAGE = {"Custom"}      # says itself what a Symbol given to it means (ast_hybrid/ops/custom.py)
+
+
+class NumpyNamespace(_Namespace):
+    """``mx.sym.np``: ``mx.np``'s functions (a module given by the caller) building nodes when given Symbols
+    (``_Symbol``: MXNet's numpy-flavoured Symbol class, here the one Symbol class)."""
+
+    _Symbol = Symbol

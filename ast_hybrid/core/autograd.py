@@ -383,7 +383,7 @@ def grad_of(nd):
     if type(ag) is _BufferedLeaf:
         return ag.buffer
     if isinstance(ag, _Leaf):
-        if ag.grad is None:
+        if ag.grad is None or ag.grad_req == "null":      # MXNet: attach_grad('null') gives no buffer
             return None
         from ast_hybrid.core.storage import grad_storage
 

@@ -28,7 +28,7 @@ from collections import OrderedDict
 
 
 from ast_hybrid import nd
-from ast_hybrid.core.autograd import STATE
+from ast_hybrid.core.autograd import STATE, live
 from ast_hybrid.core.ndarray import ARRAYS, as_np
 from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.core.trace import FRAMES
@@ -462,7 +462,9 @@ class HybridBlock(Block):
         if data_parallel.PLACEMENT.active and not FRAMES.traces:    # parameters on several devices: the batch
             args = data_parallel.place_inputs(self, args)          # is split over them (parallel/data_parallel.py)
         c = self._compiled                  # set only while hybridized
-        if FRAMES.traces or (c is None and not self._active):
+        if FRAMES.traces or (c is None and not self._active) or (STATE.recording and _int_tracked(args)):
+            # (an integer input that takes a gradient: MXNet gives one, XLA's autodiff does not; op by op,
+            # autograd replays the tape on float values: core/autograd.py)
             return self._call_imperative(*args)
         try:
             if c is None:
@@ -574,3 +576,12 @@ class HybridBlock(Block):
         from ast_hybrid.gluon import export as _export
 
         _export.export_block(self, path, epoch)
+
+
+def _int_tracked(args):
+    """Whether an argument is an integer array in the autograd graph."""
+    for a in args:
+        for v in (a if isinstance(a, (list, tuple)) else (a,)):
+            if v.__class__ in ARRAYS and v._arr.dtype.kind in "iu" and live(v):
+                return True
+    return False

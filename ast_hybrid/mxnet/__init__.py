@@ -47,6 +47,7 @@ _missing.serve(__name__, {
     "numpy_extension": (mxnp.extension, "mxnet.numpy_extension"), "npx": (mxnp.extension, "mxnet.numpy_extension")})
 _missing.serve(f"{__name__}.numpy", {"random": (mxnp.random, "mxnet.numpy.random"),
                                      "linalg": (mxnp.linalg, "mxnet.numpy.linalg")})
+_missing.serve(f"{__name__}.numpy_extension", {"random": (mxnp.npx_random, "mxnet.numpy_extension.random")})
 # mx.nd.image: MXNet's image operators (GluonCV's transforms call them), put on ast_hybrid.nd here
 nd.image = _nd_image
 nd.CachedOp = _executor.CachedOp                    # mx.nd.CachedOp: a graph called on NDArrays

@@ -31,6 +31,10 @@ def __getattr__(name):
     from ast_hybrid import sym
     from ast_hybrid.mxnet._missing import module_getattr
 
+    if name in ("np", "numpy"):       # mx.sym.np: mx.np's functions, recording nodes when given Symbols
+        from ast_hybrid import mxnp
+
+        return sym.NumpyNamespace(mxnp, ("np",))
     if not name.startswith("__"):
         try:
             return getattr(sym, name)

@@ -4,7 +4,8 @@
 - ``arrays``: what computes with an ``mx.np`` array (operators, indexing, methods, printing), installed on
   ``ast_hybrid.core.ndarray.ndarray``;
 - ``random``, ``linalg``: ``mx.np.random`` and ``mx.np.linalg``;
-- ``extension``: ``mx.npx`` (the switches, contexts, and the neural-network operators).
+- ``extension``: ``mx.npx`` (the switches, contexts, and the neural-network operators); ``npx_random``:
+  ``mx.npx.random``.
 
 Every function records for autograd and runs inside a hybridized program as eagerly.  A name MXNet 1.9.1's
 ``mx.np`` has and this package does not is an error naming it.

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ast_hybrid import ops as _ops
 from ast_hybrid.core.context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
 from ast_hybrid.core.npmode import MODE
+from ast_hybrid.mxnp import npx_random as random  # noqa: F401  (npx.random)
 from ast_hybrid.mxnp._base import missing_getattr, np_op
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "waitall", "cpu", "gpu", "cpu_pinned", "num_gpus",

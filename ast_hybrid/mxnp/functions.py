@@ -5,6 +5,8 @@ arrays (``_base.np_function``)."""
 
 from __future__ import annotations
 
+import functools
+
 import builtins
 
 import jax.numpy as jnp
@@ -35,7 +37,8 @@ floor_divide
 __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
                   "empty_like", "arange", "linspace", "logspace", "eye", "identity", "copy", "shape", "size", "ndim",
                   "round_", "row_stack", "alltrue", "sometrue", "product", "array_equal", "allclose", "unique",
-                  "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray", "genfromtxt"]
+                  "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray", "genfromtxt", "histogram",
+                  "hanning", "hamming", "blackman", "delete"]
 
 _g = globals()
 for _name in SAME:
@@ -77,7 +80,80 @@ def _multiply(a, b, *args, **kwargs):
 
 
 multiply = np_function(_multiply, "multiply")
+
+
+def _rows_of_1d(fn):
+    """numpy's tril/triu: a 1-d input is the rows of a square matrix (jax.numpy's need two dimensions)."""
+    def call(m, k=0):
+        m = jnp.asarray(m)
+        return fn(jnp.broadcast_to(m, (m.shape[0], m.shape[0])) if m.ndim == 1 else m, k)
+    return call
+
+
+def _round(a, decimals=0, out=None):
+    """numpy's round, integers with ``decimals < 0`` too (to a multiple of 10**-decimals, ties to even)."""
+    a = jnp.asarray(a)
+    if decimals < 0 and jnp.issubdtype(a.dtype, jnp.integer):
+        scale = 10.0 ** -decimals
+        wide = a.astype(jnp.float64 if a.dtype.itemsize > 4 else jnp.float32)
+        return (jnp.round(wide / scale) * scale).astype(a.dtype)
+    return jnp.round(a, decimals)
+
+
+tril = np_function(_rows_of_1d(jnp.tril), "tril")
+triu = np_function(_rows_of_1d(jnp.triu), "triu")
+round = around = np_function(_round, "round")  # noqa: A001  (numpy's name)
 fix = np_function(jnp.trunc, "fix")          # round toward zero (jax.numpy.fix is deprecated)
+
+# numpy's ufunc keywords, as MXNet 1.9.1's wrap_np_unary_func/wrap_np_binary_func (python/mxnet/util.py) take
+# them: the default values pass, a legal other value is NotImplementedError, anything else TypeError
+_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None, "subok": True}
+_UFUNC_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64")
+UNARY_UFUNCS = """sin cos sinh cosh tanh log10 sqrt cbrt abs fabs absolute exp expm1 arcsin arccos arctan sign log rint
+log2 log1p degrees rad2deg radians deg2rad reciprocal square negative fix tan ceil floor invert bitwise_not trunc
+logical_not arcsinh arccosh arctanh isnan isinf isposinf isneginf isfinite""".split()
+BINARY_UFUNCS = """add subtract multiply divide mod matmul remainder power lcm maximum minimum copysign arctan2 hypot
+bitwise_and bitwise_xor bitwise_or ldexp""".split()
+
+
+def _legal(key, value):
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        try:
+            return value in _UFUNC_DTYPES or onp.dtype(value).name in _UFUNC_DTYPES and not isinstance(value, str)
+        except TypeError:
+            return False
+    return key == "subok" and isinstance(value, bool)
+
+
+def _ufunc(fn, arity):
+    name = fn.__name__
+
+    @functools.wraps(fn)
+    def checked(*args, out=None, **kwargs):
+        for key, value in kwargs.items():
+            if key not in _UFUNC_DEFAULTS:
+                raise TypeError(f"{key} is an invalid keyword to function '{name}'")
+            default = _UFUNC_DEFAULTS[key]
+            if value is not default and (default is None or value != default):
+                if _legal(key, value):
+                    raise NotImplementedError(f"{key}={value} is not implemented yet for operator {name}"
+                                              if arity == 1 else f"{key}={value} is not implemented yet")
+                raise TypeError(f"{key}={value} not understood for operator {name}" if arity == 1
+                                else f"{key} {value} not understood")
+        return fn(*args, out=out) if out is not None else fn(*args)
+    return checked
+
+
+for _name in UNARY_UFUNCS:
+    _g[_name] = _ufunc(_g[_name], 1)
+for _name in BINARY_UFUNCS:
+    _g[_name] = _ufunc(_g[_name], 2)
 round_ = _g["round"]
 row_stack = _g["vstack"]
 alltrue, sometrue, product = _g["all"], _g["any"], _g["prod"]
@@ -241,7 +317,8 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def nonzero(a):
-    return tuple(ndarray(jnp.asarray(o)) for o in onp.nonzero(onp.asarray(raw_of(a))))
+    """The indices of the non-zero entries (eager only); a 0-d array as a 1-d one, as numpy < 1.24 did."""
+    return tuple(ndarray(jnp.asarray(o)) for o in onp.nonzero(onp.atleast_1d(onp.asarray(raw_of(a)))))
 
 
 def argwhere(a):
@@ -249,7 +326,8 @@ def argwhere(a):
 
 
 def meshgrid(*xi, **kwargs):
-    return [ndarray(o) for o in jnp.meshgrid(*[raw_of(x) for x in xi], **kwargs)]
+    """numpy's ``meshgrid`` (each input flattened first, as numpy does)."""
+    return [ndarray(o) for o in jnp.meshgrid(*[jnp.ravel(raw_of(x)) for x in xi], **kwargs)]
 
 
 def genfromtxt(*args, **kwargs):
@@ -258,3 +336,60 @@ def genfromtxt(*args, **kwargs):
     ctx = kwargs.pop("ctx", None)
     ret = onp.genfromtxt(*args, **kwargs)
     return array(ret, dtype=ret.dtype, ctx=ctx)
+
+
+def histogram(a, bins=10, range=None, normed=None, weights=None, density=None):  # noqa: A002  (numpy's name)
+    """``(counts, bin_edges)`` as MXNet 1.9.1's: ``bins`` a count with ``range``, or an array of edges; counts
+    int64, edges float32; no automatic range, weights or density (MXNet's errors)."""
+    if normed is True:
+        raise NotImplementedError("normed is not supported yet...")
+    if weights is not None:
+        raise NotImplementedError("weights is not supported yet...")
+    if density is True:
+        raise NotImplementedError("density is not supported yet...")
+    if isinstance(bins, (int, onp.integer)):
+        if range is None:
+            raise NotImplementedError("automatic range is not supported yet...")
+        lo, step = onp.float32(range[0]), onp.float32((float(range[1]) - float(range[0])) / int(bins))
+        edges = jnp.asarray(lo + onp.arange(int(bins) + 1, dtype=onp.float32) * step)     # MXNet's edges
+    elif isinstance(bins, (list, tuple)):
+        raise NotImplementedError("array_like bins is not supported yet...")
+    elif isinstance(bins, str):
+        raise NotImplementedError("string bins is not supported yet...")
+    elif bins.__class__ in ARRAYS:
+        edges = bins._arr
+    else:
+        raise ValueError("np.histogram fails with", locals())
+    values = jnp.asarray(raw_of(a)).reshape(-1)
+    n = edges.shape[0] - 1
+    # numpy's bins: [e_i, e_{i+1}), the last one closed
+    idx = jnp.searchsorted(edges, values, side="right") - 1
+    idx = jnp.where(values == edges[-1], n - 1, idx)
+    inside = (idx >= 0) & (idx < n)
+    counts = jnp.zeros((n,), jnp.int64).at[jnp.where(inside, idx, 0)].add(inside.astype(jnp.int64))
+    return ndarray(counts), ndarray(edges)
+
+
+def _window(fn, M, dtype, ctx):
+    return _on(jnp.asarray(fn(int(M)), dtype=onp.dtype(dtype or onp.float32)), ctx)
+
+
+def hanning(M, dtype=None, ctx=None):
+    return _window(onp.hanning, M, dtype, ctx)
+
+
+def hamming(M, dtype=None, ctx=None):
+    return _window(onp.hamming, M, dtype, ctx)
+
+
+def blackman(M, dtype=None, ctx=None):
+    return _window(onp.blackman, M, dtype, ctx)
+
+
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (an int, a slice or an integer array) along ``axis`` (None: the
+    flattened array), as MXNet's: a list for ``obj`` is a TypeError."""
+    if not (isinstance(obj, (int, onp.integer, slice)) or obj.__class__ in ARRAYS):
+        raise TypeError(f"'obj' can not support type {type(obj)}")
+    index = onp.asarray(raw_of(obj)) if obj.__class__ in ARRAYS else obj
+    return ndarray(jnp.asarray(onp.delete(onp.asarray(raw_of(arr)), index, axis=axis)))

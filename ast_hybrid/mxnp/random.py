@@ -15,7 +15,8 @@ from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import op
 
 __all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "exponential", "gamma", "choice", "shuffle",
-           "multinomial"]
+           "multinomial", "lognormal", "logistic", "gumbel", "laplace", "rayleigh", "weibull", "pareto", "power",
+           "beta", "chisquare", "multivariate_normal"]
 
 
 def seed(seed_state, ctx="all"):
@@ -38,7 +39,32 @@ def _sample(key, dist, a, b, shape, dtype):
         return (a + b * jax.random.normal(key, shape, jnp.float32)).astype(dtype)
     if dist == "exponential":
         return (a * jax.random.exponential(key, shape, jnp.float32)).astype(dtype)
-    return (jax.random.gamma(key, jnp.broadcast_to(jnp.asarray(a, jnp.float32), shape)) * b).astype(dtype)
+    if dist == "gamma":
+        return (jax.random.gamma(key, jnp.broadcast_to(jnp.asarray(a, jnp.float32), shape)) * b).astype(dtype)
+    u = jax.random.uniform(key, shape, jnp.float32, minval=jnp.finfo(jnp.float32).tiny)     # in (0, 1)
+    e = -jnp.log(u)                                             # a standard exponential
+    if dist == "logistic":
+        return (a + b * (jnp.log(u) - jnp.log1p(-u))).astype(dtype)
+    if dist == "gumbel":
+        return (a - b * jnp.log(e)).astype(dtype)
+    if dist == "lognormal":
+        return jnp.exp(a + b * jax.random.normal(key, shape, jnp.float32)).astype(dtype)
+    if dist == "laplace":
+        return (a - b * jnp.sign(u - 0.5) * jnp.log1p(-2 * jnp.abs(u - 0.5))).astype(dtype)
+    if dist == "rayleigh":
+        return (a * jnp.sqrt(2 * e)).astype(dtype)
+    if dist == "weibull":
+        return (e ** (1 / a)).astype(dtype)
+    if dist == "pareto":
+        return (jnp.exp(e / a) - 1).astype(dtype)
+    if dist == "power":
+        return ((1 - jnp.exp(-e)) ** (1 / a)).astype(dtype)
+    if dist == "beta":
+        a, b = (jnp.broadcast_to(jnp.asarray(v, jnp.float32), shape) for v in (a, b))
+        return jax.random.beta(key, a, b, shape).astype(dtype)
+    if dist == "chisquare":
+        return (2 * jax.random.gamma(key, jnp.broadcast_to(jnp.asarray(a, jnp.float32) / 2, shape))).astype(dtype)
+    raise ValueError(f"unknown distribution {dist!r}")
 
 
 def _draw(dist, a, b, size, dtype, out, ctx=None):
@@ -66,6 +92,61 @@ def exponential(scale=1.0, size=None, ctx=None, out=None):
 
 def gamma(shape=1.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
     return _draw("gamma", shape, scale, size, dtype, out, ctx)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, out=None):
+    return _draw("lognormal", mean, sigma, size, dtype, out, ctx)
+
+
+def logistic(loc=0.0, scale=1.0, size=None, ctx=None, out=None):
+    return _draw("logistic", loc, scale, size, None, out, ctx)
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, out=None):
+    return _draw("gumbel", loc, scale, size, None, out, ctx)
+
+
+def laplace(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
+    return _draw("laplace", loc, scale, size, dtype, out, ctx)
+
+
+def rayleigh(scale=1.0, size=None, ctx=None, out=None):
+    return _draw("rayleigh", scale, 0.0, size, None, out, ctx)
+
+
+def weibull(a, size=None, ctx=None, out=None):
+    return _draw("weibull", a, 0.0, size, None, out, ctx)
+
+
+def pareto(a, size=None, ctx=None, out=None):
+    return _draw("pareto", a, 0.0, size, None, out, ctx)
+
+
+def power(a, size=None, ctx=None, out=None):
+    return _draw("power", a, 0.0, size, None, out, ctx)
+
+
+def beta(a, b, size=None, dtype=None, ctx=None):
+    return _draw("beta", a, b, size, dtype, None, ctx)
+
+
+def chisquare(df, size=None, dtype=None, ctx=None):
+    return _draw("chisquare", df, 0.0, size, dtype, None, ctx)
+
+
+def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
+    """Samples of the ``N``-dimensional normal ``(mean, cov)``, batched and broadcast as MXNet's: shape ``size +
+    broadcast(mean.shape, cov.shape[:-1])``."""
+    return as_np(_mvn(rng.next_key(), mean, cov, () if size is None else _size(size)))
+
+
+@op
+def _mvn(key, mean, cov, size):
+    mean, cov = jnp.asarray(mean, jnp.float32), jnp.asarray(cov, jnp.float32)
+    batch = jnp.broadcast_shapes(mean.shape, cov.shape[:-1])
+    chol = jnp.linalg.cholesky(cov)
+    z = jax.random.normal(key, tuple(size) + batch, jnp.float32)
+    return jnp.broadcast_to(mean, tuple(size) + batch) + jnp.einsum("...ij,...j->...i", chol, z)
 
 
 def rand(*size, **kwargs):

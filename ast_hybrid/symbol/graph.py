@@ -100,6 +100,13 @@ class Symbol:
     def list_inputs(self):
         return [n.name for n in _variables(self._entries)]
 
+    def as_np_ndarray(self):
+        """MXNet's numpy-flavoured view of the Symbol (``mx.sym.np``'s inputs): the same graph here."""
+        return self
+
+    def as_nd_ndarray(self):
+        return self
+
     def list_arguments(self):
         aux = _aux_ids(self._entries)
         return [n.name for n in _variables(self._entries) if id(n) not in aux]
