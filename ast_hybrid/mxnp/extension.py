@@ -5,6 +5,8 @@ arrays."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ast_hybrid import ops as _ops
 from ast_hybrid.core.context import Context, cpu, cpu_pinned, current_context, gpu, num_gpus  # noqa: F401
 from ast_hybrid.core.npmode import MODE
@@ -12,7 +14,7 @@ from ast_hybrid.mxnp import npx_random as random  # noqa: F401  (npx.random)
 from ast_hybrid.mxnp._base import missing_getattr, np_op
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "waitall", "cpu", "gpu", "cpu_pinned", "num_gpus",
-           "current_context", "Context", "save", "load"]
+           "current_context", "Context", "save", "load", "reshape"]
 
 # npx's name -> the MXNet operator computing it
 OPERATORS = {
@@ -38,6 +40,94 @@ _g = globals()
 for _name, _path in OPERATORS.items():
     _g[_name] = np_op(_find(_path), _name)
 __all__ += list(OPERATORS)
+
+
+def _npx_shape(src, target):
+    """MXNet's ``NumpyXReshapeInferShape`` (src/operator/numpy/np_matrix_op.cc): -1 inferred, -2 copied, -3 a
+    size-1 dimension dropped, -4 the rest copied, -5 two merged, -6 one split in the next two values."""
+    from ast_hybrid.core.errors import MXNetError
+
+    def fail(why=""):
+        raise MXNetError(f"Cannot reshape array of shape {tuple(src)} into shape {tuple(target)}{why}")
+
+    size = int(np.prod(src, dtype=np.int64))
+    if all(t >= 0 for t in target):
+        if int(np.prod(target, dtype=np.int64)) != size:
+            fail()
+        return tuple(target)
+    out, unknown, known, j, i = [], -1, 1, 0, 0
+    while i < len(target):
+        t = target[i]
+        if t < -6:
+            fail(": dimension size must be greater than -6")
+        if t == -1:
+            if unknown >= 0:
+                fail(": one and only one dim can be inferred")
+            unknown = len(out)
+            out.append(-1)
+            j += 1
+        elif t == -2:
+            if j >= len(src):
+                fail(": unmatching dimension of proposed new shape")
+            known *= src[j]
+            out.append(src[j])
+            j += 1
+        elif t == -3:
+            if j >= len(src) or src[j] != 1:
+                fail(": -3 index should only be used to skip dimension size 1")
+            j += 1
+        elif t == -4:
+            for d in src[j:]:
+                known *= d
+                out.append(d)
+            j = len(src)
+        elif t == -5:
+            if j >= len(src) - 1:
+                fail(": not enough dimensions left for the product")
+            known *= src[j] * src[j + 1]
+            out.append(src[j] * src[j + 1])
+            j += 2
+        elif t == -6:
+            if i + 2 >= len(target) or j >= len(src):
+                fail()
+            d0, d1, d2 = src[j], target[i + 1], target[i + 2]
+            j, i = j + 1, i + 2
+            if d1 == -1 and d2 == -1:
+                fail(": split dims cannot both be -1")
+            d1 = d0 // d2 if d1 == -1 else d1
+            d2 = d0 // d1 if d2 == -1 else d2
+            if d1 * d2 != d0:
+                fail(f": split dims {d1}, {d2} do not divide original dim {d0}")
+            known *= d0
+            out += [d1, d2]
+        else:
+            known *= t
+            out.append(t)
+            j += 1
+        i += 1
+    if unknown >= 0:
+        if known == 0 or size % known:
+            fail()
+        out[unknown] = size // known
+    if int(np.prod(out, dtype=np.int64)) != size:
+        fail()
+    return tuple(out)
+
+
+def reshape(a, newshape, reverse=False, order="C"):
+    """MXNet's ``npx.reshape``: numpy's reshape with MXNet's special values in ``newshape`` (-2 copy, -3 drop a
+    size-1 dimension, -4 copy the rest, -5 merge two, -6 split one), read from the right with ``reverse``."""
+    from ast_hybrid.core.ndarray import ARRAYS, ndarray
+
+    if order != "C":
+        raise NotImplementedError(f"npx.reshape: order={order!r} is not supported (MXNet: 'C' only)")
+    target = (newshape,) if isinstance(newshape, int) else tuple(int(d) for d in newshape)
+    src = tuple(a.shape)
+    if reverse:
+        shape = _npx_shape(src[::-1], target[::-1])[::-1]
+    else:
+        shape = _npx_shape(src, target)
+    return a.reshape(shape) if a.__class__ in ARRAYS else ndarray(a).reshape(shape)
 
 
 def set_np(shape=True, array=True):

@@ -21,24 +21,24 @@ from ast_hybrid.ops.reduce import nan_kept
 # numpy's names computed by jax.numpy's function of the same name (argument for argument)
 SAME = """
 abs absolute add all any amax amin append arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin
-argsort around array_split atleast_1d atleast_2d atleast_3d average bitwise_and bitwise_not bitwise_or bitwise_xor
+argsort around atleast_1d atleast_2d atleast_3d average bitwise_and bitwise_not bitwise_or bitwise_xor
 broadcast_arrays broadcast_to cbrt ceil clip column_stack concatenate copysign cos cosh count_nonzero cross cumsum
-deg2rad degrees diag diagflat diagonal diff divide dot dsplit dstack ediff1d einsum equal exp expand_dims expm1
-fabs flip fliplr flipud float_power floor fmax fmin fmod gcd greater greater_equal heaviside hsplit hstack
-hypot inner insert interp invert isclose isfinite isinf isnan isneginf isposinf kron lcm ldexp less less_equal
-log log10 log1p log2 logaddexp logical_and logical_not logical_or logical_xor matmul max maximum mean median min
-minimum mod moveaxis multiply nan_to_num nanmax nanmin nanprod nansum negative not_equal outer pad percentile
-positive power prod ptp quantile rad2deg radians ravel reciprocal remainder repeat reshape rint roll rollaxis rot90
-round searchsorted sign signbit sin sinh sort split sqrt square squeeze stack std subtract sum swapaxes take
-take_along_axis tan tanh tensordot tile trace transpose tril triu true_divide trunc var vdot vsplit vstack where
-floor_divide
+deg2rad degrees diag diagflat diagonal diff dot dstack ediff1d einsum equal exp expand_dims expm1 fabs flip fliplr
+flipud float_power floor fmax fmin fmod gcd greater greater_equal heaviside hstack hypot inner insert interp invert
+isclose isfinite isinf isnan isneginf isposinf kron lcm ldexp less less_equal log log10 log1p log2 logaddexp
+logical_and logical_not logical_or logical_xor matmul max maximum mean median min minimum mod moveaxis multiply
+nan_to_num nanmax nanmin nanprod nansum negative not_equal outer pad positive power prod ptp rad2deg radians ravel
+reciprocal remainder repeat reshape rint roll rollaxis rot90 round searchsorted sign signbit sin sinh sort sqrt
+square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh tensordot tile trace transpose tril
+triu trunc var vdot vstack where floor_divide
 """.split()
 
 __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like",
                   "empty_like", "arange", "linspace", "logspace", "eye", "identity", "copy", "shape", "size", "ndim",
                   "round_", "row_stack", "alltrue", "sometrue", "product", "array_equal", "allclose", "unique",
                   "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray", "genfromtxt", "histogram",
-                  "hanning", "hamming", "blackman", "delete"]
+                  "hanning", "hamming", "blackman", "delete", "split", "array_split", "vsplit", "hsplit", "dsplit",
+                  "percentile", "quantile", "polyval", "resize", "divide", "true_divide"]
 
 _g = globals()
 for _name in SAME:
@@ -80,6 +80,61 @@ def _multiply(a, b, *args, **kwargs):
 
 
 multiply = np_function(_multiply, "multiply")
+
+
+def _true_divide(a, b):
+    """MXNet's true division: integer (and bool) operands give float32 (numpy: float64)."""
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    if not jnp.issubdtype(jnp.result_type(a, b), jnp.inexact):
+        a, b = a.astype(jnp.float32), b.astype(jnp.float32)
+    return jnp.true_divide(a, b)
+
+
+divide = true_divide = np_function(_true_divide, "true_divide")
+
+
+def _splitter(axis_of, uneven):
+    """numpy's split family on static sections: ``indices_or_sections`` an int (equal parts; ``array_split``:
+    the first ones one longer) or split points, clipped to the axis as numpy slices them."""
+    def split(ary, indices_or_sections, axis=0):
+        ary = jnp.asarray(ary)
+        axis = axis_of(ary, axis)
+        n = ary.shape[axis]
+        if isinstance(indices_or_sections, (int, onp.integer)):
+            parts = int(indices_or_sections)
+            if parts <= 0:
+                raise ValueError("number sections must be larger than 0.")
+            if not uneven and n % parts:
+                raise ValueError("array split does not result in an equal division")
+            size, extra = divmod(n, parts)
+            points = list(onp.cumsum([size + 1] * extra + [size] * (parts - extra))[:-1])
+        else:
+            points = [int(i) for i in onp.asarray(raw_of(indices_or_sections)).reshape(-1)]
+        bounds = zip([0] + points, points + [None])
+        return [ary[(slice(None),) * axis + (slice(lo, hi),)] for lo, hi in bounds]
+    return split
+
+
+split = np_function(_splitter(lambda a, axis: axis % builtins.max(a.ndim, 1), False), "split")
+array_split = np_function(_splitter(lambda a, axis: axis % builtins.max(a.ndim, 1), True), "array_split")
+vsplit = np_function(_splitter(lambda a, axis: 0, False), "vsplit")
+hsplit = np_function(_splitter(lambda a, axis: 1 if a.ndim > 1 else 0, False), "hsplit")
+dsplit = np_function(_splitter(lambda a, axis: 2, False), "dsplit")
+
+
+def _quantile(fn):
+    """numpy's percentile/quantile with MXNet's (numpy < 1.22's) ``interpolation=`` keyword."""
+    def call(a, q, axis=None, out=None, overwrite_input=None, interpolation="linear", keepdims=False):
+        if isinstance(axis, list):
+            axis = tuple(axis)
+        return fn(a, jnp.asarray(q), axis=axis, method=interpolation, keepdims=keepdims)
+    return call
+
+
+percentile = np_function(_quantile(jnp.percentile), "percentile")
+quantile = np_function(_quantile(jnp.quantile), "quantile")
+polyval = np_function(jnp.polyval, "polyval")
+resize = np_function(jnp.resize, "resize")
 
 
 def _rows_of_1d(fn):
@@ -136,6 +191,8 @@ def _ufunc(fn, arity):
 
     @functools.wraps(fn)
     def checked(*args, out=None, **kwargs):
+        if len(args) > arity:       # out given by position (numpy's signature)
+            args, out = args[:arity], args[arity]
         for key, value in kwargs.items():
             if key not in _UFUNC_DEFAULTS:
                 raise TypeError(f"{key} is an invalid keyword to function '{name}'")
