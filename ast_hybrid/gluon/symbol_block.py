@@ -31,6 +31,8 @@ __all__ = ["SymbolBlock"]
 
 
 class SymbolBlock(HybridBlock):
+    _refuses_row_sparse = True      # MXNet's SymbolBlock asserts; its Module (module/module.py) runs such graphs
+
     def __init__(self, outputs=None, inputs=None, params=None, prefix=None):
         super().__init__(prefix=prefix if prefix is not None else "", params=None)
         self._graph = None
@@ -67,7 +69,7 @@ class SymbolBlock(HybridBlock):
         else:
             self._out_format = [len(o) if len(o) > 1 else 0 for o in outputs]
             out = symbolic.group(outputs)
-        for j in out.get_internals():
+        for j in out.get_internals() if self._refuses_row_sparse else ():
             assert j.attr("__storage_type__") != "1", \
                 f"SymbolBlock doesn't support Parameter '{j.name}' because its storage type is 'row_sparse'."
         self._graph = out
@@ -277,3 +279,10 @@ def _running_updates(graph, params):
 
         found[id(node)] = {"update": update}
     return found
+
+
+class ModuleGraph(SymbolBlock):
+    """The SymbolBlock MXNet's Module runs its Symbol as (``module/module.py``): a row_sparse variable is taken
+    (as a dense array), where MXNet's SymbolBlock refuses one."""
+
+    _refuses_row_sparse = False

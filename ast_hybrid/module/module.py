@@ -270,7 +270,7 @@ class Module(BaseModule):
         the parameters' shapes found from these."""
         from ast_hybrid import nd
         from ast_hybrid.core import autograd
-        from ast_hybrid.gluon.symbol_block import SymbolBlock
+        from ast_hybrid.gluon.symbol_block import ModuleGraph as SymbolBlock   # (row_sparse variables taken)
         from ast_hybrid.symbol.graph import variable
 
         if force_rebind:

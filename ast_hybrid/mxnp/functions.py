@@ -22,13 +22,13 @@ from ast_hybrid.ops.reduce import nan_kept
 SAME = """
 abs absolute add all any amax amin append arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin
 argsort around atleast_1d atleast_2d atleast_3d average bitwise_and bitwise_not bitwise_or bitwise_xor
-broadcast_arrays broadcast_to cbrt ceil clip column_stack concatenate copysign cos cosh count_nonzero cross cumsum
+broadcast_arrays cbrt ceil clip column_stack concatenate copysign cos cosh count_nonzero cross cumsum
 deg2rad degrees diag diagflat diagonal diff dot dstack ediff1d einsum equal exp expand_dims expm1 fabs flip fliplr
 flipud float_power floor fmax fmin fmod gcd greater greater_equal heaviside hstack hypot inner insert interp invert
 isclose isfinite isinf isnan isneginf isposinf kron lcm ldexp less less_equal log log10 log1p log2 logaddexp
 logical_and logical_not logical_or logical_xor matmul max maximum mean median min minimum mod moveaxis multiply
-nan_to_num nanmax nanmin nanprod nansum negative not_equal outer pad positive power prod ptp rad2deg radians ravel
-reciprocal remainder repeat reshape rint roll rollaxis rot90 round searchsorted sign signbit sin sinh sort sqrt
+nanmax nanmin nanprod nansum negative not_equal outer pad positive power prod ptp rad2deg radians ravel
+reciprocal remainder repeat reshape rint roll rollaxis rot90 round searchsorted sign signbit sin sinh sqrt
 square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh tensordot tile trace transpose tril
 triu trunc var vdot vstack where floor_divide
 """.split()
@@ -38,7 +38,8 @@ __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "
                   "round_", "row_stack", "alltrue", "sometrue", "product", "array_equal", "allclose", "unique",
                   "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray", "genfromtxt", "histogram",
                   "hanning", "hamming", "blackman", "delete", "split", "array_split", "vsplit", "hsplit", "dsplit",
-                  "percentile", "quantile", "polyval", "resize", "divide", "true_divide"]
+                  "percentile", "quantile", "polyval", "resize", "divide", "true_divide", "broadcast_to", "nan_to_num",
+                  "sort"]
 
 _g = globals()
 for _name in SAME:
@@ -80,6 +81,42 @@ def _multiply(a, b, *args, **kwargs):
 
 
 multiply = np_function(_multiply, "multiply")
+
+
+def _broadcast_to(array, shape):
+    """numpy's broadcast_to, with MXNet's -2 in ``shape``: that dimension of the input (aligned right)."""
+    array = jnp.asarray(array)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    lead = len(shape) - array.ndim
+    shape = tuple(array.shape[i - lead] if d == -2 and i >= lead else d for i, d in enumerate(shape))
+    return jnp.broadcast_to(array, shape)
+
+
+broadcast_to = np_function(_broadcast_to, "broadcast_to")
+
+
+def _nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return jnp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+_nan_to_num_op = np_function(_nan_to_num, "nan_to_num")
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """numpy's nan_to_num; ``copy=False`` writes the result into ``x`` (an ``mx.np`` array) and returns it."""
+    out = _nan_to_num_op(x, copy, nan, posinf, neginf)
+    if not copy and x.__class__ in ARRAYS:
+        x._arr, x._ag = out._arr, out._ag
+        return x
+    return out
+
+
+def _sort(a, axis=-1, kind=None, order=None):
+    """numpy's sort (``kind`` and ``order`` by position too; a stable sort either way)."""
+    return jnp.sort(a, axis=axis)
+
+
+sort = np_function(_sort, "sort")
 
 
 def _true_divide(a, b):
