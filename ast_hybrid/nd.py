@@ -17,6 +17,7 @@ program, so ``F`` is this module in both modes.
 from ast_hybrid import xla as _xla  # noqa: F401  (malloc for XLA's threads, set when jax makes its CPU client)
 from ast_hybrid.core.context import Context, cpu, current_context, gpu  # noqa: F401
 from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.ops import *  # noqa: F401,F403
 from ast_hybrid.ops import _internal, contrib, linalg, random, sparse  # noqa: F401
 from ast_hybrid import mxnp as np  # noqa: E402  (F.np in a hybrid_forward: MXNet's mx.nd.numpy)
@@ -36,14 +37,14 @@ def save(fname, data):
 
     if isinstance(data, NDArray):
         data = [data]
-    params_io.save(fname, data)
+    params_io.save(fname, data, np_shape=NP_MODE.shape)     # MXNet: V3 records under numpy shape semantics
 
 
 def load(fname):
     """NDArrays from an MXNet ``nd.save`` file: a dict if it has names, else a list."""
     from ast_hybrid.io import params_file as params_io
 
-    loaded = params_io.load(fname)
+    loaded = params_io.load(fname, np_shape=NP_MODE.shape)     # (MXNet's check of the shape semantics)
     if isinstance(loaded, dict):
         return {k: array(v, dtype=v.dtype) for k, v in loaded.items()}  # noqa: F405
     return [array(v, dtype=v.dtype) for v in loaded]  # noqa: F405
@@ -52,7 +53,7 @@ def load(fname):
 def load_frombuffer(buf):
     from ast_hybrid.io import params_file as params_io
 
-    loaded = params_io.loads(bytes(buf))
+    loaded = params_io.loads(bytes(buf), np_shape=NP_MODE.shape)
     if isinstance(loaded, dict):
         return {k: array(v, dtype=v.dtype) for k, v in loaded.items()}  # noqa: F405
     return [array(v, dtype=v.dtype) for v in loaded]  # noqa: F405

@@ -109,12 +109,20 @@ class _Reader:
         return data
 
 
-def _read_array(r: _Reader, index: int) -> np.ndarray | None:
+def _read_array(r: _Reader, index: int, np_shape: bool | None = None) -> np.ndarray | None:
+    """One array record; ``np_shape`` (True/False: the caller's numpy shape semantics, as MXNet's ``nd.load``
+    checks them; None: any) must match how it was saved (V3 records: under numpy shape semantics)."""
     what = f"array #{index}"
     (magic,) = r.take("<I", what + " magic")
+    if np_shape is not None and magic in (V2_MAGIC, V3_MAGIC) and (magic == V3_MAGIC) != np_shape:
+        raise ParamsFileError(
+            f"{r.where}: {what}: ndarray was saved in np shape semantics, must be loaded in the same semantics "
+            "(turn them on with `with mx.np_shape(True)` or npx.set_np())" if np_shape is False else
+            f"{r.where}: {what}: ndarray was not saved in np shape semantics, but being loaded in np shape "
+            "semantics (turn them off with `with mx.np_shape(False)`)")
     if magic not in (V2_MAGIC, V3_MAGIC):
-        if magic == V1_MAGIC:
-            raise ParamsFileError(f"{r.where}: {what} uses MXNet's old V1 format, which is not supported")
+        if magic == V1_MAGIC or 0 < magic <= 32:      # MXNet's LegacyLoad: V1, or V0 (the magic is the ndim)
+            return _read_legacy(r, magic, what)
         raise ParamsFileError(f"{r.where}: {what} has bad magic 0x{magic:08X} (expected 0x{V2_MAGIC:08X}); "
                               "not an MXNet NDArray file, or it is corrupt")
     (stype,) = r.take("<i", what + " storage type")
@@ -133,6 +141,17 @@ def _read_array(r: _Reader, index: int) -> np.ndarray | None:
         return data
     aux = [_read_data(r, t, s, f"{what} indices") for t, s in aux]
     return _densify(stype, data, aux, shape, f"{r.where}: {what}")
+
+
+def _read_legacy(r: _Reader, magic: int, what: str) -> np.ndarray | None:
+    """An array in MXNet's formats before V2 (``NDArray::LegacyLoad``): dense, its shape as V1 writes it (int64
+    dimensions) or, V0, ``magic`` uint32 dimensions; then the context, the dtype flag and the data."""
+    shape = _read_shape(r, what + " shape") if magic == V1_MAGIC else r.take(f"<{magic}I", what + " shape")
+    if not shape:
+        return None
+    r.take("<ii", what + " context")
+    dtype = _read_dtype(r, what + " dtype")
+    return _read_data(r, dtype, tuple(shape), what + " data")
 
 
 # number of index arrays per storage type: dense, row_sparse (row indices), csr (indptr, column indices)
@@ -186,8 +205,9 @@ def dumps_one(value) -> bytes:
     return whole[24:-8]       # less the header (magic, reserved, count) and the name count
 
 
-def loads(buf: bytes, where: str = "<bytes>"):
-    """Arrays from the bytes of an MXNet NDArray file: a dict if it has names, else a list."""
+def loads(buf: bytes, where: str = "<bytes>", np_shape: bool | None = None):
+    """Arrays from the bytes of an MXNet NDArray file: a dict if it has names, else a list (``np_shape``: see
+    :func:`_read_array`)."""
     r = _Reader(buf, where)
     if len(buf) < 16:
         raise ParamsFileError(f"{where}: too short to be an MXNet NDArray file ({len(buf)} bytes)")
@@ -197,7 +217,7 @@ def loads(buf: bytes, where: str = "<bytes>"):
     (n,) = r.take("<Q", "array count")
     if n > len(buf):
         raise ParamsFileError(f"{where}: claims {n} arrays; the file is corrupt")
-    arrays = [_read_array(r, i) for i in range(n)]
+    arrays = [_read_array(r, i, np_shape) for i in range(n)]
     (m,) = r.take("<Q", "name count")
     if m == 0:
         return arrays
@@ -210,12 +230,13 @@ def loads(buf: bytes, where: str = "<bytes>"):
     return dict(zip(names, arrays))
 
 
-def load(fname):
-    """Arrays from the MXNet NDArray file ``fname`` (dict or list of numpy arrays)."""
+def load(fname, np_shape: bool | None = None):
+    """Arrays from the MXNet NDArray file ``fname`` (dict or list of numpy arrays; ``np_shape``: see
+    :func:`_read_array`)."""
     fname = os.fspath(fname)
     try:
         with open(fname, "rb") as f:
             buf = f.read()
     except OSError as exc:
         raise ParamsFileError(f"{fname}: cannot read: {exc.strerror}") from None
-    return loads(buf, fname)
+    return loads(buf, fname, np_shape)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ast_hybrid.core.context import current_context, filled, place
 from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.core.storage import Storage
 from ast_hybrid.ops._core import as_tuple, check, op
 
 __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy", "from_dlpack",
@@ -50,7 +51,25 @@ def array(source_array, ctx=None, dtype=None):
 
 
 def from_numpy(ndarray, zero_copy=True, array_cls=None):
-    return NDArray(jax.device_put(np.asarray(ndarray)))
+    """An NDArray of a numpy array.  ``zero_copy`` (MXNet's default): as MXNet, the numpy array must be
+    C-contiguous and becomes read-only, and writes into the NDArray reach it (MXNet's NDArray is that memory;
+    here each write is copied in: ``core.storage``)."""
+    out = (array_cls or NDArray)(jax.device_put(np.asarray(ndarray)))
+    if not zero_copy:
+        return out
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise ValueError("Only c-contiguous arrays are supported for zero-copy")
+    ndarray.flags.writeable = False
+
+    def write(value):
+        ndarray.flags.writeable = True
+        try:
+            ndarray[...] = np.asarray(value)
+        finally:
+            ndarray.flags.writeable = False
+
+    out._base = (Storage(lambda: jax.device_put(ndarray), write), None)
+    return out
 
 
 class DLPack:

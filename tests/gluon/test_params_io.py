@@ -103,3 +103,53 @@ def test_corrupt_sparse_array_gives_a_clear_error():
         params_io.loads(head + array + struct.pack("<Q", 0))
     fixed = head + array[:-8] + struct.pack("<q", 1) + struct.pack("<Q", 0)
     assert params_io.loads(fixed)[0].tolist() == [[0.0, 0.0], [1.0, 2.0]]
+
+
+def test_reads_mxnet_legacy_v0_and_v1_records(tmp_path):
+    """MXNet's NDArray::LegacyLoad formats: V0 (the magic is the ndim, uint32 dimensions) and V1 (int64
+    dimensions), each dense with a context and a dtype flag and no storage type."""
+    import struct
+
+    values = np.arange(6, dtype=np.float32).reshape(2, 3)
+    v0 = struct.pack("<I2I", 2, 2, 3) + struct.pack("<iii", 1, 0, 0) + values.tobytes()
+    v1 = struct.pack("<II2q", params_io.V1_MAGIC, 2, 2, 3) + struct.pack("<iii", 1, 0, 0) + values.tobytes()
+    for record in (v0, v1):
+        buf = struct.pack("<QQQ", params_io.LIST_MAGIC, 0, 2) + record + record + struct.pack("<Q", 0)
+        back = params_io.loads(buf)
+        assert len(back) == 2 and all(np.array_equal(b, values) and b.dtype == np.float32 for b in back)
+
+
+def test_nd_load_checks_the_shape_semantics_as_mxnet(tmp_path):
+    """A file saved under numpy shape semantics (V3 records) loads only under them, and a V2 file only
+    without them: MXNet's MXNetError either way."""
+    import ast_hybrid.mxnet as mx
+
+    path = str(tmp_path / "a")
+    mx.nd.save(path, [mx.nd.ones((2, 0))])
+    with mx.np_shape(True), pytest.raises(mx.MXNetError, match="not saved in np shape semantics"):
+        mx.nd.load(path)
+    with mx.np_shape(True):
+        mx.nd.save(path, [mx.nd.ones((2, 0))])
+    with pytest.raises(mx.MXNetError, match="saved in np shape semantics"):
+        mx.nd.load(path)
+    with mx.np_shape(True):
+        assert mx.nd.load(path)[0].shape == (2, 0)
+
+
+def test_from_numpy_zero_copy_is_the_numpy_memory():
+    """MXNet's from_numpy(zero_copy=True): the numpy array turns read-only and writes into the NDArray reach
+    it; a non-contiguous array is a ValueError; zero_copy=False copies."""
+    from ast_hybrid import nd
+
+    a = np.array([[1, 2], [3, 4], [5, 6]], dtype="float32")
+    x = nd.from_numpy(a)
+    with pytest.raises(ValueError):
+        a[2, 1] = 0
+    x[2, 1] = 100
+    assert a[2, 1] == 100 and x.asnumpy()[2, 1] == 100
+    with pytest.raises(ValueError):
+        nd.from_numpy(np.ones((2, 3)).T)
+    b = np.ones(2, "float32")
+    y = nd.from_numpy(b, zero_copy=False)
+    y[:] = 5
+    assert b.flags.writeable and b[0] == 1
