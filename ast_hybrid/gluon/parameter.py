@@ -128,6 +128,11 @@ class Parameter:
 
     def _set_trainer(self, trainer):
         """The trainer this parameter is updated by (MXNet's ``Trainer`` sets it for each of its parameters)."""
+        # as MXNet's: a sparse parameter is updated by one trainer (its rows are pulled from that trainer's store)
+        if self._stype != "default" and self._trainer is not None and trainer is not None \
+                and self._trainer is not trainer:
+            raise RuntimeError(f"Failed to set the trainer for Parameter '{self.name}' because it was already set. "
+                               f"More than one trainers for a {self._stype} Parameter is not supported.")
         self._trainer = trainer
 
     def _check_and_get(self, arr_list, ctx):
