@@ -33,6 +33,21 @@ class MXNetError(RuntimeError):
     """Error raised by MXNet's engine (MXNet 1.9.1: ``mxnet.base.MXNetError``)."""
 
 
+class MXNetTypeError(MXNetError, TypeError):
+    """An operator's TypeError (JAX's, on shapes or dtypes) as MXNet raises it: an MXNetError, and a TypeError."""
+
+
+class MXNetValueError(MXNetError, ValueError):
+    """An operator's ValueError as MXNet raises it: an MXNetError, and a ValueError."""
+
+
+def as_mxnet_error(exc):
+    """``exc`` (a plain TypeError or ValueError from JAX inside an operator) as MXNet's error for it, or None
+    for any other error (JAX's own error classes, tracer errors among them, stay what they are)."""
+    kind = {TypeError: MXNetTypeError, ValueError: MXNetValueError}.get(type(exc))
+    return None if kind is None else kind(str(exc))
+
+
 class CustomError(RuntimeError):
     """A custom operator or ``autograd.Function`` failed or broke its protocol; the message names the class,
     the method and the user's line."""

@@ -9,7 +9,7 @@ import functools
 import jax.numpy as jnp
 import numpy as onp
 
-from ast_hybrid.core.errors import NotAvailable, api_message
+from ast_hybrid.core.errors import NotAvailable, api_message, as_mxnet_error
 from ast_hybrid.core.ndarray import ARRAYS, as_np
 from ast_hybrid.ops._core import op
 
@@ -51,7 +51,13 @@ def np_function(jfn, name=None, *, compile_arrays=None):
         # jax, in x64 mode, would make float32 * numpy.float64 a float64 result
         args = [a.item() if isinstance(a, _NUMBERS) else a for a in args]
         kwargs = {k: v.item() if isinstance(v, _NUMBERS) else v for k, v in kwargs.items()}
-        return as_np(called(*args, **kwargs))
+        try:
+            return as_np(called(*args, **kwargs))
+        except (TypeError, ValueError) as exc:      # JAX's shape/dtype errors: MXNet's MXNetError (both classes)
+            err = as_mxnet_error(exc)
+            if err is None:
+                raise
+            raise err from None
 
     function.__name__ = function.__qualname__ = name
     function.__module__ = "mxnet.numpy"

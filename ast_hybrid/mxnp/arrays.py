@@ -177,7 +177,7 @@ class _Methods:
         return F.reshape(self, tuple(shape))
 
     def transpose(self, *axes):
-        if len(axes) == 1 and isinstance(axes[0], (list, tuple)):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (list, tuple))):
             axes = axes[0]
         return F.transpose(self, axes or None)
 

@@ -48,11 +48,14 @@ for _name in SAME:
 
 def _int_keeps(fn):
     """MXNet's sum/prod of an integer array keep its dtype (numpy's, and jax's in x64 mode, widen int32 to
-    int64)."""
+    int64); a float16 array's are accumulated in float32 (MXNet's acc_type)."""
     def call(a, *args, **kwargs):
         x = jnp.asarray(a)
         if kwargs.get("dtype") is None and len(args) < 2 and jnp.issubdtype(x.dtype, jnp.integer):
             kwargs["dtype"] = x.dtype
+        if x.dtype == jnp.float16 and kwargs.get("dtype") in (None, "float16", onp.float16) and len(args) < 2:
+            kwargs["dtype"] = jnp.float32
+            return fn(x, *args, **kwargs).astype(jnp.float16)
         return fn(x, *args, **kwargs)
     return call
 
