@@ -163,4 +163,3 @@ def clean_error(exc):
     if getattr(err, "__notes__", None):
         err.__notes__ = [n for n in err.__notes__ if "JAX has removed its internal frames" not in n]
     return err.with_traceback(None)
-
