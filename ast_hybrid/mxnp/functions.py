@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as onp
 
 from ast_hybrid.core.context import current_context, place
+from ast_hybrid.core.errors import MXNetValueError
 from ast_hybrid.core.ndarray import ARRAYS, ndarray
 from ast_hybrid.mxnp._base import default_float, np_function, raw_of
 from ast_hybrid.ops import elemwise as _elemwise
@@ -20,16 +21,16 @@ from ast_hybrid.ops.reduce import nan_kept
 
 # numpy's names computed by jax.numpy's function of the same name (argument for argument)
 SAME = """
-abs absolute add all any amax amin append arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin
+abs absolute add all any amax amin append arccos arccosh arcsin arcsinh arctan arctan2 arctanh
 argsort around atleast_1d atleast_2d atleast_3d average bitwise_and bitwise_not bitwise_or bitwise_xor
-broadcast_arrays cbrt ceil clip column_stack concatenate copysign cos cosh count_nonzero cross cumsum
+broadcast_arrays cbrt ceil clip column_stack concatenate copysign cos cosh count_nonzero cross
 deg2rad degrees diag diagflat diagonal diff dot dstack ediff1d einsum equal exp expand_dims expm1 fabs flip fliplr
 flipud float_power floor fmax fmin fmod gcd greater greater_equal heaviside hstack hypot inner insert interp invert
 isclose isfinite isinf isnan isneginf isposinf kron lcm ldexp less less_equal log log10 log1p log2 logaddexp
 logical_and logical_not logical_or logical_xor matmul max maximum mean median min minimum mod moveaxis multiply
 nanmax nanmin nanprod nansum negative not_equal outer pad positive power prod ptp rad2deg radians ravel
 reciprocal remainder repeat reshape rint roll rollaxis rot90 round searchsorted sign signbit sin sinh sqrt
-square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh tensordot tile trace transpose tril
+square stack std subtract sum swapaxes take take_along_axis tan tanh tensordot tile trace transpose tril
 triu trunc var vdot vstack where floor_divide
 """.split()
 
@@ -39,7 +40,7 @@ __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "
                   "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray", "genfromtxt", "histogram",
                   "hanning", "hamming", "blackman", "delete", "split", "array_split", "vsplit", "hsplit", "dsplit",
                   "percentile", "quantile", "polyval", "resize", "divide", "true_divide", "broadcast_to", "nan_to_num",
-                  "sort"]
+                  "sort", "cumsum", "argmax", "argmin", "squeeze"]
 
 _g = globals()
 for _name in SAME:
@@ -60,6 +61,32 @@ def _int_keeps(fn):
     return call
 
 
+cumsum = np_function(_int_keeps(jnp.cumsum), "cumsum")
+
+
+def _arg_extreme(fn):
+    """numpy's argmax/argmin, and MXNet's of a 0-d array over axis 0 or -1 (its only element: 0)."""
+    def call(a, axis=None, out=None, keepdims=False):
+        a = jnp.asarray(a)
+        if a.ndim == 0 and axis in (0, -1):
+            axis = None
+        if axis is not None and not -a.ndim <= axis < a.ndim:
+            raise MXNetValueError(f"axis {axis} is out of bounds for array of dimension {a.ndim}")
+        return fn(a, axis=axis, keepdims=keepdims)
+    return call
+
+
+def _squeeze(a, axis=None):
+    """numpy's squeeze; a 0-d array over axis 0 or -1 is itself (MXNet's)."""
+    a = jnp.asarray(a)
+    if a.ndim == 0 and axis in (0, -1, (0,), (-1,)):
+        return a
+    return jnp.squeeze(a, axis)
+
+
+squeeze = np_function(_squeeze, "squeeze")
+argmax = np_function(_arg_extreme(jnp.argmax), "argmax")
+argmin = np_function(_arg_extreme(jnp.argmin), "argmin")
 max = amax = np_function(nan_kept(jnp.max), "max")  # noqa: A001  (NaN kept: ops/reduce.py)
 min = amin = np_function(nan_kept(jnp.min), "min")  # noqa: A001
 sum = np_function(_int_keeps(jnp.sum), "sum")  # noqa: A001  (numpy's name)
@@ -367,6 +394,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 
 def eye(N, M=None, k=0, dtype=None, ctx=None, **kwargs):
+    if N < 0 or (M is not None and M < 0):
+        raise MXNetValueError(f"negative dimensions are not allowed: N={N}, M={M}")
     return _on(jnp.eye(N, M, k, dtype=default_float(dtype)), ctx)
 
 

@@ -13,4 +13,10 @@ _g = globals()
 for _name in __all__:
     _g[_name] = np_function(getattr(jnp.linalg, _name), _name)
 
+# where MXNet's differ from jax.numpy's: svd is the reduced one, ``(UT, L, V)`` with ``A = UT * L @ V`` (its
+# gradient defined); eigh/eigvalsh read one triangle as numpy's (jax.numpy's symmetrize the input first)
+svd = np_function(lambda a: tuple(jnp.linalg.svd(a, full_matrices=False)), "svd")
+eigh = np_function(lambda a, UPLO="L": tuple(jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False)), "eigh")
+eigvalsh = np_function(lambda a, UPLO="L": jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False)[0], "eigvalsh")
+
 __getattr__ = missing_getattr("mxnet.numpy.linalg", __name__)

@@ -29,6 +29,10 @@ def bernoulli(prob=None, logit=None, size=None, dtype=None, ctx=None, out=None):
         raise ValueError("Either `prob` or `logit` must be specified, but not both. "
                          f"Received prob={prob}, logit={logit}")
     param = prob if prob is not None else logit
+    if prob is not None:
+        known = onp.asarray(raw_of(prob)) if not isinstance(raw_of(prob), jax.core.Tracer) else None
+        if known is not None and known.size and not ((known >= 0) & (known <= 1)).all():
+            raise ValueError("expect probs >= 0 && probs <= 1")
     shape = tuple(jnp.shape(raw_of(param))) if size is None else ((size,) if isinstance(size, int) else tuple(size))
     res = as_np(_bernoulli(rng.next_key(), prob, logit, shape, onp.dtype(dtype or "float32").name))
     if out is not None:

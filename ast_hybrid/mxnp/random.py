@@ -19,8 +19,8 @@ __all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "exponential
            "beta", "chisquare", "multivariate_normal"]
 
 
-def seed(seed_state, ctx="all"):
-    _r.seed(seed_state, ctx)
+def seed(seed, ctx="all"):  # noqa: F811  (MXNet's parameter name)
+    _r.seed(seed, ctx)
 
 
 def _size(size, *params):
@@ -67,7 +67,33 @@ def _sample(key, dist, a, b, shape, dtype):
     raise ValueError(f"unknown distribution {dist!r}")
 
 
+# MXNet's checks of a distribution's parameters (src/operator/numpy/random/*.h: "ValueError: ..."), made on
+# the values where they are known (not inside a compiled program, where MXNet checks at run time)
+_CHECKS = {
+    "normal": ("b", "ge", "scale < 0"), "logistic": ("b", "ge", "scale < 0"), "gumbel": ("b", "ge", "scale < 0"),
+    "laplace": ("b", "ge", "scale < 0"), "lognormal": ("b", "ge", "scale < 0"),
+    "exponential": ("a", "ge", "expect scale >= 0"), "rayleigh": ("a", "ge", "expect scale >= 0"),
+    "weibull": ("a", "gt", "expect a > 0"), "pareto": ("a", "gt", "expect a > 0"), "power": ("a", "gt", "expect a > 0"),
+}
+
+
+def _known(v):
+    v = raw_of(v)
+    return None if isinstance(v, jax.core.Tracer) else onp.asarray(v)
+
+
+def _check(dist, a, b):
+    checks = [_CHECKS[dist]] if dist in _CHECKS else []
+    if dist == "gamma":
+        checks = [("a", "gt", "expect shape > 0"), ("b", "gt", "expect scale > 0")]
+    for which, how, why in checks:
+        v = _known(a if which == "a" else b)
+        if v is not None and v.size and not (v > 0 if how == "gt" else v >= 0).all():
+            raise ValueError(why)
+
+
 def _draw(dist, a, b, size, dtype, out, ctx=None):
+    _check(dist, a, b)
     dtype = onp.dtype(onp.float32 if dtype is None else dtype).name
     res = as_np(_sample(rng.next_key(), dist, a, b, _size(size, a, b), dtype))
     if ctx is not None or not (hasattr(a, "_arr") or hasattr(b, "_arr")):      # array parameters: their device
