@@ -33,8 +33,10 @@ def default_float(dtype):
 _NUMBERS = (onp.floating, onp.integer, onp.bool_)
 
 
-def np_function(jfn, name=None, *, compile_arrays=None):
-    """``jfn`` (raw jax arrays in) as an ``mx.np`` function: recorded for autograd, ``mx.np`` arrays out."""
+def np_function(jfn, name=None, *, compile_arrays=None, int_no_grad=False):
+    """``jfn`` (raw jax arrays in) as an ``mx.np`` function: recorded for autograd, ``mx.np`` arrays out.
+    ``int_no_grad``: given integer arrays only, no gradient flows (MXNet's integer mod/remainder), where
+    autograd would otherwise differentiate integer inputs on their float values (``core/autograd.py``)."""
     name = name or jfn.__name__
 
     def impl(*args, **kwargs):
@@ -42,6 +44,20 @@ def np_function(jfn, name=None, *, compile_arrays=None):
 
     impl.__name__ = name
     called = op(impl, name="_np_" + name, compile_arrays=compile_arrays)
+    if int_no_grad:
+        import jax
+
+        def impl_constant(*args, **kwargs):
+            return jax.lax.stop_gradient(jfn(*args, **kwargs))
+
+        impl_constant.__name__ = name
+        constant = op(impl_constant, name="_np_" + name)
+        plain = called
+
+        def called(*args, **kwargs):
+            arrays = [a for a in args if hasattr(a, "_arr")]
+            ints = arrays and all(onp.dtype(a._arr.dtype).kind in "iub" for a in arrays)
+            return (constant if ints else plain)(*args, **kwargs)
 
     @functools.wraps(jfn)
     def function(*args, **kwargs):

@@ -25,11 +25,11 @@ abs absolute add all any amax amin append arccos arccosh arcsin arcsinh arctan a
 argsort around atleast_1d atleast_2d atleast_3d average bitwise_and bitwise_not bitwise_or bitwise_xor
 broadcast_arrays cbrt ceil clip column_stack concatenate copysign cos cosh count_nonzero cross
 deg2rad degrees diag diagflat diagonal diff dot dstack ediff1d einsum equal exp expand_dims expm1 fabs flip fliplr
-flipud float_power floor fmax fmin fmod gcd greater greater_equal heaviside hstack hypot inner insert interp invert
+flipud float_power floor fmax fmin gcd greater greater_equal heaviside hstack hypot inner insert interp invert
 isclose isfinite isinf isnan isneginf isposinf kron lcm ldexp less less_equal log log10 log1p log2 logaddexp
-logical_and logical_not logical_or logical_xor matmul max maximum mean median min minimum mod moveaxis multiply
+logical_and logical_not logical_or logical_xor matmul max maximum mean median min minimum moveaxis multiply
 nanmax nanmin nanprod nansum negative not_equal outer pad positive power prod ptp rad2deg radians ravel
-reciprocal remainder repeat reshape rint roll rollaxis rot90 round searchsorted sign signbit sin sinh sqrt
+reciprocal repeat reshape rint roll rollaxis rot90 round searchsorted sign signbit sin sinh sqrt
 square stack std subtract sum swapaxes take take_along_axis tan tanh tensordot tile trace transpose tril
 triu trunc var vdot vstack where floor_divide
 """.split()
@@ -40,7 +40,8 @@ __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "
                   "nonzero", "argwhere", "meshgrid", "tri", "indices", "ndarray", "genfromtxt", "histogram",
                   "hanning", "hamming", "blackman", "delete", "split", "array_split", "vsplit", "hsplit", "dsplit",
                   "percentile", "quantile", "polyval", "resize", "divide", "true_divide", "broadcast_to", "nan_to_num",
-                  "sort", "cumsum", "argmax", "argmin", "squeeze"]
+                  "sort", "cumsum", "argmax", "argmin", "squeeze", "mod", "remainder",
+                  "fmod"]
 
 _g = globals()
 for _name in SAME:
@@ -158,6 +159,10 @@ def _true_divide(a, b):
 
 
 divide = true_divide = np_function(_true_divide, "true_divide")
+# MXNet's integer mod has no gradient (its float one: 1 and -floor(x1 / x2))
+mod = np_function(jnp.mod, "mod", int_no_grad=True)
+remainder = np_function(jnp.remainder, "remainder", int_no_grad=True)
+fmod = np_function(jnp.fmod, "fmod", int_no_grad=True)
 
 
 def _splitter(axis_of, uneven):
