@@ -522,5 +522,16 @@ def delete(arr, obj, axis=None):
     flattened array), as MXNet's: a list for ``obj`` is a TypeError."""
     if not (isinstance(obj, (int, onp.integer, slice)) or obj.__class__ in ARRAYS):
         raise TypeError(f"'obj' can not support type {type(obj)}")
-    index = onp.asarray(raw_of(obj)) if obj.__class__ in ARRAYS else obj
-    return ndarray(jnp.asarray(onp.delete(onp.asarray(raw_of(arr)), index, axis=axis)))
+    return _delete(arr, obj if obj.__class__ not in ARRAYS else onp.asarray(raw_of(obj)), axis)
+
+
+def _delete_impl(arr, obj, axis=None):
+    arr = jnp.asarray(arr)
+    if isinstance(obj, onp.ndarray):    # MXNet ignores the indices out of [0, n)
+        n = arr.size if axis is None else arr.shape[axis]
+        obj = obj.reshape(-1).astype(onp.int64)
+        obj = obj[(obj >= 0) & (obj < n)]
+    return jnp.delete(arr, obj, axis=axis)
+
+
+_delete = np_function(_delete_impl, "delete")
