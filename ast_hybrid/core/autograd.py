@@ -465,7 +465,7 @@ def _vjp_run(heads, head_grads, leaf_filter):
     primals = [leaves[leaf] for leaf in leaf_list]
     head_grads = [None if g is None else getattr(g, "_arr", g) for g in head_grads or [None] * len(heads)]
     grads = None
-    integer = [getattr(p.dtype, "kind", None) in ("i", "u") for p in primals]     # NumPy kinds: int, uint
+    integer = [getattr(p.dtype, "kind", None) in ("i", "u", "b") for p in primals]   # NumPy kinds: int, uint, bool
     if any(integer):      # MXNet differentiates integer arrays too (in their type): replayed on float values
         as_float = [p.astype(_float_for(p.dtype)) if i else p for p, i in zip(primals, integer)]
         try:

@@ -579,9 +579,9 @@ class HybridBlock(Block):
 
 
 def _int_tracked(args):
-    """Whether an argument is an integer array in the autograd graph."""
+    """Whether an argument is an integer (or bool) array in the autograd graph."""
     for a in args:
         for v in (a if isinstance(a, (list, tuple)) else (a,)):
-            if v.__class__ in ARRAYS and v._arr.dtype.kind in "iu" and live(v):
+            if v.__class__ in ARRAYS and v._arr.dtype.kind in "iub" and live(v):
                 return True
     return False
