@@ -60,6 +60,8 @@ class Trainer:
                 self._params.append(p)
                 p._set_trainer(self)
         self._update_on_kvstore = None      # MXNet's: no store updates here, the trainer's compiled rules do
+        # MXNet's: the parameters not initialised yet (deferred), whose values the trainer takes at a step
+        self._params_to_init = [p for p in self._params if p._data is None]
         self._use_optimizer(optimizer, optimizer_params)
         self._states = {}
         self._rates_cache = None
@@ -131,6 +133,8 @@ class Trainer:
 
     def update(self, batch_size, ignore_stale_grad=False):
         self._t += 1
+        if self._params_to_init:
+            self._params_to_init = [p for p in self._params_to_init if p._data is None]
         rescale = self._scale / batch_size
         todo, grads, states = [], [], []
         for p in self._params:
