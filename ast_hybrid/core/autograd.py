@@ -47,7 +47,7 @@ import contextlib
 import itertools
 import threading
 
-from ast_hybrid.core.errors import clean_error
+from ast_hybrid.core.errors import clean_error, unsupported
 from ast_hybrid.core.context import filled
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
@@ -592,5 +592,7 @@ def _recorded_grads(heads, head_grads, variables):
 
 
 def get_symbol(x):
-    raise NotImplementedError("autograd.get_symbol: there is no symbolic graph here; hybridize the block and "
-                              "use net.export() to get the compiled program")
+    """MXNet's symbol of a recorded computation: not available (the tape holds JAX functions, not MXNet's
+    operators); the error names it and what to use instead."""
+    raise unsupported("mxnet.autograd", "get_symbol", "the recorded tape holds JAX functions, not a symbolic "
+                      "graph; hybridize the block and use net.export() (or mx.sym on Symbols) to get a graph")
