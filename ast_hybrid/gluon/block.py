@@ -286,8 +286,18 @@ class Block:
             for p in params.values():
                 p.reset_ctx(ctx)
 
-    save_params = save_parameters
-    load_params = load_parameters
+    def save_params(self, filename):
+        """MXNet's deprecated ``save_params``: the parameters under their full names less this block's prefix
+        (``collect_params().save(filename, strip_prefix=prefix)``), what a SymbolBlock's ``load_params``
+        reads; ``save_parameters`` writes the structural names instead."""
+        warnings.warn("save_params is deprecated. Please use save_parameters. Note that if you want load from "
+                      "SymbolBlock later, please use export instead. For details, see "
+                      "https://mxnet.apache.org/tutorials/gluon/save_load_params.html", stacklevel=2)
+        self.collect_params().save(filename, strip_prefix=self.prefix)
+
+    def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+        warnings.warn("load_params is deprecated. Please use load_parameters.", stacklevel=2)
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     def __call__(self, *args, **kwargs):
         if self._hooks is not None:
