@@ -181,7 +181,8 @@ def uninstall() -> None:
 
 NUMPY_ALIASES = {"float": float, "int": int, "bool": bool, "object": object, "str": str, "complex": complex,
                  "long": int, "unicode": str, "float_": "float64", "complex_": "complex128", "unicode_": "str_",
-                 "string_": "bytes_", "NaN": "nan", "Inf": "inf", "Infinity": "inf", "PINF": "inf", "NINF": None}
+                 "string_": "bytes_", "NaN": "nan", "Inf": "inf", "Infinity": "inf", "PINF": "inf", "NINF": None,
+                 "round_": "round", "product": "prod", "cumproduct": "cumprod", "sometrue": "any", "alltrue": "all"}
 
 
 def restore_numpy_aliases() -> None:

@@ -41,7 +41,7 @@ __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "
                   "hanning", "hamming", "blackman", "delete", "split", "array_split", "vsplit", "hsplit", "dsplit",
                   "percentile", "quantile", "polyval", "resize", "divide", "true_divide", "broadcast_to", "nan_to_num",
                   "sort", "cumsum", "argmax", "argmin", "squeeze", "mod", "remainder",
-                  "fmod"]
+                  "fmod", "unravel_index", "diag_indices_from"]
 
 _g = globals()
 for _name in SAME:
@@ -243,6 +243,9 @@ BINARY_UFUNCS = """add subtract multiply divide mod matmul remainder power lcm m
 bitwise_and bitwise_xor bitwise_or ldexp""".split()
 
 
+_BOOL_RESULTS = ("isnan", "isinf", "isposinf", "isneginf", "isfinite")
+
+
 def _legal(key, value):
     if key == "where":
         return True
@@ -265,6 +268,8 @@ def _ufunc(fn, arity):
     def checked(*args, out=None, **kwargs):
         if len(args) > arity:       # out given by position (numpy's signature)
             args, out = args[:arity], args[arity]
+        if name in _BOOL_RESULTS and out is not None and onp.dtype(out.dtype) != onp.bool_:
+            raise TypeError(f"{name}: out= must be a bool array (the result's dtype), got {onp.dtype(out.dtype)}")
         for key, value in kwargs.items():
             if key not in _UFUNC_DEFAULTS:
                 raise TypeError(f"{key} is an invalid keyword to function '{name}'")
@@ -373,8 +378,27 @@ def _like(fill, name, what):
 
 zeros_like = _like(jnp.zeros_like, "zeros_like", "Return an array of zeros with the shape and type of `a`.")
 ones_like = _like(jnp.ones_like, "ones_like", "Return an array of ones with the shape and type of `a`.")
-empty_like = _like(jnp.zeros_like, "empty_like", "Return an array with the shape and type of `a`; its values "
-                   "are unspecified (zeros here).")
+
+
+def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
+    """An array of ``prototype``'s shape (or ``shape``) and dtype (or ``dtype``), MXNet's signature; its values
+    are unspecified (zeros here)."""
+    _c_order(order)
+    if subok:
+        raise NotImplementedError("empty_like: subok=True is not supported (MXNet's either)")
+    base = raw_of(prototype)
+    return ndarray(jnp.zeros(base.shape if shape is None else shape, dtype or base.dtype))
+
+
+def _unravel_index(indices, shape, order="C"):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if order == "F":        # the first axis varies fastest: unravel over the reversed shape
+        return tuple(jnp.unravel_index(jnp.asarray(indices), shape[::-1])[::-1])
+    return tuple(jnp.unravel_index(jnp.asarray(indices), shape))
+
+
+unravel_index = np_function(_unravel_index, "unravel_index")
+diag_indices_from = np_function(lambda arr: tuple(jnp.diag_indices_from(jnp.asarray(arr))), "diag_indices_from")
 
 
 def full_like(a, fill_value, dtype=None, order="C", ctx=None, out=None):
