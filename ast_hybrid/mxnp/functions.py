@@ -264,7 +264,8 @@ def _legal(key, value):
 def _ufunc(fn, arity):
     name = fn.__name__
 
-    @functools.wraps(fn)
+    # (not jax.numpy's docstring: its examples would run as this module's doctests)
+    @functools.wraps(fn, assigned=("__module__", "__name__", "__qualname__"))
     def checked(*args, out=None, **kwargs):
         if len(args) > arity:       # out given by position (numpy's signature)
             args, out = args[:arity], args[arity]
@@ -281,6 +282,8 @@ def _ufunc(fn, arity):
                 raise TypeError(f"{key}={value} not understood for operator {name}" if arity == 1
                                 else f"{key} {value} not understood")
         return fn(*args, out=out) if out is not None else fn(*args)
+    checked.__doc__ = (f"numpy's ``{name}`` on ``mx.np`` arrays, numpy's ufunc keywords (``where``, ``casting``, "
+                       "``order``, ``dtype``, ``subok``) checked as MXNet 1.9.1 checks them.")
     return checked
 
 
