@@ -333,6 +333,10 @@ class Parameter:
             raise ValueError(f"Parameter {self.name!r}: cannot set data of shape {tuple(arr.shape)}, "
                              f"expected shape {tuple(self._shape)}")
         self._deferred_init = ()
+        trainer = self._trainer     # MXNet's: a store that updates holds the values; it is made again
+        if trainer is not None and trainer._kv_initialized and trainer._update_on_kvstore \
+                and self not in trainer._params_to_init:
+            trainer._reset_kvstore()
         self._set(arr)
 
     def update_running(self, batch, momentum):

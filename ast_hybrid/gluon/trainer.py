@@ -59,7 +59,10 @@ class Trainer:
                 seen.add(id(p))
                 self._params.append(p)
                 p._set_trainer(self)
-        self._update_on_kvstore = None      # MXNet's: no store updates here, the trainer's compiled rules do
+        # MXNet's: None until the store is made at the first step, then whether the store "updates" (here
+        # the trainer's compiled rules always do; the flag keeps MXNet's checks: update() refused when True)
+        self._update_on_kvstore = None
+        self._update_on_kvstore_arg = update_on_kvstore
         # MXNet's: the parameters not initialised yet (deferred), whose values the trainer takes at a step
         self._params_to_init = [p for p in self._params if p._data is None]
         self._use_optimizer(optimizer, optimizer_params)
@@ -70,10 +73,11 @@ class Trainer:
     def _use_optimizer(self, optimizer, optimizer_params):
         """Take the update rule and its settings from ``optimizer`` (a name with ``optimizer_params``, or an
         ``mx.optimizer`` object)."""
-        self._optimizer = optimizer
+        obj = None
         if hasattr(optimizer, "_trainer_spec"):   # an mx.optimizer object (ast_hybrid/optimizer/optimizer.py)
             assert not optimizer_params, \
                 "optimizer_params must be None if optimizer is an instance of Optimizer instead of str"
+            obj = optimizer
             optimizer, optimizer_params = optimizer._trainer_spec(self)
         if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
             raise ValueError(f"Trainer: unknown optimizer {optimizer!r}; supported: {', '.join(OPTIMIZERS)}")
@@ -96,6 +100,40 @@ class Trainer:
         self._options = tuple(sorted(opts.items()))
         self._n_states = OPTIMIZERS[self._name][1](opts)
         self._rates_cache = None
+        self._optimizer = obj if obj is not None else self._optimizer_object(optimizer, optimizer_params)
+
+    def _optimizer_object(self, name, optimizer_params):
+        """MXNet's ``Trainer._init_optimizer``: the ``mx.optimizer`` object ``create(name, **params)`` makes,
+        bound to this trainer (its learning rate is the trainer's, its ``param_dict`` the parameters by
+        index); None where the registry has no class of that name."""
+        import weakref
+
+        from ast_hybrid.optimizer.optimizer import Optimizer
+
+        try:    # (a learning_rate beside a schedule: the trainer has warned and set its base_lr already)
+            obj = Optimizer.create_optimizer(name, **dict(optimizer_params or {}))
+        except (TypeError, ValueError):     # an option only the trainer's rule takes: no object to show
+            return None
+        obj._trainer = weakref.ref(self)
+        obj.param_dict = dict(enumerate(self._params))
+        return obj
+
+    @property
+    def optimizer(self):
+        """The ``mx.optimizer.Optimizer`` this trainer updates with (MXNet's ``Trainer.optimizer``): its
+        ``learning_rate``/``lr`` are the trainer's, a ``wd`` set on it applies from the next step, and
+        ``num_update``/``rescale_grad`` follow the steps."""
+        if self._optimizer is None:
+            from ast_hybrid.core.errors import unsupported
+
+            raise unsupported("mxnet.gluon", "Trainer.optimizer",
+                              f"mx.optimizer has no {self._name!r} class taking these optimizer_params")
+        return self._optimizer
+
+    @property
+    def _updaters(self):
+        """MXNet's per-context ``Updater`` list (one here: the state is the trainer's, by parameter index)."""
+        return [_TrainerUpdater(self)]
 
     @property
     def learning_rate(self):
@@ -108,18 +146,72 @@ class Trainer:
                               "only when the LRScheduler of the optimizer is undefined.")
         self._lr = float(lr)
 
+    def _init_kvstore(self):
+        """MXNet's ``Trainer._init_kvstore``: the store (None where one process and one context leave it
+        nothing to do) and ``update_on_kvstore`` (with a store, MXNet's default True unless
+        ``MXNET_UPDATE_ON_KVSTORE=0``; always with a row_sparse weight, never by default with only row_sparse
+        gradients).  The updates are the trainer's compiled rules either way; the flag keeps MXNet's checks."""
+        from ast_hybrid.core.settings import environ
+        from ast_hybrid.parallel import distributed
+
+        store, several = self._store, any(p._copies > 1 or p._mesh is not None for p in self._params)
+        named = store is not None and isinstance(self._kvstore_arg, str)
+        arg = self._update_on_kvstore_arg
+        if any(p._stype != "default" for p in self._params):
+            if store is None:       # MXNet's _create_sparse_kvstore: a sparse weight lives in a store
+                store = self._store = distributed.KVStore("local")
+            if arg is False:
+                raise ValueError("Cannot set update_on_kvstore=False when sparse weights are present.")
+            self._kvstore, update = store, True
+        else:
+            self._kvstore = None if named and "dist" not in store.type and not several else store
+            distributed_store = self._kvstore is not None and "dist" in self._kvstore.type
+            if any(p._grad_stype != "default" for p in self._params):
+                update = distributed_store if arg is None else bool(arg)
+            else:
+                update = bool(int(environ("MXNET_UPDATE_ON_KVSTORE", "1"))) if arg is None else bool(arg)
+            if update and self._kvstore is not None and not self._kvstore.is_capable("optimizer"):
+                if arg:
+                    raise ValueError(f"Please set update_on_kvstore=False when training with {type(self._kvstore)}")
+                update = False
+        if self._kvstore is not None:
+            self._update_on_kvstore = update
+            if update:
+                self._kvstore._updater = _TrainerUpdater(self)
+        else:
+            self._update_on_kvstore = None
+        self._kv_initialized = True
+
+    def _reset_kvstore(self):
+        """MXNet's: the parameters were given new values (``set_data``/``load`` while the store updates):
+        the store is made again at the next step."""
+        if self._kvstore is not None and "dist" in self._kvstore.type:
+            raise RuntimeError("Cannot reset distributed KVStore.")
+        self._kv_initialized, self._kvstore, self._update_on_kvstore = False, None, None
+        self._params_to_init = list(self._params)
+
     def allreduce_grads(self):
         """Sum the gradients over the processes (a ``dist_*`` kvstore); over one process's devices the
-        compiled programs have summed them already."""
-        from ast_hybrid.parallel import data_parallel
+        compiled programs have summed them already.  As MXNet's, refused where the store updates."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        assert not (self._kvstore and self._update_on_kvstore), \
+            "allreduce_grads() when parameters are updated on kvstore is not supported. Try setting " \
+            "`update_on_kvstore` to False when creating trainer."
+        self._allreduce_grads()
+
+    def _allreduce_grads(self):
+        from ast_hybrid.parallel import data_parallel, distributed
 
         if not self._kv_initialized:
-            store, several = self._store, any(p._copies > 1 or p._mesh is not None for p in self._params)
-            named = store is not None and isinstance(self._kvstore_arg, str)
-            self._kvstore = None if named and "dist" not in store.type and not several else store
-            self._kv_initialized = True
-        if self._store is not None:
+            self._init_kvstore()
+        if isinstance(self._store, distributed.KVStore):
             self._store.allreduce_grads(self._params)
+        elif self._store is not None and self._store.num_workers > 1:
+            from ast_hybrid.core.errors import unsupported
+
+            raise unsupported("mxnet.kvstore", f"a registered kvstore ({type(self._store).__name__}) across "
+                              "workers in gluon.Trainer", "use kvstore='dist_sync' with `ast-hybrid launch`")
         data_parallel.mark_taken(self._params)
 
     @property
@@ -128,10 +220,20 @@ class Trainer:
 
     def step(self, batch_size, ignore_stale_grad=False):
         """One update of every trainable parameter, the gradients scaled by ``1 / batch_size``."""
-        self.allreduce_grads()
-        self.update(batch_size, ignore_stale_grad)
+        self._allreduce_grads()
+        self._update(batch_size, ignore_stale_grad)
 
     def update(self, batch_size, ignore_stale_grad=False):
+        """The update half of :meth:`step` (after :meth:`allreduce_grads`); as MXNet's, refused where the
+        store updates."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        assert not (self._kvstore and self._update_on_kvstore), \
+            "update() when parameters are updated on kvstore is not supported. Try setting " \
+            "`update_on_kvstore` to False when creating trainer."
+        self._update(batch_size, ignore_stale_grad)
+
+    def _update(self, batch_size, ignore_stale_grad=False):
         self._t += 1
         if self._params_to_init:
             self._params_to_init = [p for p in self._params_to_init if p._data is None]
@@ -152,6 +254,9 @@ class Trainer:
             todo.append(p)
             grads.append(leaf.grad)
             states.append(st)
+        obj = self._optimizer
+        if obj is not None:         # MXNet's optimizer sees the step's rescale_grad and counts it
+            obj.rescale_grad, obj.num_update = rescale, max(obj.num_update, self._t)
         if not todo:
             return
         lazy = tuple(p._grad_stype == "row_sparse" and lazy_update(self._name, self._lazy, p._stype) for p in todo)
@@ -176,7 +281,7 @@ class Trainer:
         them), as two vectors; the last pair is kept while nothing in it changes (no transfer per step)."""
         import numpy as np
 
-        lr, wd = self.learning_rate, self._wd
+        lr, wd = self.learning_rate, (self._optimizer.wd if self._optimizer is not None else self._wd)
         key = (lr, wd, tuple((p.lr_mult, p.wd_mult) for p in params))
         if self._rates_cache is None or self._rates_cache[0] != key:
             import jax.numpy as jnp
@@ -263,3 +368,26 @@ class Trainer:
                     "are not read)")
             loaded[p] = tuple(jnp.asarray(a) for a in arrays)
         self._states = loaded
+
+
+class _TrainerUpdater:
+    """What MXNet's ``Trainer._updaters[i]`` / ``_kvstore._updater`` show: ``optimizer`` and ``states`` (each
+    parameter's index to its state, MXNet's NDArray or tuple of them), read from the trainer's own."""
+
+    def __init__(self, trainer):
+        self._trainer = trainer
+
+    @property
+    def optimizer(self):
+        return self._trainer._optimizer
+
+    @property
+    def states(self):
+        from ast_hybrid.core.ndarray import NDArray
+
+        t, index = self._trainer, {id(p): i for i, p in enumerate(self._trainer._params)}
+        pack = t._optimizer._pack if t._optimizer is not None else (lambda s: s)
+        return {index[id(p)]: pack(tuple(NDArray(s) for s in st)) for p, st in t._states.items()}
+
+    def get_states(self, dump_optimizer=False):
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)

@@ -279,6 +279,10 @@ class Optimizer:
         state["param_dict"], state["_trainer"] = {}, None
         return state
 
+    def _make_updater(self):
+        """``get_updater(self)``, for ``KVStore.set_optimizer`` (whose room does not import this one)."""
+        return Updater(self)
+
 
 @functools.lru_cache(maxsize=None)
 def _rule_fn(rule, options):

@@ -192,10 +192,14 @@ class SummedLeaf(_Leaf):
 
 
 def mark_taken(params):
-    """``step`` has read the gradients of ``params``: their next backward writes, not adds."""
+    """``step`` (or ``allreduce_grads``) has summed the gradients of ``params``: each context's gradient is
+    the sum now, as after MXNet's allreduce, and their next backward writes, not adds."""
     for p in params:
-        if isinstance(p._leaf, SummedLeaf):
-            p._leaf.taken = True
+        leaf = p._leaf
+        if isinstance(leaf, SummedLeaf):
+            leaf.taken = True
+            if leaf.parts:
+                leaf.parts = [leaf.grad] * p._copies
 
 
 # --- across processes -------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ By default only process 0 writes files through ``Block.save_parameters`` (``writ
 from __future__ import annotations
 
 __all__ = ["initialize", "is_initialized", "rank", "num_workers", "barrier", "writes_files",
-           "set_all_processes_write", "KVStore", "create", "KINDS", "REFUSED"]
+           "set_all_processes_write", "KVStoreBase", "KVStore", "create", "KINDS", "REFUSED"]
 
 # kvstore kind -> whether it sums over processes
 KINDS = {"local": False, "device": False, "nccl": False,
@@ -101,14 +101,93 @@ def set_all_processes_write(flag=True):
     _WRITERS["all"] = bool(flag)
 
 
-class KVStore:
+class KVStoreBase:
+    """MXNet's ``mx.kv.KVStoreBase``: the interface of a key-value store, and the registry of user-defined
+    ones (``@KVStoreBase.register`` on a subclass, then ``mx.kv.create(its lower-cased name)``).  A
+    ``gluon.Trainer`` given a registered store of one worker trains as with 'device' (the compiled programs
+    sum over the contexts); across workers, use 'dist_sync'."""
+
+    OPTIMIZER = "optimizer"
+    kv_registry: dict = {}
+
+    def broadcast(self, key, value, out, priority=0):
+        raise NotImplementedError()
+
+    def pushpull(self, key, value, out=None, priority=0):
+        raise NotImplementedError()
+
+    def set_optimizer(self, optimizer):
+        raise NotImplementedError()
+
+    def is_capable(self, capability):
+        raise NotImplementedError()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        raise NotImplementedError()
+
+    def load_optimizer_states(self, fname):
+        raise NotImplementedError()
+
+    @property
+    def type(self):
+        raise NotImplementedError()
+
+    @property
+    def rank(self):
+        raise NotImplementedError()
+
+    @property
+    def num_workers(self):
+        raise NotImplementedError()
+
+    @staticmethod
+    def register(klass):
+        """Register ``klass`` (a KVStoreBase subclass) under its lower-cased class name for ``create``."""
+        import warnings
+
+        assert isinstance(klass, type)
+        name = klass.__name__.lower()
+        if name in KVStoreBase.kv_registry:
+            old = KVStoreBase.kv_registry[name]
+            warnings.warn(f"WARNING: New kvstore {klass.__module__}.{klass.__name__} is overriding existing "
+                          f"kvstore {old.__module__}.{old.__name__}")
+        KVStoreBase.kv_registry[name] = klass
+        return klass
+
+
+class KVStore(KVStoreBase):
     """MXNet's ``mx.kv.KVStore`` for data-parallel training: ``type``, ``rank``, ``num_workers``, ``barrier()``,
     and ``init``/``push``/``pull``/``pushpull`` of NDArrays (a push sums the values given, over the processes
-    too for a ``dist_*`` store).  ``gluon.Trainer(..., kvstore=kv)`` sums gradients through it."""
+    too for a ``dist_*`` store; with ``set_optimizer``, a push updates the stored value with the optimizer,
+    as MXNet's local store does).  ``gluon.Trainer(..., kvstore=kv)`` sums gradients through it."""
 
     def __init__(self, kind="local"):
         self._type = check_kind(kind)
         self._store = {}
+        self._updater = None
+
+    def is_capable(self, capability):
+        if capability.lower() == KVStoreBase.OPTIMIZER:
+            return True
+        raise ValueError(f"Unknown capability: {capability}")
+
+    def set_optimizer(self, optimizer):
+        """Pushes from now on update the stored values with ``optimizer`` (an ``mx.optimizer`` object), as
+        MXNet's local store does; on a ``dist_*`` store every worker applies the same summed update."""
+        self._updater = optimizer._make_updater()      # (mx.optimizer's Updater; this room does not import it)
+
+    def _set_updater(self, updater):
+        self._updater = updater
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        assert self._updater is not None, "Cannot save states for distributed training"
+        with open(fname, "wb") as f:
+            f.write(self._updater.get_states(dump_optimizer))
+
+    def load_optimizer_states(self, fname):
+        assert self._updater is not None, "Cannot load states for distributed training"
+        with open(fname, "rb") as f:
+            self._updater.set_states(f.read())
 
     def __repr__(self):
         return f"<KVStore {self._type!r}: worker {self.rank} of {self.num_workers}>"
@@ -149,6 +228,12 @@ class KVStore:
         for (k, _), total in zip(pairs, self._summed(sums)):
             if k not in self._store:
                 raise KeyError(f"KVStore.push: key {k!r} was not initialized; call kv.init({k!r}, value) first")
+            if self._updater is not None and callable(self._updater):     # MXNet: updater(key, grad, stored)
+                from ast_hybrid.core.ndarray import NDArray
+
+                stored = NDArray(self._store[k])
+                self._updater(k, NDArray(total), stored)
+                total = stored._arr
             self._store[k] = total
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
@@ -231,12 +316,16 @@ def check_kind(kind):
 
 
 def create(name="local"):
-    """``mx.kv.create(name)``: a :class:`KVStore`."""
+    """``mx.kv.create(name)``: a registered store of that name (``KVStoreBase.register``), else a
+    :class:`KVStore`."""
+    if isinstance(name, str) and name.lower() in KVStoreBase.kv_registry:
+        return KVStoreBase.kv_registry[name.lower()]()
     return KVStore(name)
 
 
 def for_trainer(kvstore):
-    """What ``gluon.Trainer`` keeps for its ``kvstore=`` argument: a KVStore, or None for None."""
-    if kvstore is None or isinstance(kvstore, KVStore):
+    """What ``gluon.Trainer`` keeps for its ``kvstore=`` argument: a store (ours or a registered one), or None
+    for None."""
+    if kvstore is None or isinstance(kvstore, KVStoreBase):
         return kvstore
-    return KVStore(kvstore)
+    return create(kvstore)

@@ -149,7 +149,10 @@ def test_a_schedule_of_another_class_is_the_trainers_own(oracle, tmp_path):
     exec(SCHEDULE, scope)
     net, trainer_cls = scope["net"], scope["Trainer"]
     net.load_parameters(params)
-    trainer = trainer_cls(net.collect_params(), "adam", {"lr_scheduler": scope["Halving"](0.05)})
+    # the script's own setting (without learning_rate, Adam's default 0.001 would become the schedule's
+    # base_lr, as in MXNet: tests/mxnet/test_trainer_optimizer_object.py)
+    trainer = trainer_cls(net.collect_params(), "adam",
+                          {"learning_rate": 0.05, "lr_scheduler": scope["Halving"](0.05)})
     trainer.load_states(states)
     assert trainer._t == 3
     for k, v in scope["train"](trainer, 4)[-1].items():

@@ -1,0 +1,132 @@
+"""``Trainer.optimizer`` (MXNet's ``mx.optimizer`` object behind a trainer made by name) and the trainer's
+kvstore checks, against MXNet 1.9.1: the same script on both sides, what it reads and the weights compared."""
+
+import numpy as np
+
+X = np.random.default_rng(0).standard_normal((6, 4)).astype("float32")
+
+SCRIPT = """
+from mxnet import autograd
+
+def make(prefix):
+    net = gluon.nn.Dense(3, in_units=4, prefix=prefix)
+    net.initialize()
+    for p in net.collect_params().values():
+        p.set_data(nd.array(np.linspace(-0.5, 0.5, int(np.prod(p.shape))).reshape(p.shape)))
+    return net
+
+def step(net, trainer, batch=6):
+    with autograd.record():
+        l = (net(nd.array(inp['x'])) ** 2).sum()
+    l.backward()
+    trainer.step(batch)
+
+net = make('a_')
+trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 0.01})
+opt = trainer.optimizer
+out['type'] = np.array([{'SGD': 1, 'Adam': 2}.get(type(opt).__name__, 0)])
+out['before'] = np.array([opt.learning_rate, opt.lr, opt.wd, opt.momentum, opt.rescale_grad, opt.num_update])
+out['param_dict'] = np.array(sorted(opt.param_dict))
+step(net, trainer)
+step(net, trainer, 3)
+out['after'] = np.array([opt.num_update, opt.rescale_grad, opt._get_lr(0), opt._get_wd(1)])
+net.collect_params()['a_weight'].lr_mult = 0.5
+out['lr_mult'] = np.array([opt._get_lr(0), opt._get_lr(1)])
+opt.wd = 0.5                        # seen by the next step, as MXNet's trainer reads its optimizer
+opt.set_learning_rate(0.2)
+out['lr_set'] = np.array([trainer.learning_rate])
+step(net, trainer)
+for k, p in net.collect_params().items():
+    out['w/' + k] = p.data().asnumpy()
+out['same'] = np.array([trainer.optimizer is opt])
+
+# Adam given a schedule and no learning_rate: its default 0.001 becomes the schedule's base_lr
+sched = mx.lr_scheduler.FactorScheduler(step=10, factor=0.5, base_lr=0.05)
+adam = gluon.Trainer(make('b_').collect_params(), 'adam', {'lr_scheduler': sched})
+out['adam'] = np.array([sched.base_lr, adam.learning_rate, adam.optimizer.learning_rate])
+
+# an object given: the trainer's optimizer is that object
+sgd = mx.optimizer.SGD(learning_rate=0.3)
+out['given'] = np.array([gluon.Trainer(make('c_').collect_params(), sgd).optimizer is sgd])
+
+# several contexts: the store updates (MXNet's default), so update() and allreduce_grads() are refused
+x = gluon.Parameter('x', shape=(4,))
+x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init='zeros')
+multi = gluon.Trainer([x], 'sgd', {'learning_rate': 1.0})
+with autograd.record():
+    for w in x.list_data():
+        (w + 1).backward()
+multi.step(1)
+refused = []
+for f in (lambda: multi.update(1), multi.allreduce_grads):
+    try:
+        f()
+        refused.append(0)
+    except AssertionError:
+        refused.append(1)
+out['multi'] = np.array([multi._update_on_kvstore is True] + refused)
+out['multi_x'] = x.data(mx.cpu(1)).asnumpy()
+x2 = gluon.Parameter('x2', shape=(4,))
+x2.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init='zeros')
+manual = gluon.Trainer([x2], 'sgd', {'learning_rate': 1.0}, update_on_kvstore=False)
+with autograd.record():
+    for i, w in enumerate(x2.list_data()):
+        (w * (i + 1)).backward()
+manual.allreduce_grads()
+manual.update(1)
+out['manual'] = np.concatenate([x2.data(mx.cpu(0)).asnumpy(), x2.data(mx.cpu(1)).asnumpy(),
+                                [manual._update_on_kvstore is False]])
+single = gluon.Trainer(make('d_').collect_params(), 'sgd')
+out['single'] = np.array([single._kvstore is None, single._update_on_kvstore is None])
+"""
+
+
+def test_trainer_optimizer_and_kvstore_checks_match_mxnet(both):
+    both(SCRIPT, rtol=1e-5, atol=1e-7, x=X)
+
+
+STORES = """
+from mxnet import autograd
+# a local store with an optimizer: a push updates the stored value (MXNet's updater(key, grad, stored))
+kv = mx.kv.create('local')
+out['capable'] = np.array([kv.is_capable('optimizer')])
+kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.5, momentum=0.9))
+kv.init(3, nd.ones((2, 3)))
+for i in range(3):
+    kv.push(3, [nd.ones((2, 3)) * (i + 1), nd.ones((2, 3))])
+    got = nd.zeros((2, 3))
+    kv.pull(3, out=got)
+    out['pushed%d' % i] = got
+
+# a store of one's own, registered, then made by name; the trainer takes it (no optimizer on it)
+@mx.kv.KVStoreBase.register
+class MyStore(mx.kv.KVStoreBase):
+    type = 'mine'
+
+mine = mx.kv.create('mystore')
+out['mine'] = np.array([type(mine).__name__ == 'MyStore', mine.type == 'mine'])
+x = gluon.Parameter('x', shape=(4,))
+x.initialize(ctx=[mx.cpu(0), mx.cpu(1)], init='zeros')
+trainer = gluon.Trainer([x], 'sgd', {'learning_rate': 1.0, 'momentum': 0.5}, kvstore=mx.kv.create('teststore'))
+for _ in range(2):
+    with autograd.record():
+        for w in x.list_data():
+            (w + 1).backward()
+    trainer.step(1)
+out['teststore'] = np.concatenate([x.data(mx.cpu(1)).asnumpy(), [trainer._update_on_kvstore is False]])
+refused = gluon.Trainer([x], 'sgd', kvstore=mx.kv.create('teststore'), update_on_kvstore=True)
+try:
+    refused._init_kvstore()
+    out['refused'] = np.array([0])
+except ValueError:
+    out['refused'] = np.array([1])
+ts = mx.kv.create('teststore')
+a, b = nd.ones((3,)), nd.ones((3,)) * 2
+ts.pushpull(0, [a, b])
+out['pushpull'] = np.concatenate([a.asnumpy(), b.asnumpy()])
+"""
+
+
+def test_kvstores_match_mxnet(both):
+    """``set_optimizer`` on a local store, ``KVStoreBase.register`` and MXNet's TestStore, in a trainer too."""
+    both(STORES, rtol=1e-6, atol=1e-7)
