@@ -146,6 +146,15 @@ class Block:
         """``hook(block, args, output)`` runs after each call of this block; returns a ``HookHandle``."""
         return self._attach_hook(1, hook)
 
+    def register_op_hook(self, callback, monitor_all=False):
+        """MXNet's per-operator monitor of a hybridized block: not available (an error naming it)."""
+        from ast_hybrid.core.errors import unsupported
+
+        raise unsupported("mxnet.gluon", "Block.register_op_hook",
+                          "a hybridized block runs as one XLA program, whose operators' outputs are not kept; "
+                          "register_forward_hook(hook) on the blocks inside gives each block's output "
+                          "(hybridized or not), and without hybridize() every value can be inspected in forward")
+
     def _attach_hook(self, which, hook):
         from ast_hybrid.gluon.utils import HookHandle
 

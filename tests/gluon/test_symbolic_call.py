@@ -180,3 +180,14 @@ def test_the_chapters_code_runs_unmodified(oracle, tmp_path):
     times = {line.split(":")[0]: float(line.split()[-2]) for line in ours if "hybridizing" in line}
     assert times["after hybridizing"] < times["before hybridizing"]
     assert (tmp_path / "my_mlp-0000.params").exists() and (tmp_path / "my_mlp-symbol.json").exists()
+
+
+def test_op_hook_is_an_error_naming_it():
+    """MXNet's register_op_hook (per-operator outputs of a hybridized block) is not there: an error naming
+    it and pointing at register_forward_hook, not an AttributeError."""
+    from ast_hybrid.mxnet._missing import NotSupported
+
+    net = _net()
+    net.hybridize()
+    with pytest.raises(NotSupported, match="register_op_hook.*register_forward_hook"):
+        net.register_op_hook(lambda name, op, arr: None, monitor_all=True)
