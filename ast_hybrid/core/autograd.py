@@ -301,12 +301,18 @@ def _keyed(impl, plain_args, plain_kwargs, slots):
     """``(key, consts, spec)`` of a node (``_Node``), or ``(None, (), None)`` where a static argument is not
     hashable."""
     import jax
+    import numpy as np
 
-    consts = []
+    consts, scalar_types = [], []
 
     def template(v):
         if v.__class__ in (int, float, bool, str, type(None)):
             return v
+        if isinstance(v, np.generic):     # a NumPy scalar (a shape's np.int64): static, its type in the key
+            scalar_types.append(v.__class__)
+            return v
+        if v.__class__ in (list, tuple):
+            return v.__class__(template(x) for x in v)
         leaves, treedef = jax.tree_util.tree_flatten(v)
         if any(hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves):
             first = len(consts)
@@ -328,6 +334,8 @@ def _keyed(impl, plain_args, plain_kwargs, slots):
     # argument (``np.concatenate(outputs)``) as a tuple marked list in the key, a list in the spec
     hashable = tuple((list, tuple(a)) if a.__class__ is list else a for a in args)
     key = (impl, hashable, kwargs, tuple((getattr(c, "shape", None), getattr(c, "dtype", None)) for c in consts))
+    if scalar_types:
+        key += (tuple(scalar_types),)
     try:
         hash(key)
     except TypeError:

@@ -150,3 +150,23 @@ def test_a_tape_with_a_list_argument_compiles_once():
         grads.append(w.grad.asnumpy())
     assert len(tape_program._TAPE_PROGRAMS) == 1
     np.testing.assert_allclose(grads[2], grads[0], rtol=1e-6)
+
+
+def test_numpy_scalars_in_an_ops_arguments_are_static():
+    """A shape given as NumPy integers (``tuple(np.random.randint(...))``, as MXNet's own tests and many
+    scripts make them) is static in the compiled backward, as a Python int is (it was traced, and the op's
+    ``int()`` of it failed with jax's ConcretizationTypeError from the third backward on); a NumPy scalar
+    and a Python scalar of the same value do not share a program."""
+    from ast_hybrid import autograd, nd
+    from ast_hybrid.core import tape_program
+
+    x = nd.ones((2, 1))
+    x.attach_grad()
+    tape_program._TAPE_PROGRAMS.clear()
+    for shape, scale in [((np.int64(2), np.int64(3)), np.float32(2)), ((2, 3), 2.0)]:
+        for _ in range(3):
+            with autograd.record():
+                y = nd.broadcast_to(x, shape=shape) * scale
+            y.backward()
+            np.testing.assert_allclose(x.grad.asnumpy(), [[6.0], [6.0]])
+    assert len(tape_program._TAPE_PROGRAMS) == 2
