@@ -215,6 +215,7 @@ def power(base, exp):
 power.op_name = "power"
 maximum = _make_binary("maximum", "maximum")
 minimum = _make_binary("minimum", "minimum")
+hypot = _make_binary("hypot", "hypot")
 equal = _make_binary("equal", "equal")
 not_equal = _make_binary("not_equal", "not_equal")
 greater = _make_binary("greater", "greater")

@@ -293,7 +293,9 @@ def slice_like(data, shape_like, axes=()):
 
 @op
 def tile(data, reps):
-    return jnp.tile(jnp.asarray(data), as_tuple(reps))
+    reps = as_tuple(reps)
+    check(all(r > 0 for r in reps), "tile", f"reps={reps}: every repetition must be positive (MXNet's check)")
+    return jnp.tile(jnp.asarray(data), reps)
 
 
 @op

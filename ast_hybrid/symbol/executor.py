@@ -145,8 +145,11 @@ class Executor:
         if not self._leaves:
             if self._heads is None and any(r != "null" and g is not None
                                            for r, g in zip(self._grad_req, self._grads())):
-                raise RuntimeError("Executor.backward: call forward(is_train=True) first")
-            return
+                # MXNet runs the backward graph without a forward (its saved values whatever the arrays
+                # hold); an op whose gradient does not read them (repeat, tile...) gets its exact gradient
+                self.forward(is_train=True)
+            if not self._leaves:
+                return
         # an integer output (shape_array, argmax...) passes no gradient: its head gradient is not read
         pairs = [(h, out_grads[i] if i < len(out_grads) else nd.ones_like(h)) for i, h in enumerate(self._heads)
                  if np.issubdtype(h.dtype, np.inexact)]

@@ -130,3 +130,26 @@ out['pushpull'] = np.concatenate([a.asnumpy(), b.asnumpy()])
 def test_kvstores_match_mxnet(both):
     """``set_optimizer`` on a local store, ``KVStoreBase.register`` and MXNet's TestStore, in a trainer too."""
     both(STORES, rtol=1e-6, atol=1e-7)
+
+
+OPS = """
+a, b = nd.array([[3.0, -5.0], [0.5, 8.0]]), nd.array([[4.0, 12.0], [1.2, -6.0]])
+x, y = mx.sym.var('x'), mx.sym.var('y')
+out['hypot'] = mx.sym.hypot(x, y).eval(x=a, y=b)[0]          # (MXNet has it on mx.sym only)
+out['hypot_scalar'] = mx.sym.hypot(x, 4.0).eval(x=a)[0]
+try:
+    nd.tile(a, (1, 0)).wait_to_read()
+    out['tile_zero'] = np.array([0])
+except mx.base.MXNetError:
+    out['tile_zero'] = np.array([1])
+# a backward without a forward: MXNet runs the backward graph (repeat's gradient reads no forward value)
+data = mx.sym.var('data')
+g = nd.zeros((2, 3))
+exe = mx.sym.repeat(data, repeats=2, axis=0).bind(mx.cpu(), args=[nd.ones((2, 3))], args_grad=[g])
+exe.backward(nd.array(np.arange(12.0).reshape(4, 3)))
+out['repeat_grad'] = g
+"""
+
+
+def test_hypot_tile_and_backward_without_forward_match_mxnet(both):
+    both(OPS, rtol=1e-6)
