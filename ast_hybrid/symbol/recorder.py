@@ -64,6 +64,8 @@ _AUTO_INPUTS = {
     # the loss outputs' labels: <name>_label (MXNet's softmax_label)
     "SoftmaxOutput": ("label",), "Softmax": ("label",), "LinearRegressionOutput": ("label",),
     "LogisticRegressionOutput": ("label",), "MAERegressionOutput": ("label",), "SVMOutput": ("label",),
+    # called with no input at all (MXNet's own tests: sym.softmin(axis=1)): <name>_data
+    "softmax": ("data",), "softmin": ("data",), "log_softmax": ("data",),
 }
 _AUX_NAMES = frozenset({"moving_mean", "moving_var", "running_mean", "running_var"})
 # the initializer MXNet's operators give the variables they create (FSetInputVarAttrOnCompose)
