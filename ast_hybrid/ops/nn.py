@@ -305,6 +305,10 @@ def CTCLoss(data, label, data_lengths=None, label_lengths=None, use_data_lengths
     choice("CTCLoss", "blank_label", blank_label, ("first", "last"))
     x = jnp.asarray(data)
     t_len, batch, classes = x.shape
+    n_t = jnp.asarray(data_lengths).astype(jnp.int32) if use_data_lengths else jnp.full((batch,), t_len)
+    # the frames past a sequence's length are not read (MXNet's gradient there is 0, whatever they hold:
+    # a NaN there must not reach the gradient through the masked recursion)
+    x = jnp.where((jnp.arange(t_len)[:, None] < n_t[None, :])[..., None], x, jnp.zeros((), x.dtype))
     logp = jax.nn.log_softmax(x.astype(jnp.float32), axis=-1)
     lab = jnp.asarray(label).astype(jnp.int32)
     blank, pad = (0, 0) if blank_label == "first" else (classes - 1, -1)
@@ -312,7 +316,6 @@ def CTCLoss(data, label, data_lengths=None, label_lengths=None, use_data_lengths
         n_lab = jnp.asarray(label_lengths).astype(jnp.int32)
     else:   # the labels up to the first padding value
         n_lab = jnp.argmax(jnp.concatenate([lab == pad, jnp.ones((batch, 1), bool)], axis=1), axis=1)
-    n_t = jnp.asarray(data_lengths).astype(jnp.int32) if use_data_lengths else jnp.full((batch,), t_len)
     s_len = 2 * lab.shape[1] + 1
     ext = jnp.full((batch, s_len), blank).at[:, 1::2].set(jnp.where(lab == pad, blank, jnp.clip(lab, 0, classes - 1)))
     skip = jnp.concatenate([jnp.zeros((batch, 2), bool), (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])], 1)

@@ -28,6 +28,8 @@ ARR["tok"] = np.array([[1, 9, 0], [12, -1, 3]], "float32")
 ARR["ctc"] = np.random.default_rng(2).uniform(-2, 2, (6, 3, 5)).astype("float32")
 ARR["ctc_lab"] = np.array([[1, 2, 2], [3, 0, 0], [4, 1, 0]], "float32")
 ARR["ctc_last"] = np.array([[0, 1, 1], [2, -1, -1], [3, 3, -1]], "float32")
+ARR["ctc_nan"] = ARR["ctc"].copy()
+ARR["ctc_nan"][4:, 1] = ARR["ctc_nan"][3:, 2] = np.nan     # frames past data_lengths [6, 4, 3]: not read
 G = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
 
@@ -106,6 +108,10 @@ CASES = RNN_CASES + POOLS + [
     "nd.CTCLoss(ctc, ctc_lab, label_lengths=nd.array([2, 1, 1]), use_label_lengths=True)",
     "nd.CTCLoss(ctc, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)",
     "nd.contrib.CTCLoss(ctc[:, :2], ctc_lab[:2])",
+    # NaN in the frames past each length: MXNet's loss and gradient do not see them (the gradient there is 0)
+    "c = ctc_nan.copy()\nc.attach_grad()\nwith autograd.record():\n"
+    "    l = nd.CTCLoss(c, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)\n"
+    "l.backward()\nres = [l, c.grad]",
     # (a batch whose labels are ALL empty is not compared: MXNet returns uninitialised memory there)
     "nd.ctc_loss(ctc, nd.array([[1, 0, 0], [0, 0, 0], [2, 2, 0]]))",
     "nd.contrib.BatchNormWithReLU(img, gamma, beta, mm, mv, fix_gamma=False)",
