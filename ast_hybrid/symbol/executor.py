@@ -152,7 +152,7 @@ class Executor:
                 return
         # an integer output (shape_array, argmax...) passes no gradient: its head gradient is not read
         pairs = [(h, out_grads[i] if i < len(out_grads) else nd.ones_like(h)) for i, h in enumerate(self._heads)
-                 if np.issubdtype(h.dtype, np.inexact)]
+                 if np.issubdtype(h.dtype, np.inexact) and not self._gradient_free(i)]
         heads, head_grads = [h for h, _ in pairs], [g for _, g in pairs]
         names = list(self._leaves)
         grads = autograd.grad(heads, [self._leaves[n] for n in names], head_grads, retain_graph=True,
@@ -165,6 +165,12 @@ class Executor:
                 target[:] = target + g
             else:
                 target[:] = g
+
+    def _gradient_free(self, i):
+        """Whether output ``i`` is made by an op MXNet gives no gradient (argmax, argsort...): its head
+        gradient is not read, whatever its shape (MXNet's zero-gradient nodes ignore it)."""
+        node = self._symbol._entries[i][0]
+        return node.kind == "op" and node.op in _GRADIENT_FREE
 
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
         """Copy the given parameters' values into the bound arrays (MXNet's)."""
@@ -342,3 +348,9 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     grads = [nd.zeros(s, dtype=t) if r != "null" else None for s, t, r in zip(arg_shapes, arg_types, reqs)]
     aux = [nd.zeros(s, dtype=t) for s, t in zip(aux_shapes, aux_types)]
     return Executor(symbol, ctx, args, grads, reqs, aux)
+
+
+# MXNet's ops whose FGradient is MakeZeroGradNodes (or none): an output of theirs passes no gradient
+_GRADIENT_FREE = frozenset({"argmax", "argmin", "argsort", "argmax_channel", "round", "rint", "fix", "floor",
+                            "ceil", "trunc", "shape_array", "size_array", "one_hot", "zeros_like",
+                            "ones_like"})

@@ -148,6 +148,13 @@ g = nd.zeros((2, 3))
 exe = mx.sym.repeat(data, repeats=2, axis=0).bind(mx.cpu(), args=[nd.ones((2, 3))], args_grad=[g])
 exe.backward(nd.array(np.arange(12.0).reshape(4, 3)))
 out['repeat_grad'] = g
+# argmax passes no gradient: a head gradient of any shape is not read (MXNet's zero-gradient node)
+g2 = nd.ones((2, 3))
+exe = mx.sym.argmax(data, axis=1, keepdims=True).bind(mx.cpu(), args=[nd.array(np.arange(6.0).reshape(2, 3))],
+                                                      args_grad=[g2])
+exe.forward(is_train=True)
+exe.backward(nd.ones((2, 3)))
+out['argmax_grad'] = g2
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
