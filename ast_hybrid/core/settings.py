@@ -138,6 +138,7 @@ READ = {
     "APPDATA": "MXNet's data folder's parent on Windows",
     "MXNET_HOME": "MXNet's data folder (pretrained weights, datasets; default ~/.mxnet)",
     "MXNET_GLUON_REPO": "where MXNet downloads from (gluon.utils: named in errors; ast-hybrid downloads nothing)",
+    "MXNET_SAFE_ACCUMULATION": "MXNet's: norm's out_dtype may be narrower than its input's (1)",
     "MXNET_UPDATE_ON_KVSTORE": "MXNet's default update_on_kvstore of a gluon.Trainer with a store (1; 0: off)",
 }
 

@@ -155,6 +155,9 @@ exe = mx.sym.argmax(data, axis=1, keepdims=True).bind(mx.cpu(), args=[nd.array(n
 exe.forward(is_train=True)
 exe.backward(nd.ones((2, 3)))
 out['argmax_grad'] = g2
+# norm's out_dtype narrower than its input: with MXNET_SAFE_ACCUMULATION=1 only
+with mx.test_utils.environment('MXNET_SAFE_ACCUMULATION', '1'):
+    out['norm_narrow'] = nd.norm(nd.array([[3.0, 4.0], [1.0, 1.0]], dtype='float64'), axis=1, out_dtype='float32')
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
