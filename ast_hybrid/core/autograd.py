@@ -482,7 +482,9 @@ def _vjp_run(heads, head_grads, leaf_filter):
         except (TypeError, ValueError):     # an op defined on integers only (bitwise, ...): no gradient
             grads = None
         else:
-            grads = [jnp.round(g) if i and g.dtype != jax.dtypes.float0 else g for g, i in zip(grads, integer)]
+            # into the integer type as MXNet's C casts do it (its _backward_cast, an int scalar op's int(scalar)):
+            # toward zero
+            grads = [jnp.trunc(g) if i and g.dtype != jax.dtypes.float0 else g for g, i in zip(grads, integer)]
     if grads is None:
         from ast_hybrid.core.tape_program import compiled_tape
 

@@ -158,7 +158,11 @@ def _arange(start, stop=None, step=1.0, repeat=1, infer_range=False, dtype=None)
     if stop is None:
         start, stop = 0, start
     check(step != 0, "arange", "step cannot be 0")
-    values = np.arange(start, stop, step, dtype=np.float64).astype(_dtype(dtype))
+    dt = np.dtype(_dtype(dtype))
+    values = np.arange(start, stop, step, dtype=np.float64)
+    if dt.kind in "iu":     # MXNet's: the length from the floats, the values int(start) + i * int(step)
+        values = int(start) + np.arange(len(values), dtype=np.int64) * int(step)
+    values = values.astype(dt)
     if repeat > 1:
         values = np.repeat(values, int(repeat))
     return jax.device_put(values)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ast_hybrid.symbol.graph import evaluate
+from ast_hybrid.symbol.graph import _free_variables, evaluate
 
 __all__ = ["Executor", "CachedOp", "bind", "simple_bind"]
 
@@ -340,7 +340,12 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     type_dict = dict(type_dict or {})
     arg_names, aux_names = symbol.list_arguments(), symbol.list_auxiliary_states()
-    arg_types, _, aux_types = symbol.infer_type(**type_dict) if type_dict else (None, None, None)
+    typed = type_dict or any(n.attrs.get("__dtype__") for n in _free_variables(symbol._entries))
+    if typed:   # the types given, and those the variables were declared with (sym.var(..., dtype=...))
+        known = dict(zip(arg_names, arg_shapes), **dict(zip(aux_names, aux_shapes)))
+        arg_types, _, aux_types = symbol._types(known, {k: np.dtype(v) for k, v in type_dict.items()})
+    else:
+        arg_types = aux_types = None
     arg_types = arg_types or [np.float32] * len(arg_names)
     aux_types = aux_types or [np.float32] * len(aux_names)
     reqs = _reqs(grad_req, arg_names)

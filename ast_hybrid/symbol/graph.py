@@ -194,6 +194,10 @@ class Symbol:
         if unknown:
             raise ValueError(f"infer_type needs the shapes of {unknown}: give sym.var({unknown[0]!r}, "
                              "shape=...), or call infer_shape first")
+        return self._types(shapes, dtypes)
+
+    def _types(self, shapes, dtypes):
+        """``infer_type``'s answer for known ``shapes`` (every variable's) and the ``dtypes`` given."""
         outs = self._abstract(shapes, dtypes)
         return self._report(shapes, outs, lambda a: np.dtype(a.dtype).type, dtypes=dtypes)
 
@@ -303,7 +307,8 @@ class Symbol:
 
         def one(n):
             if n.name in given or n.param is None:
-                return of(_Aval(given.get(n.name, n.attrs.get("__shape__")), dtypes.get(n.name, "float32")))
+                return of(_Aval(given.get(n.name, n.attrs.get("__shape__")),
+                                dtypes.get(n.name, n.attrs.get("__dtype__") or "float32")))
             return of(_Aval(n.param.shape, n.param.dtype))
 
         return ([one(n) for n in nodes if id(n) not in aux], [of(o) for o in outs],

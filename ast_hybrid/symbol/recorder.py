@@ -189,7 +189,8 @@ def _arrays_in(obj):
         return any(_arrays_in(o) for o in obj)
     if isinstance(obj, dict):
         return any(_arrays_in(o) for o in obj.values())
-    return hasattr(obj, "shape") and hasattr(obj, "dtype")
+    # (a NumPy scalar type, np.float32 given as dtype=, has shape and dtype attributes too: not an array)
+    return hasattr(obj, "shape") and hasattr(obj, "dtype") and not isinstance(obj, type)
 
 
 @functools.lru_cache(maxsize=1)

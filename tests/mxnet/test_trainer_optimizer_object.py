@@ -158,6 +158,22 @@ out['argmax_grad'] = g2
 # norm's out_dtype narrower than its input: with MXNET_SAFE_ACCUMULATION=1 only
 with mx.test_utils.environment('MXNET_SAFE_ACCUMULATION', '1'):
     out['norm_narrow'] = nd.norm(nd.array([[3.0, 4.0], [1.0, 1.0]], dtype='float64'), axis=1, out_dtype='float32')
+# arange in an integer type: the length from the floats, the values int(start) + i * int(step)
+for i, cfg in enumerate([(1.3, 20.6, 1.3), (0.5, 10.2, 2.7), (-3.7, 5, 1.9), (5.9, -3, -1.6)]):
+    out['arange%d' % i] = nd.arange(*cfg, dtype='int32')
+# a variable declared with a type: simple_bind's arrays and infer_type have it
+xi = mx.sym.var('xi', dtype='int32')
+exe = mx.sym.Cast(xi, dtype='float16').simple_bind(mx.cpu(), xi=(2, 2))
+meta['declared'] = [str(np.dtype(exe.arg_arrays[0].dtype)), str(np.dtype(exe.outputs[0].dtype)),
+                    [str(np.dtype(t)) for t in mx.sym.var('v', dtype='int32', shape=(2,)).infer_type()[0]],
+                    type(mx.sym.zeros(shape=(2, 2), dtype=np.float32)).__name__]
+# a gradient reaching an int32 input through a cast: C's cast toward zero
+c = mx.sym.Cast(xi, dtype='float32') * 0.7
+gi = nd.zeros((2, 2), dtype='int32')
+exe = c.bind(mx.cpu(), args=[nd.array([[1, 2], [3, 4]], dtype='int32')], args_grad=[gi])
+exe.forward(is_train=True)
+exe.backward(nd.array([[1.0, 2.0], [-3.0, 9.0]]))
+out['cast_grad'] = gi
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]

@@ -31,6 +31,8 @@ def grad_case(body, wrt=("a",), head="y"):
 BODIES = [
     ("y = (ia * ia + ia * 3).sum()", ("ia",)),
     ("y = nd.relu(ia) * ib - ia * ia * ib", ("ia", "ib")),
+    # a float gradient reaching an integer array: MXNet's C cast (toward zero), an int scalar op's int(2.7)
+    ("y = ia.astype('float32') * 0.7 + ia * 2.7 - ib * 1.6 - ib.astype('float32') * 1.7", ("ia", "ib")),
     ("y = nd.maximum(t, u) + 10 * nd.minimum(t, u) + 100 * nd.relu(t)", ("t", "u")),
     ("y = nd.maximum(t, 0) * 3 + nd.minimum(t, 0) + nd.broadcast_maximum(t, nd.zeros((1, 4)))", ("t",)),
     ("y = nd.clip(t, 0, 1) * u + nd.clip(u, -1, 2)", ("t", "u")),
