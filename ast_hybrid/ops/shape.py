@@ -243,7 +243,7 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
     parts = jnp.split(ary, indices_or_sections, axis=axis)
     if squeeze_axis:
         parts = [jnp.squeeze(p, axis) for p in parts]
-    return list(parts)
+    return list(parts) if len(parts) > 1 else parts[0]     # one output: an array, as MXNet's
 
 
 @op

@@ -129,6 +129,9 @@ def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=No
 
 def _count(key, args, kwargs, sig):
     """How many outputs the op gives for these options: MXNet's own table (``common.op_outputs``)."""
+    if key == "split_v2":       # as many as sections, or one more than the indices given
+        ios = kwargs.get("indices_or_sections", args[1] if len(args) > 1 else 1)
+        return int(ios) if isinstance(ios, (int, np.integer)) else len(tuple(ios)) + 1
     entry = _outputs_table().get(key)
     if entry is None:
         return 1
