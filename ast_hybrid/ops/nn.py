@@ -182,12 +182,17 @@ def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=F
 
     def bwd(res, _g):
         p, lab = res
+        if lab.shape == p.shape:    # MXNet: a label of the data's shape is a probability per class
+            grad = (p - lab.astype(p.dtype)) * grad_scale
+            return (grad * _g if out_grad else grad).astype(p.dtype), jnp.zeros_like(lab)
         axis = 1 if multi_output else -1
         pp = p if (multi_output or preserve_shape) else p.reshape((p.shape[0], -1))
         n = pp.shape[axis]
         idx = lab.astype(jnp.int32)
         onehot = jnp.moveaxis(jax.nn.one_hot(idx, n, dtype=p.dtype), -1, axis % pp.ndim) if multi_output \
             else jax.nn.one_hot(idx.reshape(pp.shape[:-1]), n, dtype=p.dtype)
+        if smooth_alpha:        # MXNet's SmoothSoftmaxGrad: alpha taken off the gold label, spread over the rest
+            onehot = onehot * (1 - smooth_alpha) + (1 - onehot) * (smooth_alpha / (n - 1))
         grad = pp - onehot
         valid = jnp.ones(idx.shape, p.dtype)
         if use_ignore:

@@ -430,6 +430,8 @@ def depth_to_space(data, block_size):
     data = jnp.asarray(data)
     n, c, h, w = data.shape
     b = int(block_size)
+    check(b > 0, "depth_to_space", f"block_size={b} must be positive")
+    check(min(data.shape) > 0, "depth_to_space", f"an input of shape {data.shape} has an empty dimension")
     check(c % (b * b) == 0, "depth_to_space", f"channels {c} must be divisible by block_size^2 = {b * b}")
     x = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
     return x.reshape(n, c // (b * b), h * b, w * b)
@@ -440,6 +442,8 @@ def space_to_depth(data, block_size):
     data = jnp.asarray(data)
     n, c, h, w = data.shape
     b = int(block_size)
+    check(b > 0, "space_to_depth", f"block_size={b} must be positive")
+    check(min(data.shape) > 0, "space_to_depth", f"an input of shape {data.shape} has an empty dimension")
     check(h % b == 0 and w % b == 0, "space_to_depth", f"height {h} and width {w} must be divisible by {b}")
     x = data.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
     return x.reshape(n, c * b * b, h // b, w // b)

@@ -109,6 +109,11 @@ CASES = RNN_CASES + POOLS + [
     "nd.CTCLoss(ctc, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)",
     "nd.contrib.CTCLoss(ctc[:, :2], ctc_lab[:2])",
     # NaN in the frames past each length: MXNet's loss and gradient do not see them (the gradient there is 0)
+    # a label of the data's shape (probabilities), and label smoothing: MXNet's gradients
+    "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, nd.softmax(x * 0.5))\n"
+    "o.backward()\nres = [o, c.grad]",
+    "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, lab, smooth_alpha=0.2)\n"
+    "o.backward()\nres = [o, c.grad]",
     "c = ctc_nan.copy()\nc.attach_grad()\nwith autograd.record():\n"
     "    l = nd.CTCLoss(c, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)\n"
     "l.backward()\nres = [l, c.grad]",
