@@ -191,20 +191,23 @@ def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=F
         idx = lab.astype(jnp.int32)
         onehot = jnp.moveaxis(jax.nn.one_hot(idx, n, dtype=p.dtype), -1, axis % pp.ndim) if multi_output \
             else jax.nn.one_hot(idx.reshape(pp.shape[:-1]), n, dtype=p.dtype)
-        if smooth_alpha:        # MXNet's SmoothSoftmaxGrad: alpha taken off the gold label, spread over the rest
-            onehot = onehot * (1 - smooth_alpha) + (1 - onehot) * (smooth_alpha / (n - 1))
+        if smooth_alpha and not multi_output:   # MXNet's SmoothSoftmaxGrad (its multi_output path has none):
+            onehot = onehot * (1 - smooth_alpha) + (1 - onehot) * (smooth_alpha / (n - 1))   # alpha spread
         grad = pp - onehot
-        valid = jnp.ones(idx.shape, p.dtype)
+        # MXNet's valid count: the labels other than ignore_label (with or without use_ignore)
+        valid = (idx != int(ignore_label)).astype(p.dtype)
         if use_ignore:
-            valid = (idx != int(ignore_label)).astype(p.dtype)
             grad = grad * (jnp.expand_dims(valid, axis % pp.ndim) if multi_output
                            else valid.reshape(pp.shape[:-1] + (1,)))
         scale = grad_scale
-        if normalization == "batch":
-            scale = scale / p.shape[0]
+        if normalization == "batch":    # label.size(0): the batch with multi_output, else every label
+            scale = scale / (p.shape[0] if multi_output else idx.size)
         elif normalization == "valid":
             scale = scale / jnp.maximum(valid.sum(), 1.0)
-        return (grad.reshape(p.shape) * scale).astype(p.dtype), jnp.zeros_like(lab)
+        if multi_output and normalization != "valid":   # MXNet's multi_output gradient: per spatial position
+            scale = scale / (int(np.prod(p.shape[2:])) if p.ndim > 2 else 1)
+        grad = grad.reshape(p.shape) * scale
+        return (grad * _g if out_grad else grad).astype(p.dtype), jnp.zeros_like(lab)
 
     f.defvjp(fwd, bwd)
     return f(x, lab)

@@ -114,6 +114,14 @@ CASES = RNN_CASES + POOLS + [
     "o.backward()\nres = [o, c.grad]",
     "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, lab, smooth_alpha=0.2)\n"
     "o.backward()\nres = [o, c.grad]",
+    # multi_output: the gradient per spatial position unless normalization='valid' (MXNet's scale)
+    "c = img.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, nd.ones((2, 7, 7)), "
+    "multi_output=True, normalization='batch', grad_scale=2.0)\no.backward()\nres = [o, c.grad]",
+    "c = img.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, nd.array(np.arange(98)"
+    ".reshape(2, 7, 7) % 3), multi_output=True, normalization='valid', use_ignore=True, ignore_label=1)\n"
+    "o.backward()\nres = [o, c.grad]",
+    "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, lab, normalization='valid')\n"
+    "o.backward()\nres = [o, c.grad]",
     "c = ctc_nan.copy()\nc.attach_grad()\nwith autograd.record():\n"
     "    l = nd.CTCLoss(c, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)\n"
     "l.backward()\nres = [l, c.grad]",
