@@ -111,6 +111,9 @@ def histogram(a, bins=10, range=None, **kwargs):
     return _histogram(a, bins, **kwargs)
 
 
+histogram.mx_outputs = 2       # in a graph: counts and edges (MXNet's _histogram)
+
+
 def cast_storage(data, stype="default"):
     from ast_hybrid.ops.sparse import cast_storage as cast
 
