@@ -289,8 +289,9 @@ def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, **kwargs):
         if autograd.is_recording() and getattr(data, "_ag", None) is not None:
             return identity(data)       # on the tape: the gradient passes through
         return wrap(raw(data))
-    if p == 1:
-        return wrap(jnp.zeros_like(raw(data)))
+    if p == 1:      # MXNet's kernel: every value dropped and scaled by 1 / 0, NaN
+        x = jnp.asarray(raw(data))
+        return wrap(jnp.full_like(x, jnp.nan) if jnp.issubdtype(x.dtype, jnp.inexact) else jnp.zeros_like(x))
     return dropout_kernel(data, rng.next_key(), p=p, axes=tuple(axes), **kwargs)
 
 
