@@ -128,7 +128,8 @@ CASES = RNN_CASES + POOLS + [
     # (a batch whose labels are ALL empty is not compared: MXNet returns uninitialised memory there)
     "nd.ctc_loss(ctc, nd.array([[1, 0, 0], [0, 0, 0], [2, 2, 0]]))",
     "nd.contrib.BatchNormWithReLU(img, gamma, beta, mm, mv, fix_gamma=False)",
-    "nd.Dropout(x, p=0.5)", "nd.Dropout(x, p=0.0, mode='always')", "nd.Dropout(x, p=1.0, mode='always')", "nd.Dropout(x, p=0.3, mode='bogus')",
+    "nd.Dropout(x, p=0.5)", "nd.Dropout(x, p=0.0, mode='always')",
+    "nd.Dropout(x, p=1.0, mode='always')", "nd.Dropout(x, p=0.3, mode='bogus')",
     "nd.Embedding(tok, emb, input_dim=10, output_dim=3)", "nd.Embedding(lab, emb, input_dim=10, output_dim=3)",
     "nd.LinearRegressionOutput(x, x)", "nd.LogisticRegressionOutput(x, x)", "nd.MAERegressionOutput(x, x)",
     "nd.BatchNorm(img, gamma, beta, mm, mv)", "nd.BatchNorm(img, gamma, beta, mm, mv, fix_gamma=False, eps=1e-4)",
