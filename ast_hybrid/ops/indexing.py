@@ -235,8 +235,16 @@ def ravel_multi_index(data, shape):
 
 @op
 def unravel_index(data, shape):
+    """The coordinates of flat indices in ``shape``, whose first dimension may be -1 (unbounded, as MXNet's)."""
     data = jnp.asarray(data)
-    return jnp.stack(jnp.unravel_index(data.astype(jnp.int32), tuple(shape))).astype(data.dtype)
+    shape = tuple(int(d) for d in shape)
+    if shape and shape[0] >= 0:
+        return jnp.stack(jnp.unravel_index(data.astype(jnp.int32), shape)).astype(data.dtype)
+    rest, coords = data.astype(jnp.int32), []
+    for d in reversed(shape[1:]):
+        coords.append(rest % d)
+        rest = rest // d
+    return jnp.stack([rest] + coords[::-1]).astype(data.dtype)
 
 
 @op

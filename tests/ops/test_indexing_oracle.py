@@ -49,6 +49,8 @@ CASES = [
     "nd.where(cond, x, x * 0)", "nd.where(rows, t[0], t[1])", "nd.where(cond, x, i)",
     "nd.ravel_multi_index(nd.array([[1, 2], [0, 3]]), shape=(3, 4))",
     "nd.unravel_index(nd.array([5, 11]), shape=(3, 4))",
+    "nd.unravel_index(nd.array([5, 11, 48]), shape=(-1, 4))", "nd.unravel_index(nd.array([5, 11]), shape=(-1,))",
+    "nd.ravel_multi_index(nd.array([[1, 2], [3, 0]]), shape=(-1, 4))",
     "nd.fill_element_0index(x, nd.array([9, 8, 7, 6]), nd.array([0, 4, 2, 1]))",
     "nd.contrib.boolean_mask(x, nd.array([1, 0, 1, 1]))",
     "nd.contrib.index_copy(x, nd.array([2, 0]), nd.ones((2, 5)))",
