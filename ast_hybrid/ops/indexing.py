@@ -221,6 +221,9 @@ def diag(data, k=0, axis1=0, axis2=1):
     data = jnp.asarray(data)
     if data.ndim == 1:
         return jnp.diag(data, k)
+    h, w = data.shape[axis1], data.shape[axis2]
+    check(min(h, w - k) >= 0 if k >= 0 else min(h + k, w) >= 0, "diag",
+          f"k={k} is past the last diagonal of a {h}x{w} plane")
     return jnp.diagonal(data, offset=k, axis1=axis1, axis2=axis2)
 
 
