@@ -233,7 +233,8 @@ def quadratic(data, a=0.0, b=0.0, c=0.0):
 
 
 def allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=True):
-    return wrap(jnp.asarray([jnp.allclose(raw(a), raw(b), rtol, atol, equal_nan)], jnp.float32))
+    """MXNet's: a 0-d uint8 array, 1 where every ``|a - b| <= atol + rtol * |b|``."""
+    return wrap(jnp.asarray(jnp.allclose(raw(a), raw(b), rtol, atol, equal_nan), jnp.uint8))
 
 
 # --- interleaved attention matmuls (GluonNLP's transformer) -------------------------------------

@@ -174,6 +174,9 @@ exe = c.bind(mx.cpu(), args=[nd.array([[1, 2], [3, 4]], dtype='int32')], args_gr
 exe.forward(is_train=True)
 exe.backward(nd.array([[1.0, 2.0], [-3.0, 9.0]]))
 out['cast_grad'] = gi
+# contrib.allclose: a 0-d uint8 array
+out['allclose'] = nd.contrib.allclose(nd.ones((2, 3)), nd.ones((2, 3)) + 1e-7)
+out['allclose_not'] = nd.contrib.allclose(nd.ones((2, 3)), nd.ones((2, 3)) * 1.1)
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
