@@ -23,7 +23,7 @@ from ast_hybrid.ops.elemwise import identity, mx_relu
 
 __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin", "Softmax",
            "SoftmaxActivation", "SoftmaxOutput", "softmax_cross_entropy", "Dropout", "Embedding", "CTCLoss", "ctc_loss",
-           "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "dropout_kernel"]
+           "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "SVMOutput", "dropout_kernel"]
 
 
 @op(compile_arrays=("data", "weight", "bias"))
@@ -244,6 +244,34 @@ def _regression_output(data, label, grad_scale, forward, backward):
         out, lab = res
         grad = backward(out, lab.reshape(out.shape).astype(out.dtype)) * (grad_scale / num_output)
         return grad.astype(out.dtype), jnp.zeros_like(lab)
+
+    f.defvjp(fwd, bwd)
+    return f(x, lab)
+
+
+@op
+def SVMOutput(data, label, margin=1.0, regularization_coefficient=1.0, use_linear=False):
+    """MXNet's SVMOutput: the identity forward; the gradient (head gradient ignored) is the L1-SVM
+    (``use_linear``) or squared-hinge L2-SVM one of ``svm_output.cc``, over ``data`` flattened to 2-D."""
+    x, lab = jnp.asarray(data), jnp.asarray(label)
+
+    @jax.custom_vjp
+    def f(x, lab):
+        return x
+
+    def fwd(x, lab):
+        return x, (x, lab)
+
+    def bwd(res, _g):
+        out, lab = res
+        o = out.reshape((out.shape[0], -1))
+        gold = jax.nn.one_hot(lab.reshape(-1).astype(jnp.int32), o.shape[1], dtype=bool)
+        m, c = jnp.asarray(margin, o.dtype), jnp.asarray(regularization_coefficient, o.dtype)
+        if use_linear:
+            grad = jnp.where(gold, -(m > o).astype(o.dtype), (m > -o).astype(o.dtype)) * c
+        else:
+            grad = jnp.where(gold, jnp.where(m > o, 2 * (m - o), 0) * -c, jnp.where(m > -o, -2 * (m + o), 0) * -c)
+        return grad.reshape(out.shape).astype(out.dtype), jnp.zeros_like(lab)
 
     f.defvjp(fwd, bwd)
     return f(x, lab)

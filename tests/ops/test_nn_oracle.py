@@ -122,6 +122,10 @@ CASES = RNN_CASES + POOLS + [
     "o.backward()\nres = [o, c.grad]",
     "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, lab, normalization='valid')\n"
     "o.backward()\nres = [o, c.grad]",
+    # SVMOutput: the identity forward, MXNet's L2-SVM and L1-SVM gradients
+    "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SVMOutput(c, lab)\no.backward()\nres = [o, c.grad]",
+    "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SVMOutput(c, lab, use_linear=True, margin=0.5, "
+    "regularization_coefficient=0.3)\no.backward()\nres = [o, c.grad]",
     "c = ctc_nan.copy()\nc.attach_grad()\nwith autograd.record():\n"
     "    l = nd.CTCLoss(c, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)\n"
     "l.backward()\nres = [l, c.grad]",
