@@ -479,4 +479,13 @@ def all_finite(data, init_output=True):
     return jnp.all(jnp.isfinite(data)).astype(jnp.float32).reshape((1,))
 
 
+@op
+def multi_all_finite(*data, num_arrays=1, init_output=True):
+    """1 (float32, shape (1,)) where every value of the first ``num_arrays`` arrays is finite, else 0."""
+    ok = jnp.asarray(True)
+    for d in data[:int(num_arrays)]:
+        ok = ok & jnp.all(jnp.isfinite(d))
+    return ok.astype(jnp.float32).reshape((1,))
+
+
 __all__ = sorted(n for n, v in globals().items() if getattr(v, "op_name", None))
