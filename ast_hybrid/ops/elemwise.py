@@ -481,9 +481,11 @@ def all_finite(data, init_output=True):
 
 @op
 def multi_all_finite(*data, num_arrays=1, init_output=True):
-    """1 (float32, shape (1,)) where every value of the first ``num_arrays`` arrays is finite, else 0."""
+    """1 (float32, shape (1,)) where every value of the ``num_arrays`` arrays is finite, else 0."""
+    check(len(data) == int(num_arrays), "multi_all_finite",
+          f"expects {int(num_arrays)} inputs (num_arrays), but got {len(data)}")
     ok = jnp.asarray(True)
-    for d in data[:int(num_arrays)]:
+    for d in data:
         ok = ok & jnp.all(jnp.isfinite(d))
     return ok.astype(jnp.float32).reshape((1,))
 

@@ -180,7 +180,7 @@ out['allclose_not'] = nd.contrib.allclose(nd.ones((2, 3)), nd.ones((2, 3)) * 1.1
 # multi_all_finite over several arrays
 inf = nd.array([1.0, float('inf')])
 out['maf'] = nd.concat(nd.multi_all_finite(nd.ones((2,)), inf, num_arrays=2),
-                       nd.multi_all_finite(nd.ones((2,)), inf, num_arrays=1), nd.all_finite(inf), dim=0)
+                       nd.multi_all_finite(nd.ones((2,)), nd.ones((3,)), num_arrays=2), nd.all_finite(inf), dim=0)
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
