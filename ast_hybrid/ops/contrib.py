@@ -28,7 +28,7 @@ from jax import lax
 
 from ast_hybrid.core import autograd
 from ast_hybrid.core.ndarray import NDArray
-from ast_hybrid.ops._core import as_tuple, check, choice, divided, op, raw, rounded, wrap
+from ast_hybrid.ops._core import as_tuple, check, choice, divided, norm_axis, op, raw, rounded, wrap
 from ast_hybrid.ops.adamw import adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update
 from ast_hybrid.ops.deformable import DeformableConvolution, ModulatedDeformableConvolution
 from ast_hybrid.ops.detection import (ROIAlign, ROIPooling, bipartite_matching, box_decode, box_encode, box_iou,
@@ -45,7 +45,7 @@ __all__ = ["ROIAlign", "ROIPooling", "bipartite_matching", "box_encode", "box_de
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt", "adamw_update", "mp_adamw_update", "multi_adamw_update",
            "multi_mp_adamw_update", "DeformableConvolution", "ModulatedDeformableConvolution", "quantize_v2",
-           "dequantize", "quantized_pooling"]
+           "dequantize", "quantized_pooling", "index_array"]
 
 ctc_loss = CTCLoss
 
@@ -199,6 +199,17 @@ def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None):
     values = start + step * (jnp.arange(-(-n // repeat), dtype=jnp.float32))
     values = jnp.repeat(values, repeat)[:n].astype(x.dtype)
     return values.reshape(x.shape) if axis is None else values
+
+
+@op
+def index_array(data, axes=None):
+    """Each element's coordinates (along ``axes``, all by default) as a last axis: shape ``data.shape +
+    (len(axes),)``, int64 (int32 unless jax's x64 is on), MXNet's ``contrib.index_array``."""
+    x = jnp.asarray(data)
+    axes = range(x.ndim) if axes is None else [norm_axis(a, x.ndim, "index_array", "axes") for a in as_tuple(axes)]
+    dtype = jax.dtypes.canonicalize_dtype(np.int64)
+    grids = [lax.broadcasted_iota(dtype, x.shape, a) for a in axes]
+    return jnp.stack(grids, axis=-1) if grids else jnp.zeros(x.shape + (0,), dtype)
 
 
 @op

@@ -181,6 +181,9 @@ out['allclose_not'] = nd.contrib.allclose(nd.ones((2, 3)), nd.ones((2, 3)) * 1.1
 inf = nd.array([1.0, float('inf')])
 out['maf'] = nd.concat(nd.multi_all_finite(nd.ones((2,)), inf, num_arrays=2),
                        nd.multi_all_finite(nd.ones((2,)), nd.ones((3,)), num_arrays=2), nd.all_finite(inf), dim=0)
+# contrib.index_array
+out['index_array'] = nd.contrib.index_array(nd.ones((2, 3, 4)), axes=(2, -3)).astype('float32')
+out['index_array_all'] = nd.contrib.index_array(nd.ones((2, 3))).astype('float32')
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
