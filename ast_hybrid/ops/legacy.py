@@ -18,7 +18,8 @@ from ast_hybrid.ops.shape import slice as crop
 __all__ = ["crop", "Crop", "onehot_encode", "khatri_rao", "histogram", "cast_storage", "reset_arrays",
            "random_uniform", "random_normal", "random_exponential", "random_gamma", "random_poisson",
            "random_negative_binomial", "random_generalized_negative_binomial", "random_randint",
-           "sample_multinomial", "normal", "uniform"]
+           "sample_multinomial", "normal", "uniform", "sample_uniform", "sample_normal", "sample_gamma",
+           "sample_exponential", "sample_poisson", "sample_negative_binomial", "sample_generalized_negative_binomial"]
 
 
 def random_uniform(low=0, high=1, shape=None, ctx=None, dtype=None, out=None, name=None, **kwargs):
@@ -59,6 +60,37 @@ def sample_multinomial(data, shape=None, get_prob=False, dtype="int32", out=None
 
 
 normal, uniform = random_normal, random_uniform     # MXNet's legacy nd.normal / nd.uniform are the raw ops
+
+
+# MXNet's sample_* operators: one draw (or a ``shape`` of them) per element of the parameter arrays
+
+
+def sample_uniform(low, high, shape=(), dtype=None, out=None, name=None, **kwargs):
+    return _random.uniform(low, high, shape, dtype, None, out)
+
+
+def sample_normal(mu, sigma, shape=(), dtype=None, out=None, name=None, **kwargs):
+    return _random.normal(mu, sigma, shape, dtype, None, out)
+
+
+def sample_gamma(alpha, beta, shape=(), dtype=None, out=None, name=None, **kwargs):
+    return _random.gamma(alpha, beta, shape, dtype, None, out)
+
+
+def sample_exponential(lam, shape=(), dtype=None, out=None, name=None, **kwargs):
+    return _random.exponential(1.0 / lam, shape, dtype, None, out)
+
+
+def sample_poisson(lam, shape=(), dtype=None, out=None, name=None, **kwargs):
+    return _random.poisson(lam, shape, dtype, None, out)
+
+
+def sample_negative_binomial(k, p, shape=(), dtype=None, out=None, name=None, **kwargs):
+    return _random.negative_binomial(k, p, shape, dtype, None, out)
+
+
+def sample_generalized_negative_binomial(mu, alpha, shape=(), dtype=None, out=None, name=None, **kwargs):
+    return _random.generalized_negative_binomial(mu, alpha, shape, dtype, None, out)
 
 
 def Crop(*args, **kwargs):

@@ -184,6 +184,14 @@ out['maf'] = nd.concat(nd.multi_all_finite(nd.ones((2,)), inf, num_arrays=2),
 # contrib.index_array
 out['index_array'] = nd.contrib.index_array(nd.ones((2, 3, 4)), axes=(2, -3)).astype('float32')
 out['index_array_all'] = nd.contrib.index_array(nd.ones((2, 3))).astype('float32')
+# the sample_* operators: a draw per parameter element, times shape
+meta['sample_shapes'] = [
+    list(f(*args, **kw).shape) for f, args in [(nd.sample_normal, (nd.array([1.0, 2.0]), nd.array([0.5, 1.0]))),
+                                               (nd.sample_uniform, (nd.array([0.0]), nd.array([1.0]))),
+                                               (nd.sample_gamma, (nd.array([2.0, 3.0]), nd.array([1.0, 1.0]))),
+                                               (nd.sample_exponential, (nd.array([2.0]),)),
+                                               (nd.sample_poisson, (nd.array([2.0, 4.0]),))]
+    for kw in ({}, {'shape': ()}, {'shape': 1}, {'shape': (2, 3)})]
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
