@@ -81,6 +81,8 @@ class _Namespace:
         return f"<sym.{'.'.join(self._path)}: {self._module.__name__}>"
 
 
+OpNamespace = _Namespace      # (the door's mx.sym.image is one)
+
 _OWN_MESSAGE = {"Custom"}      # says itself what a Symbol given to it means (ast_hybrid/ops/custom.py)
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 
-from ast_hybrid.core.autograd import _call_spec, _cotangents, _Leaf
+from ast_hybrid.core.autograd import _cotangents, _Leaf
+from ast_hybrid.core.tape_spec import _call_spec
 
 _TAPE_SEEN: dict = {}       # a tape's structure -> how many backward passes met it
 _TAPE_PROGRAMS: dict = {}   # a tape's structure -> its compiled backward (from its second backward on)

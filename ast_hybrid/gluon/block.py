@@ -29,6 +29,7 @@ from collections import OrderedDict
 
 from ast_hybrid import nd
 from ast_hybrid.core.autograd import STATE, live
+from ast_hybrid.core.errors import refusing_function
 from ast_hybrid.core.ndarray import ARRAYS, as_np
 from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.core.trace import FRAMES
@@ -135,8 +136,8 @@ class Block:
             if isinstance(v, (list, tuple, dict)) and not (k.startswith("__") or k == "_children") and unregistered(v):
                 warnings.warn(f'"{type(self).__name__}.{k}" is an unregistered container with Blocks. Note that '
                               "Blocks inside the list, tuple or dict will not be registered automatically. Make sure "
-                              "to register them using register_child() or switching to "
-                              "nn.Sequential/nn.HybridSequential instead. ", stacklevel=3)
+                              "to register them using register_child() or switching to nn.Sequential/"
+                              "nn.HybridSequential instead. ", stacklevel=3)
 
     def register_forward_pre_hook(self, hook):
         """``hook(block, args)`` runs before each call of this block; returns a ``HookHandle`` (``detach()``)."""
@@ -146,14 +147,9 @@ class Block:
         """``hook(block, args, output)`` runs after each call of this block; returns a ``HookHandle``."""
         return self._attach_hook(1, hook)
 
-    def register_op_hook(self, callback, monitor_all=False):
-        """MXNet's per-operator monitor of a hybridized block: not available (an error naming it)."""
-        from ast_hybrid.core.errors import unsupported
-
-        raise unsupported("mxnet.gluon", "Block.register_op_hook",
-                          "a hybridized block runs as one XLA program, whose operators' outputs are not kept; "
-                          "register_forward_hook(hook) on the blocks inside gives each block's output "
-                          "(hybridized or not), and without hybridize() every value can be inspected in forward")
+    register_op_hook = refusing_function("mxnet.gluon", "Block.register_op_hook", "a hybridized block runs as one "
+                                         "XLA program, whose operators' outputs are not kept; register_forward_hook"
+                                         "(hook) on the blocks inside gives each block's output")
 
     def _attach_hook(self, which, hook):
         from ast_hybrid.gluon.utils import HookHandle
@@ -284,13 +280,11 @@ class Block:
             # or full names less the block's prefix (a single layer's save_parameters); pick what matches
             loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
             full = OrderedDict((p.name, p) for p in self.collect_params().values())
-            candidates = [(structural, loaded), (full, loaded),
-                          (full, {self.prefix + k: v for k, v in loaded.items()})]
+            candidates = [(structural, loaded), (full, loaded), (full, {self.prefix + k: v for k, v in loaded.items()})]
             params, loaded = max(candidates, key=lambda c: len(set(c[0]) & set(c[1])))
         if dtype_source not in ("current", "saved"):
             raise ValueError(f"load_parameters: dtype_source must be 'current' or 'saved', got {dtype_source!r}")
-        assign_loaded(params, loaded, where, allow_missing, ignore_extra,
-                      dtype_source if cast_dtype else "current")
+        assign_loaded(params, loaded, where, allow_missing, ignore_extra, dtype_source if cast_dtype else "current")
         if ctx is not None:     # several contexts: replicated over their devices (parallel/data_parallel.py)
             for p in params.values():
                 p.reset_ctx(ctx)

@@ -35,6 +35,10 @@ def __getattr__(name):
         from ast_hybrid import mxnp
 
         return sym.NumpyNamespace(mxnp, ("np",))
+    if name == "image":      # mx.sym.image: mx.nd.image's operators, recording nodes when given Symbols
+        from ast_hybrid.image import nd_image
+
+        return sym.OpNamespace(nd_image, ("image",))
     if not name.startswith("__"):
         try:
             return getattr(sym, name)

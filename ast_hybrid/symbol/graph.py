@@ -198,8 +198,7 @@ class Symbol:
 
     def _types(self, shapes, dtypes):
         """``infer_type``'s answer for known ``shapes`` (every variable's) and the ``dtypes`` given."""
-        outs = self._abstract(shapes, dtypes)
-        return self._report(shapes, outs, lambda a: np.dtype(a.dtype).type, dtypes=dtypes)
+        return self._report(shapes, self._abstract(shapes, dtypes), lambda a: np.dtype(a.dtype).type, dtypes=dtypes)
 
     def eval(self, ctx=None, **kwargs):
         """The outputs (a list of NDArrays) for the placeholders given by name; parameters given by name are
