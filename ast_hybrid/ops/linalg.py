@@ -58,25 +58,27 @@ def _t(x):
 
 @op
 def gemm2(A, B, transpose_a=False, transpose_b=False, alpha=1.0, axis=-2):
-    a, b = jnp.asarray(A), jnp.asarray(B)
-    return alpha * _matmul(a, b, transpose_a, transpose_b)
+    """``alpha op(A) op(B)``; the matrices' rows on ``axis``, their columns on the last axis (MXNet's)."""
+    a, b = (jnp.moveaxis(jnp.asarray(x), axis, -2) for x in (A, B))
+    return jnp.moveaxis(alpha * _matmul(a, b, transpose_a, transpose_b), -2, axis)
 
 
 @op
 def gemm(A, B, C, transpose_a=False, transpose_b=False, alpha=1.0, beta=1.0, axis=-2):
-    return gemm2.__wrapped__(A, B, transpose_a, transpose_b, alpha) + beta * jnp.asarray(C)
+    return gemm2.__wrapped__(A, B, transpose_a, transpose_b, alpha, axis) + beta * jnp.asarray(C)
 
 
 @op
-def potrf(A):
-    """The lower Cholesky factor."""
-    return jnp.linalg.cholesky(jnp.asarray(A))
+def potrf(A, lower=True):
+    """The Cholesky factor: lower ``L`` (``A = L L^T``), or with ``lower=False`` upper ``U`` (``A = U^T U``)."""
+    L = jnp.linalg.cholesky(jnp.asarray(A))
+    return L if lower else _t(L)
 
 
 @op
-def potri(A):
-    """``(L L^T)^-1`` from the lower Cholesky factor ``L``."""
-    L = jnp.asarray(A)
+def potri(A, lower=True):
+    """``A^-1`` from its Cholesky factor: ``(L L^T)^-1`` (``lower``), or ``(U^T U)^-1``."""
+    L = jnp.asarray(A) if lower else _t(jnp.asarray(A))
     eye = jnp.broadcast_to(jnp.eye(L.shape[-1], dtype=L.dtype), L.shape)
     linv = jsl.solve_triangular(L, eye, lower=True)
     return _t(linv) @ linv
@@ -125,11 +127,20 @@ def makediag(A, offset=0):
     return out.at[..., rows, cols].set(a)
 
 
+def _triangle(n, offset, lower):
+    """MXNet's triangle: ``offset > 0`` the upper one from the k-th diagonal up, ``offset < 0`` the lower one
+    from the k-th diagonal down, 0 the lower or upper one by ``lower``; a lower one row by row, an upper one
+    column by column (the lower one of the transpose, as MXNet's kernel walks it)."""
+    if offset > 0 or (offset == 0 and not lower):
+        rows, cols = jnp.tril_indices(n, -offset)
+        return cols, rows
+    return jnp.tril_indices(n, offset)
+
+
 @op
 def extracttrian(A, offset=0, lower=True):
     a = jnp.asarray(A)
-    n = a.shape[-1]
-    rows, cols = jnp.tril_indices(n, offset) if lower else jnp.triu_indices(n, offset)
+    rows, cols = _triangle(a.shape[-1], offset, lower)
     return a[..., rows, cols]
 
 
@@ -137,8 +148,8 @@ def extracttrian(A, offset=0, lower=True):
 def maketrian(A, offset=0, lower=True):
     a = jnp.asarray(A)
     m = a.shape[-1]
-    n = int(((8 * m + 1) ** 0.5 - 1) / 2) + abs(offset)
-    rows, cols = jnp.tril_indices(n, offset) if lower else jnp.triu_indices(n, offset)
+    n = int(round(((8 * m + 1) ** 0.5 - 1) / 2)) + abs(offset)
+    rows, cols = _triangle(n, offset, lower)
     return jnp.zeros(a.shape[:-1] + (n, n), a.dtype).at[..., rows, cols].set(a)
 
 

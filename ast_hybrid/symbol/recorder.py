@@ -184,7 +184,8 @@ def op_recorder(fn, attr, path=(), always=False):
 
 # ops that make an array from no input: given no array either, ``sym``'s is a graph node, as MXNet's (an RNN
 # cell's begin_state, ``sym.zeros((0, H))``); their registered names in MXNet's graph JSON
-_CREATIONS = {"zeros": "_zeros", "ones": "_ones"}
+_CREATIONS = {"zeros": "_zeros", "ones": "_ones", "arange": "_arange", "full": "_full", "eye": "_eye",
+              "linspace": "_linspace"}
 
 
 def _arrays_in(obj):
