@@ -16,7 +16,7 @@ from jax import lax
 from ast_hybrid.ops._core import check, op
 
 __all__ = ["dot", "batch_dot", "gemm", "gemm2", "potrf", "potri", "trmm", "trsm", "syrk", "sumlogdiag",
-           "extractdiag", "makediag", "extracttrian", "maketrian", "inverse", "det", "slogdet", "gelqf"]
+           "extractdiag", "makediag", "extracttrian", "maketrian", "inverse", "det", "slogdet", "gelqf", "syevd"]
 
 
 @op
@@ -167,6 +167,16 @@ def det(A):
 def slogdet(A):
     sign, logdet = jnp.linalg.slogdet(jnp.asarray(A))
     return [sign, logdet]
+
+
+@op
+def syevd(A):
+    """Symmetric eigendecomposition ``[U, L]``: ``U``'s rows the eigenvectors, ``L`` ascending, each row's sign
+    such that its largest-magnitude entry (the first of a tie) is positive, as MXNet's kernel makes it."""
+    w, v = jnp.linalg.eigh(jnp.asarray(A))
+    u = _t(v)
+    top = jnp.take_along_axis(u, jnp.argmax(jnp.abs(u), axis=-1)[..., None], axis=-1)
+    return [jnp.where(top < 0, -u, u), w]
 
 
 @op
