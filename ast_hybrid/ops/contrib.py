@@ -139,12 +139,20 @@ def _resize_bilinear(x, oh, ow, align_corners):
 @op(compile_arrays=("data", "like"))
 def BilinearResize2D(data, like=None, height=1, width=1, scale_height=None, scale_width=None, mode="size",
                      align_corners=True):
-    choice("BilinearResize2D", "mode", mode, ("size", "like"))
+    choice("BilinearResize2D", "mode", mode, ("size", "like", "odd_scale", "to_even_down", "to_even_up",
+                                               "to_odd_down", "to_odd_up"))
     x = jnp.asarray(data)
     check(x.ndim == 4, "BilinearResize2D", f"data must be 4-D (N, C, H, W), got shape {tuple(x.shape)}")
+    h, w = x.shape[2:]
     if mode == "like":
         check(like is not None, "BilinearResize2D", "mode='like' needs like=")
         oh, ow = jnp.shape(like)[2:]
+    elif mode == "odd_scale":   # an odd side keeps its ends: (n - 1) * scale + 1
+        oh, ow = (int(n * sc) if n % 2 == 0 else int((n - 1) * sc) + 1
+                  for n, sc in ((h, scale_height), (w, scale_width)))
+    elif mode != "size":        # to the nearest even/odd size below/above (a side already so is kept)
+        parity, step = (0 if "even" in mode else 1), (-1 if mode.endswith("down") else 1)
+        oh, ow = (n if n % 2 == parity else n + step for n in (h, w))
     elif scale_height is not None or scale_width is not None:
         oh = int(x.shape[2] * (scale_height or 1))
         ow = int(x.shape[3] * (scale_width or 1))
