@@ -139,8 +139,8 @@ def _resize_bilinear(x, oh, ow, align_corners):
 @op(compile_arrays=("data", "like"))
 def BilinearResize2D(data, like=None, height=1, width=1, scale_height=None, scale_width=None, mode="size",
                      align_corners=True):
-    choice("BilinearResize2D", "mode", mode, ("size", "like", "odd_scale", "to_even_down", "to_even_up",
-                                               "to_odd_down", "to_odd_up"))
+    choice("BilinearResize2D", "mode", mode,
+           ("size", "like", "odd_scale", "to_even_down", "to_even_up", "to_odd_down", "to_odd_up"))
     x = jnp.asarray(data)
     check(x.ndim == 4, "BilinearResize2D", f"data must be 4-D (N, C, H, W), got shape {tuple(x.shape)}")
     h, w = x.shape[2:]

@@ -55,7 +55,8 @@ CASES = [
     "nd.linalg.maketrian(nd.arange(3), offset=1)", "nd.linalg.maketrian(nd.arange(3), offset=-1, lower=False)",
     "nd.linalg.maketrian(nd.arange(6), lower=False)", "nd.linalg.extracttrian(nd.arange(16).reshape((4, 4)), "
     "lower=False)", "nd.linalg.maketrian(nd.arange(6), offset=1)",
-    "nd.linalg.syevd(spd)", "nd.linalg.syevd(-spd)", "nd.linalg.potrf(spd, lower=False)", "nd.linalg.potri(nd.linalg.potrf(spd, lower=False), lower=False)",
+    "nd.linalg.syevd(spd)", "nd.linalg.syevd(-spd)", "nd.linalg.potrf(spd, lower=False)",
+    "nd.linalg.potri(nd.linalg.potrf(spd, lower=False), lower=False)",
     "nd.linalg.gemm2(ba.transpose((1, 0, 2)), bb.transpose((1, 0, 2)), axis=-3)",
     "nd.linalg.inverse(sq)", "nd.linalg.det(sq)", "nd.linalg.slogdet(sq)",
     "nd.contrib.BilinearResize2D(img, height=9, width=4)", "nd.contrib.BilinearResize2D(img, height=3, width=11)",
