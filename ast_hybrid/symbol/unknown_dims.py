@@ -8,6 +8,8 @@ each candidate (the given inputs' dimensions, first axes first) until one runs t
 
 from __future__ import annotations
 
+import itertools
+
 from ast_hybrid.symbol import graph
 
 
@@ -15,7 +17,7 @@ def unknown_creation(node):
     """An op node that makes an array of a given ``shape`` from no input, with unknown (0) dimensions:
     MXNet's ``sym.zeros((0, H))``, an RNN cell's ``begin_state`` for a batch the graph does not know yet."""
     shape = node.kwargs.get("shape") if node.kind == "op" and not node.inputs else None
-    return isinstance(shape, (list, tuple)) and 0 in shape
+    return isinstance(shape, (list, tuple)) and any(d in (0, -1) for d in shape)     # (-1: MXNet's other spelling)
 
 
 def resolved(order, entries, lookup, extra):
@@ -42,13 +44,22 @@ def resolved(order, entries, lookup, extra):
             avals[n.name] = jax.ShapeDtypeStruct(tuple(v.shape), v.dtype)
     candidates = []
     free = [a.shape for k, a in avals.items() if not any(m.name == k and m.param is not None for m in order)]
+    # (and the known dimensions of the other arrays made from a shape: sym.ones((2, 3)) + sym.ones((-1, -1)).T)
+    free += [tuple(n.kwargs["shape"]) for n in order if n.kind == "op" and not n.inputs
+             and isinstance(n.kwargs.get("shape"), (list, tuple))]
     for axis in range(max((len(sh) for sh in free), default=0)):
-        candidates += [sh[axis] for sh in free if len(sh) > axis and sh[axis] and sh[axis] not in candidates]
+        candidates += [sh[axis] for sh in free if len(sh) > axis and sh[axis] > 0 and sh[axis] not in candidates]
     params = [m.param for m in order if m.kind == "var" and m.param is not None]
-    for c in candidates:
-        trial = dict(extra or {})
+    slots = sum(sum(d in (0, -1) for d in n.kwargs["shape"]) for n in unknown)
+    if slots <= 4 and len(candidates) ** slots <= 256:     # few: each unknown dimension its own candidate
+        choices = list(itertools.product(candidates, repeat=slots))
+    else:                                                   # else one candidate for all of them
+        choices = [(c,) * slots for c in candidates]
+    for choice in choices:
+        trial, picks = dict(extra or {}), iter(choice)
         for n in unknown:
-            trial[id(n)] = dict(trial.get(id(n), {}), shape=tuple(c if d == 0 else d for d in n.kwargs["shape"]))
+            trial[id(n)] = dict(trial.get(id(n), {}),
+                                shape=tuple(next(picks) if d in (0, -1) else d for d in n.kwargs["shape"]))
         saved = [(p, p.shape) for p in params]
 
         def run(arrays, trial=trial):

@@ -192,6 +192,11 @@ meta['sample_shapes'] = [
                                                (nd.sample_exponential, (nd.array([2.0]),)),
                                                (nd.sample_poisson, (nd.array([2.0, 4.0]),))]
     for kw in ({}, {'shape': ()}, {'shape': 1}, {'shape': (2, 3)})]
+# unknown (-1 or 0) dimensions of arrays made from a shape, inferred from the other arrays they meet
+o2 = mx.sym.ones(shape=[-1, -1])
+out['infer_back'] = (mx.sym.ones(shape=[2, 3]) + mx.sym.transpose(o2)).bind(mx.cpu(), args={}).forward()[0]
+o3 = mx.sym.ones(shape=[3, 0]) * 2
+out['infer_mixed'] = (mx.sym.ones(shape=[2, -1]) + mx.sym.transpose(o3)).bind(mx.cpu(), args={}).forward()[0]
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
