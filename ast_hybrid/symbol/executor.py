@@ -17,7 +17,7 @@ operators, ``SoftmaxOutput``, ``make_loss``..., ignore theirs) and writes each a
 ``write`` replaces the bound gradient array's value, ``add`` adds to it, ``null`` leaves it.  ``outputs``
 keep their NDArrays from one ``forward`` to the next (their values change, as MXNet's).
 
-Not here, each an error naming it: sparse storage (``stype_dict``), ``set_monitor_callback``.  Several
+Not here, an error naming it: sparse storage (``stype_dict``).  Several
 contexts (``group2ctx``) run on the one device.
 
 May import what ``ast_hybrid.symbol`` may (``graph``, the core, the ops).
@@ -116,7 +116,7 @@ class Executor:
             values[name] = array
         scope = autograd.record(train_mode=is_train) if leaves else autograd.pause(train_mode=is_train)
         with scope:
-            heads = evaluate(self._symbol._entries, lambda n: values[n.name])
+            heads = evaluate(self._symbol._entries, lambda n: values[n.name], monitor=self._monitor)
         self._heads, self._leaves = (heads, leaves) if leaves else (None, {})
         kept = self._outputs
         if kept is None or [(o.shape, o.dtype) for o in kept] != [(h.shape, h.dtype) for h in heads]:
@@ -220,12 +220,16 @@ class Executor:
         aux = [remade(n, a, s, False) for n, a, s in zip(self._aux_names, self.aux_arrays, aux_shapes)]
         return Executor(self._symbol, self._ctx, args, grads, self._grad_req, aux)
 
-    def set_monitor_callback(self, callback, monitor_all=False):
-        from ast_hybrid.core.errors import unsupported
+    _monitor = None
 
-        raise unsupported("mxnet.executor", "Executor.set_monitor_callback",
-                          "the graph is replayed op by op without MXNet's engine hooks; read the values of "
-                          "sym.get_internals() outputs (bind the internals) instead")
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """MXNet's monitor: at each ``forward``, ``callback(name, array)`` for each op's outputs (``<node>_output``)
+        in the graph's order, and with ``monitor_all`` first for each of its inputs, by the name of where it comes
+        from and by the op's name for it (``conv_data``, ``act_input0``, ``concat_arg1``).  The array is an NDArray
+        (MXNet passes a C handle)."""
+        from ast_hybrid.symbol.monitor import monitor
+
+        self._monitor = monitor(callback, monitor_all)
 
     def debug_str(self):
         return "\n".join(f"Op:{n}" for n in self._symbol.get_internals().list_outputs())

@@ -399,9 +399,7 @@ def _entry_name(node, index):
 
 
 def _output_name(node, index):
-    if node.kind == "var":
-        return node.name
-    return f"{node.name}_output" if node.nout == 1 else f"{node.name}_output{index}"
+    return node.name if node.kind == "var" else f"{node.name}_output{'' if node.nout == 1 else index}"
 
 
 # --- building ---------------------------------------------------------------------------------------------
@@ -507,10 +505,10 @@ def _param_value(node, deferred=False, shapes_only=False):
     return p.data()
 
 
-def evaluate(entries, lookup, extra=None):
-    """The values of ``entries`` (a list, one per entry), each variable's from ``lookup(node)``, each op node
-    replaying what it recorded on its inputs' values (with ``extra[id(node)]``'s keyword arguments added).
-    Arrays made with unknown (0) dimensions get them first (``symbol/unknown_dims.py``)."""
+def evaluate(entries, lookup, extra=None, monitor=None):
+    """The values of ``entries``, each variable's from ``lookup(node)``, each op node replaying what it recorded
+    (``extra[id(node)]``'s keyword arguments added), ``monitor(node, values)`` told after each (MXNet's executor
+    monitor).  Arrays made with unknown (0) dimensions get them first (``symbol/unknown_dims.py``)."""
     from ast_hybrid.symbol import unknown_dims
 
     values = {}
@@ -543,6 +541,8 @@ def evaluate(entries, lookup, extra=None):
             if len(result) != node.nout:
                 raise ValueError(f"{node.name}: the op gave {len(result)} outputs, the graph expected {node.nout}")
             values[id(node)] = result
+        if monitor is not None:
+            monitor(node, values)
     return [values[id(n)][i] for n, i in entries]
 
 

@@ -53,7 +53,6 @@ def test_base_names_mxnet_code_imports(mx):
     ("mx.np.polyfit", "mxnet.numpy.polyfit"),
     ("mx.optimizer.LARS(learning_rate=0.1)", "mxnet.optimizer.LARS"),
     ("mx.mod.BucketingModule", "mxnet.module.BucketingModule"),
-    ("mx.sym.var('x').simple_bind(mx.cpu(), x=(2,)).set_monitor_callback(print)", "Executor.set_monitor_callback"),
     ("mx.nd.Correlation", "mxnet.nd.Correlation"),
     ("mx.operator.NumpyOp", "mxnet.operator.NumpyOp"),
     ("mx.init.FusedRNN(None, 3, 1, 'lstm')", "mxnet.init.FusedRNN"),

@@ -197,6 +197,23 @@ o2 = mx.sym.ones(shape=[-1, -1])
 out['infer_back'] = (mx.sym.ones(shape=[2, 3]) + mx.sym.transpose(o2)).bind(mx.cpu(), args={}).forward()[0]
 o3 = mx.sym.ones(shape=[3, 0]) * 2
 out['infer_mixed'] = (mx.sym.ones(shape=[2, -1]) + mx.sym.transpose(o3)).bind(mx.cpu(), args={}).forward()[0]
+# the executor's monitor: the names MXNet gives each op's inputs and outputs, and the outputs' values
+import os
+os.environ['MXNET_SUBGRAPH_BACKEND'] = 'NONE'     # (MXNet's MKLDNN graph would rename the convolution)
+d = mx.sym.Variable('data', shape=(2, 3, 6, 6))
+net = mx.sym.Convolution(d, kernel=(2, 2), num_filter=2, name='conv')
+net = mx.sym.concat(mx.sym.Activation(net, act_type='relu', name='act'), net, dim=1, name='cat')
+net = mx.sym.Pooling(mx.sym.softmax(net, axis=1, name='sm'), kernel=(2, 2), pool_type='avg', name='pool')
+for every in (False, True):
+    seen = []
+    exe = net.simple_bind(mx.cpu(), grad_req='null')
+    for k, v in exe.arg_dict.items():
+        v[:] = nd.array(np.linspace(-1, 1, v.size).reshape(v.shape))
+    exe.set_monitor_callback(lambda name, arr: seen.append(mx.base.py_str(name)), monitor_all=every)
+    exe.forward()
+    mx.nd.waitall()
+    meta['monitor%d' % every] = seen
+del os.environ['MXNET_SUBGRAPH_BACKEND']
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
