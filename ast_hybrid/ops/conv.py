@@ -138,8 +138,13 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
     choice("Pooling", "pool_type", pool_type, ("max", "avg", "sum", "lp"))
     choice("Pooling", "pooling_convention", pooling_convention, ("valid", "full", "same"))
     x = jnp.asarray(data)
-    check(pooling_convention != "same", "Pooling", "pooling_convention='same' is rejected by MXNet 1.9.1's CPU "
-          "Pooling (it documents 1-D max pooling only, and fails on that too); use 'valid' or 'full' with pad")
+    if pooling_convention == "same":    # MXNet 1.9.1's CPU Pooling runs it only where no padding is needed
+        ks, st = as_tuple(kernel), as_tuple(stride) or (1,) * len(as_tuple(kernel))
+        check(bool(as_tuple(pad)) and not any(as_tuple(pad)) and len(ks) == x.ndim - 2 == 1 and pool_type == "max"
+              and all(size % s == 0 and k == s for size, k, s in zip(x.shape[2:], ks, st)), "Pooling",
+              "pooling_convention='same' is rejected by MXNet 1.9.1's CPU Pooling but for 1-D max pooling given a "
+              "pad whose windows need no padding (kernel = stride dividing the length); use 'valid' or 'full'")
+        pooling_convention = "valid"
     layout, cf = _layout(x, layout, "Pooling")
     n = x.ndim - 2
     spatial_axes = tuple(range(2, x.ndim)) if cf else tuple(range(1, x.ndim - 1))

@@ -77,6 +77,10 @@ POOLS += [
     "nd.Pooling(sig, kernel=(3,), stride=(2,), pooling_convention='same')",
     "nd.Pooling(sig, kernel=(4,), stride=(3,), pooling_convention='same')",
     "nd.Pooling(sig, kernel=(2,), stride=(1,), pooling_convention='same')",
+    "nd.Pooling(sig[:, :, :6], kernel=2, stride=2, pad=(0, 0, 0), pooling_convention='same')",
+    "nd.Pooling(sig[:, :, :6], kernel=3, stride=3, pad=(0, 0, 0), pooling_convention='same')",
+    "nd.Pooling(sig[:, :, :7], kernel=2, stride=2, pad=(0, 0, 0), pooling_convention='same')",
+    "nd.Pooling(sig[:, :, :6], kernel=2, stride=2, pad=2, pooling_convention='same')",
     "nd.Pooling(img, kernel=(3, 3), pool_type='median')", "nd.Pooling(img, kernel=(3, 3), pooling_convention='odd')",
 ]
 
