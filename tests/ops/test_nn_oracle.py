@@ -127,7 +127,8 @@ CASES = RNN_CASES + POOLS + [
     "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SoftmaxOutput(c, lab, normalization='valid')\n"
     "o.backward()\nres = [o, c.grad]",
     # SVMOutput: the identity forward, MXNet's L2-SVM and L1-SVM gradients
-    "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SVMOutput(c, lab)\no.backward()\nres = [o, c.grad]",
+    "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SVMOutput(c, lab)\n"
+    "o.backward()\nres = [o, c.grad]",
     "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SVMOutput(c, lab, use_linear=True, margin=0.5, "
     "regularization_coefficient=0.3)\no.backward()\nres = [o, c.grad]",
     "c = ctc_nan.copy()\nc.attach_grad()\nwith autograd.record():\n"
