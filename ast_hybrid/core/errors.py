@@ -41,6 +41,10 @@ class MXNetValueError(MXNetError, ValueError):
     """An operator's ValueError as MXNet raises it: an MXNetError, and a ValueError."""
 
 
+class MXNetIndexError(MXNetError, IndexError):
+    """An index out of bounds, as MXNet raises it (``mxnet.error.IndexError``): an MXNetError, and an IndexError."""
+
+
 def as_mxnet_error(exc):
     """``exc`` (a plain TypeError or ValueError from JAX inside an operator) as MXNet's error for it, or None
     for any other error (JAX's own error classes, tracer errors among them, stay what they are)."""

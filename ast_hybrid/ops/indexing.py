@@ -143,7 +143,16 @@ def gather_nd(data, indices):
         idx = idx.astype(jnp.int32)
     m = idx.shape[0]
     check(m <= data.ndim, "gather_nd", f"indices.shape[0]={m} exceeds data's {data.ndim} dimensions")
-    idx = jnp.where(idx < 0, idx + jnp.asarray(data.shape[:m], idx.dtype).reshape((m,) + (1,) * (idx.ndim - 1)), idx)
+    sizes = jnp.asarray(data.shape[:m], idx.dtype).reshape((m,) + (1,) * (idx.ndim - 1))
+    if not _is_tracer(idx):     # MXNet's bound check (jax would clamp)
+        bad = np.argwhere(np.asarray((idx < -sizes) | (idx >= sizes)))
+        if len(bad):
+            from ast_hybrid.core.errors import MXNetIndexError
+
+            axis = int(bad[0][0])
+            raise MXNetIndexError(f"index {int(np.asarray(idx)[tuple(bad[0])])} is out of bounds for axis {axis} "
+                                  f"with size {data.shape[axis]}")
+    idx = jnp.where(idx < 0, idx + sizes, idx)
     return data[tuple(idx[i] for i in range(m))]
 
 

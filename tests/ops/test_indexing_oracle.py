@@ -31,6 +31,7 @@ CASES = [
     "nd.choose_element_0index(x, pidx)", "nd.batch_take(x, nd.array([1, 4, 0, 2], dtype='int32'))",
     "nd.gather_nd(x, gidx)", "nd.gather_nd(x, gidx1)", "nd.gather_nd(t, nd.array([[1, 0], [2, 1]]))",
     "nd.gather_nd(i, gidx)", "nd.gather_nd(x, nd.array([[-1, 0], [0, -2]], dtype='int32'))",
+    "nd.gather_nd(x, nd.array([[0, 9], [0, 1]]))", "nd.gather_nd(x, nd.array([[0, 1], [-9, 1]]))",
     "nd.scatter_nd(sval, nd.array([[0, 1, 3], [4, 0, 2]], dtype='int32'), shape=(4, 5))",
     "nd.scatter_nd(nd.ones((2, 5)), nd.array([[3, 1]], dtype='int32'), shape=(4, 5))",
     "nd.one_hot(oh, 4)", "nd.one_hot(idx, 5, on_value=3, off_value=-1)", "nd.one_hot(oh, 3, dtype='int32')",
