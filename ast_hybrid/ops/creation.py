@@ -16,7 +16,7 @@ import numpy as np
 from ast_hybrid.core.context import current_context, filled, place
 from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.core.storage import Storage
-from ast_hybrid.ops._core import as_tuple, check, op
+from ast_hybrid.ops._core import OpError, as_tuple, check, op
 
 __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy", "from_dlpack",
            "to_dlpack_for_read", "to_dlpack_for_write"]
@@ -132,15 +132,29 @@ def _filled(shape, value, dtype):
     return filled(shape, value, dtype)      # no program per new shape
 
 
+def _known(shape, opname):
+    """MXNet's _zeros/_ones outside numpy shape semantics: every dimension known (0 there means unknown)."""
+    from ast_hybrid.core.npmode import MODE
+    from ast_hybrid.core.trace import FRAMES
+
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if not MODE.shape and not FRAMES.traces and (not dims or 0 in dims):
+        raise OpError(f"{opname}: shape {dims} has an unknown (0) dimension or none, which MXNet's legacy shape "
+                      "semantics refuse here; zero-size and 0-d arrays need numpy shapes (mx.np_shape(), "
+                      "npx.set_np())")
+
+
 def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
     if stype not in (None, "default"):
         from ast_hybrid.ops.sparse import zeros as sparse_zeros
 
         return _into(sparse_zeros(stype, shape, ctx, dtype), out)
+    _known(shape, "zeros")
     return _into(_place(_filled(shape, 0, _dtype(dtype)), ctx), out)
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    _known(shape, "ones")
     return _into(_place(_filled(shape, 1, _dtype(dtype)), ctx), out)
 
 
@@ -149,8 +163,10 @@ def full(shape, val, ctx=None, dtype=None, out=None):
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
-    """Zeros (jax has no uninitialised memory)."""
-    return zeros(shape, ctx, dtype, stype)
+    """Zeros (jax has no uninitialised memory); a zero-size shape is taken, as MXNet's ``empty`` takes it."""
+    if stype not in (None, "default"):
+        return zeros(shape, ctx, dtype, stype)
+    return _place(_filled(shape, 0, _dtype(dtype)), ctx)
 
 
 @op

@@ -28,6 +28,8 @@ def _reducer(name, fn, int_mean=False):
     def impl(data, axis=None, keepdims=False, exclude=False):
         data = jnp.asarray(data)
         axes = norm_axes(axis, data.ndim, name, exclude)
+        if name in ("max", "min"):     # no identity: MXNet refuses a reduction over no elements
+            check(all(data.shape[a] > 0 for a in axes), name, f"cannot reduce an empty axis of shape {data.shape}")
         if int_mean and is_int(data.dtype):
             n = int(np.prod([data.shape[a] for a in axes]))
             out = (jnp.sum(data, axis=axes, keepdims=keepdims) / (n or 1)).astype(data.dtype)

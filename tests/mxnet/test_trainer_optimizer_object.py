@@ -214,6 +214,24 @@ for every in (False, True):
     mx.nd.waitall()
     meta['monitor%d' % every] = seen
 del os.environ['MXNET_SUBGRAPH_BACKEND']
+# legacy shape semantics: zeros/ones refuse an unknown (0) dimension and 0-d; empty and np_shape take them
+refusals = []
+for f in (lambda: nd.zeros((5, 0)), lambda: nd.ones(()), lambda: nd.zeros((0, 1, 3, 0))):
+    try:
+        f()
+        refusals.append(0)
+    except mx.base.MXNetError:
+        refusals.append(1)
+out['refusals'] = np.array(refusals)
+out['empty_ok'] = np.array(nd.empty((0, 3)).shape)
+with mx.np_shape():
+    z = nd.zeros((5, 0))
+    out['np_shape_ok'] = np.array(z.shape)
+    try:
+        z.min()
+        out['empty_min'] = np.array([0])
+    except mx.base.MXNetError:
+        out['empty_min'] = np.array([1])
 # a softmax made with no input: MXNet makes its data a variable named after the node
 meta['auto'] = [mx.sym.softmin(axis=1).list_arguments(), mx.sym.softmax(axis=1, name='sm').list_arguments(),
                 mx.sym.log_softmax(mx.sym.var('x')).list_arguments()]
