@@ -72,6 +72,7 @@ from ast_hybrid.ops.random import shuffle  # noqa: F401
 from ast_hybrid.ops.reduce import *  # noqa: F401,F403
 from ast_hybrid.ops.rnn import RNN  # noqa: F401
 from ast_hybrid.ops.shape import *  # noqa: F401,F403
+from ast_hybrid.ops.spatial import *  # noqa: F401,F403
 from ast_hybrid.ops.update import *  # noqa: F401,F403
 
 linalg_gemm, linalg_gemm2, linalg_potrf, linalg_potri = linalg.gemm, linalg.gemm2, linalg.potrf, linalg.potri

@@ -131,6 +131,14 @@ CASES = RNN_CASES + POOLS + [
     "o.backward()\nres = [o, c.grad]",
     "c = x.copy()\nc.attach_grad()\nwith autograd.record():\n    o = nd.SVMOutput(c, lab, use_linear=True, margin=0.5, "
     "regularization_coefficient=0.3)\no.backward()\nres = [o, c.grad]",
+    # the spatial transformer's pieces, and their gradients (data and grid, the affine parameters)
+    "nd.GridGenerator(nd.array([[0.9, 0.1, 0.05, -0.2, 1.1, 0.1]]), transform_type='affine', target_shape=(4, 5))",
+    "nd.GridGenerator(img[:, :2] * 3, transform_type='warp')",
+    "nd.BilinearSampler(img, nd.tanh(img[:, :2]) * 1.2)",
+    "nd.SpatialTransformer(img, nd.array([[0.5, 0.1, 0.1, 0, 0.7, -0.2]] * 2), target_shape=(4, 3), "
+    "transform_type='affine', sampler_type='bilinear')",
+    "c, g = img.copy(), nd.tanh(img[:, :2]) * 1.2\nc.attach_grad()\ng.attach_grad()\nwith autograd.record():\n"
+    "    o = nd.BilinearSampler(c, g) * img\no.backward()\nres = [o, c.grad, g.grad]",
     "c = ctc_nan.copy()\nc.attach_grad()\nwith autograd.record():\n"
     "    l = nd.CTCLoss(c, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)\n"
     "l.backward()\nres = [l, c.grad]",
