@@ -49,7 +49,7 @@ import threading
 
 from ast_hybrid.core.errors import clean_error, unsupported
 from ast_hybrid.core.context import filled
-from ast_hybrid.core.tape_spec import _keyed, _without
+from ast_hybrid.core.tape_spec import _keyed, _placed, _without
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training", "set_recording",
            "set_training", "mark_variables", "backward", "grad", "get_symbol"]
@@ -271,20 +271,11 @@ def record_op(impl, args, kwargs, result=None):
         result = impl(*plain_args, **plain_kwargs)
     # the node keeps its other arguments, not its tracked inputs' values: a backward replays the tape from its
     # leaves, so an activation nothing else holds is freed now (kept, op-by-op training held every layer's
-    # output twice at the backward: d2l's ResNet at batch 256 past 8 GB, MXNet's 3)
+    # output twice at the backward: d2l's ResNet at batch 256 past 8 GB, MXNet's 2.7)
     held_args, held_kwargs = _without(plain_args, plain_kwargs, slots)
 
     def fn(*tracked):
-        a, kw = list(held_args), dict(held_kwargs)
-        for (where, j), value in zip(slots, tracked):
-            if isinstance(where, str):
-                kw[where] = value
-            elif j is None:
-                a[where] = value
-            else:
-                seq = list(a[where])
-                seq[j] = value
-                a[where] = type(held_args[where])(seq)
+        a, kw = _placed(held_args, held_kwargs, slots, tracked)
         return jax.tree_util.tree_leaves(impl(*a, **kw))
 
     leaves, treedef = jax.tree_util.tree_flatten(result)

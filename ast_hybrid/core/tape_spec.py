@@ -11,21 +11,24 @@ tracked values; ``_without`` is a call's arguments with its tracked inputs dropp
 from __future__ import annotations
 
 
-def _without(plain_args, plain_kwargs, slots):
-    """``plain_args``/``plain_kwargs`` with None where the tracked inputs (``slots``) were."""
-    if not slots:
-        return plain_args, plain_kwargs
+def _placed(plain_args, plain_kwargs, slots, values):
+    """``plain_args``/``plain_kwargs`` with ``values`` where the tracked inputs (``slots``) go."""
     a, kw = list(plain_args), dict(plain_kwargs)
-    for where, j in slots:
+    for (where, j), value in zip(slots, values):
         if isinstance(where, str):
-            kw[where] = None
+            kw[where] = value
         elif j is None:
-            a[where] = None
+            a[where] = value
         else:
             seq = list(a[where])
-            seq[j] = None
+            seq[j] = value
             a[where] = type(plain_args[where])(seq)
     return a, kw
+
+
+def _without(plain_args, plain_kwargs, slots):
+    """``plain_args``/``plain_kwargs`` with None where the tracked inputs (``slots``) were."""
+    return _placed(plain_args, plain_kwargs, slots, [None] * len(slots)) if slots else (plain_args, plain_kwargs)
 
 
 class _Slot(tuple):
