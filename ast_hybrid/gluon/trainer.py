@@ -106,16 +106,13 @@ class Trainer:
         """MXNet's ``Trainer._init_optimizer``: the ``mx.optimizer`` object ``create(name, **params)`` makes,
         bound to this trainer (its learning rate is the trainer's, its ``param_dict`` the parameters by
         index); None where the registry has no class of that name."""
-        import weakref
-
         from ast_hybrid.optimizer.optimizer import Optimizer
 
         try:    # (a learning_rate beside a schedule: the trainer has warned and set its base_lr already)
             obj = Optimizer.create_optimizer(name, **dict(optimizer_params or {}))
         except (TypeError, ValueError):     # an option only the trainer's rule takes: no object to show
             return None
-        obj._trainer = weakref.ref(self)
-        obj.param_dict = dict(enumerate(self._params))
+        obj._bind(self)
         return obj
 
     @property

@@ -268,11 +268,15 @@ class Optimizer:
                       lr_scheduler=self.lr_scheduler, multi_precision=self.multi_precision)
         if self.lr_scheduler is None:
             params["learning_rate"] = self._lr
-        self._trainer = weakref.ref(trainer)
-        # as MXNet's Trainer._init_optimizer: the multipliers are the Parameters' own from now on (not a copy:
-        # a later change of p.lr_mult is seen; set_lr_mult/set_wd_mult entries no longer apply)
-        self.param_dict = dict(enumerate(trainer._params))
+        self._bind(trainer)
         return rule, params
+
+    def _bind(self, trainer):
+        """From now on the learning rate is ``trainer``'s and, as MXNet's ``Trainer._init_optimizer`` makes it,
+        the multipliers are its Parameters' own (not a copy: a later change of p.lr_mult is seen;
+        set_lr_mult/set_wd_mult entries no longer apply)."""
+        self._trainer = weakref.ref(trainer)
+        self.param_dict = dict(enumerate(trainer._params))
 
     def __getstate__(self):
         state = self.__dict__.copy()
