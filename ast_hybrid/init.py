@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 
 __all__ = ["Initializer", "InitDesc", "Uniform", "Normal", "Xavier", "MSRAPrelu", "Zero", "One", "Constant",
-           "Orthogonal", "Bilinear", "LSTMBias", "Mixed", "Load", "create", "register", "alias"]
+           "Orthogonal", "Bilinear", "LSTMBias", "FusedRNN", "Mixed", "Load", "create", "register", "alias"]
 
 
 def _draw(shape, dtype, kind, scale):
@@ -399,6 +399,39 @@ class LSTMBias(Initializer):
         value = np.zeros(shape, _np_dtype(dtype))
         value[num_hidden:2 * num_hidden] = self.forget_bias
         return _device(value)
+
+
+@register
+class FusedRNN(Initializer):
+    """A fused RNN's flat ``parameters`` vector (legacy ``mx.rnn.FusedRNNCell``): each gate's weight by
+    ``init`` (None: the global initializer, by its name), biases 0 but an LSTM's forget gate's ``forget_bias``,
+    as MXNet 1.9.1 initialises the unpacked pieces."""
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                         num_layers=num_layers, mode=mode, bidirectional=bidirectional, forget_bias=forget_bias)
+        self._init, self._num_hidden, self._num_layers = init, num_hidden, num_layers
+        self._mode, self._bidirectional, self._forget_bias = mode, bidirectional, forget_bias
+
+    def _init_weight(self, desc, arr):
+        from ast_hybrid.ops.rnn import GATES, param_layout
+
+        b, m, h = 1 + bool(self._bidirectional), GATES[self._mode], self._num_hidden
+        num_input = arr.size // b // h // m - (self._num_layers - 1) * (h + b * h + 2) - h - 2
+        flat = np.zeros(arr.shape, _np_dtype(arr.dtype))
+        global_init = getattr(desc, "global_init", None) or Uniform()      # (gluon's call: MXNet's default)
+        for name, offset, shape in param_layout(self._mode, self._num_layers, self._bidirectional, num_input, h):
+            piece = _zeros(shape, arr.dtype)
+            if self._mode == "lstm" and name.endswith("_f_bias"):
+                piece[:] = self._forget_bias
+            elif self._init is None:
+                global_init(InitDesc(name, global_init=global_init), piece)
+            else:
+                self._init(InitDesc(name, global_init=global_init), piece)
+            flat[offset:offset + piece.size] = piece.asnumpy().reshape(-1)
+        arr[:] = flat
 
 
 class Mixed:

@@ -117,6 +117,7 @@ class Module(BaseModule):
         self._data_shapes = self._label_shapes = None
         self._outputs = None
         self._inputs = None
+        self._input_grads = {}       # a data input's gradient under grad_req 'add': summed over backwards
 
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
@@ -145,6 +146,7 @@ class Module(BaseModule):
         self.binded = False
         self._block = None
         self._data_shapes = self._label_shapes = None
+        self._input_grads = {}
 
     # -- names and shapes ----------------------------------------------------------------------------------
     @property
@@ -402,9 +404,11 @@ class Module(BaseModule):
                 value = nd.array(value)
             inputs.append(value)
         if is_train:
-            if self.inputs_need_grad:
-                for x in inputs[:len(self._data_names)]:
-                    x.attach_grad()
+            if self.inputs_need_grad:      # the executor's own array (MXNet copies the batch into it)
+                for i, name in enumerate(self._data_names):
+                    if self._input_grad_req(name) != "null":
+                        inputs[i] = inputs[i].copy()
+                        inputs[i].attach_grad()
             with autograd.record(train_mode=True):
                 out = self._block(*inputs)
             self._params_dirty = True     # BatchNorm's running statistics moved
@@ -426,6 +430,16 @@ class Module(BaseModule):
         else:
             grads = [g if isinstance(g, nd.NDArray) else nd.array(g) for g in _as_list(out_grads)]
         autograd.backward(heads, head_grads=grads)
+        if self.inputs_need_grad:      # MXNet's executor keeps one gradient array per data input
+            for name, x in zip(self._data_names, self._inputs):
+                req, held = self._input_grad_req(name), self._input_grads.get(name)
+                if req != "null":
+                    self._input_grads[name] = x.grad if req == "write" or held is None else held + x.grad
+
+    def _input_grad_req(self, name):
+        """A data input's grad_req as MXNet's executor group sets it (a dict names it, or 'write')."""
+        req = self._grad_req
+        return req if isinstance(req, str) else dict(req or {}).get(name, "write")
 
     def update(self):
         """One optimizer step on every parameter with a gradient (updater index = the parameter's position
@@ -449,7 +463,7 @@ class Module(BaseModule):
     def get_input_grads(self, merge_multi_context=True):
         """The data inputs' gradients (bound with ``inputs_need_grad=True``)."""
         assert self.binded and self.params_initialized and self.inputs_need_grad
-        grads = [x.grad for x in self._inputs[:len(self._data_names)]]
+        grads = [self._input_grads.get(name) for name in self._data_names]
         return grads if merge_multi_context else [[g] for g in grads]
 
     def get_states(self, merge_multi_context=True):

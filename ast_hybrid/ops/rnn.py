@@ -30,9 +30,28 @@ from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import check, choice, op
 from ast_hybrid.ops.elemwise import mx_relu
 
-__all__ = ["RNN", "cell_step", "GATES"]
+__all__ = ["RNN", "cell_step", "GATES", "GATE_NAMES", "param_layout"]
 
 GATES = {"rnn_relu": 1, "rnn_tanh": 1, "rnn": 1, "lstm": 4, "gru": 3}
+# MXNet's names of the gates, in the order of their rows in a weight (legacy ``mx.rnn`` cells' parameter names)
+GATE_NAMES = {"rnn_relu": ("",), "rnn_tanh": ("",), "lstm": ("_i", "_f", "_c", "_o"), "gru": ("_r", "_z", "_o")}
+
+
+def param_layout(mode, num_layers, bidirectional, input_size, hidden):
+    """MXNet's flat ``parameters`` vector gate by gate: ``(name, offset, shape)`` in its order, ``name`` as
+    MXNet's legacy cells call the piece (``l0_i2h_f_weight``: layer 0, left direction, the forget gate's rows
+    of ``i2h``; ``r1_h2h_bias``).  The vector's length is the last offset plus its size."""
+    directions = ("l", "r") if bidirectional else ("l",)
+    gates, offset = GATE_NAMES[mode], 0
+    for kind in ("weight", "bias"):
+        for layer in range(num_layers):
+            ni = input_size if layer == 0 else hidden * len(directions)
+            for d in directions:
+                for group, cols in (("i2h", ni), ("h2h", hidden)):
+                    for gate in gates:
+                        shape = (hidden, cols) if kind == "weight" else (hidden,)
+                        yield f"{d}{layer}_{group}{gate}_{kind}", offset, shape
+                        offset += int(np.prod(shape))
 
 
 def _dot(x, w):

@@ -168,7 +168,8 @@ def op_recorder(fn, attr, path=(), always=False):
         if not always and not _symbols_in((args, kwargs)) and not (graph_anyway and not _arrays_in((args, kwargs))):
             return fn(*args, **kwargs)
         if made:            # sym.zeros(shape=(0, H)): a node, its unknown dimensions inferred (graph.evaluate)
-            kwargs = dict(kwargs)
+            kwargs = dict(inspect.signature(fn).bind_partial(*args).arguments, **kwargs)   # (shape by name)
+            args = ()
             name = kwargs.pop("name", None)
             return _make_op(fn, attr, args, kwargs, name, key=op_name, mx_op=made)
         kwargs = dict(kwargs)
@@ -316,10 +317,20 @@ def param_variable(p):
     return v
 
 
+def _set_attr(self, **kwargs):
+    """MXNet's ``Symbol._set_attr``: string attributes on the node(s) this Symbol outputs from."""
+    for key, value in kwargs.items():
+        if not isinstance(value, str):
+            raise ValueError("Set Attr only accepts string values")
+        for node, _ in self._entries:
+            node.attrs[key] = value
+
+
 def install():
     """Set ``Symbol``'s attribute lookup (NDArray's methods, each recording a node) and Python operators."""
     Symbol.__getattr__ = _getattr
     Symbol.__neg__ = _neg
+    Symbol._set_attr = _set_attr
     for dunder, fn, hint, mx_op in (("add", operator.add, "_plus", "elemwise_add"),
                                     ("sub", operator.sub, "_minus", "elemwise_sub"),
                                     ("mul", operator.mul, "_mul", "elemwise_mul"),

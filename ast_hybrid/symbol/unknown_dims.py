@@ -48,7 +48,9 @@ def resolved(order, entries, lookup, extra):
     free += [tuple(n.kwargs["shape"]) for n in order if n.kind == "op" and not n.inputs
              and isinstance(n.kwargs.get("shape"), (list, tuple))]
     for axis in range(max((len(sh) for sh in free), default=0)):
-        candidates += [sh[axis] for sh in free if len(sh) > axis and sh[axis] > 0 and sh[axis] not in candidates]
+        for sh in free:
+            if len(sh) > axis and sh[axis] > 0 and sh[axis] not in candidates:
+                candidates.append(sh[axis])
     params = [m.param for m in order if m.kind == "var" and m.param is not None]
     slots = sum(sum(d in (0, -1) for d in n.kwargs["shape"]) for n in unknown)
     if slots <= 4 and len(candidates) ** slots <= 256:     # few: each unknown dimension its own candidate

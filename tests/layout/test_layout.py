@@ -51,7 +51,7 @@ _FRONT = {
     "gluon": {"core", "ops", "xla", "io", "parallel", "nd", "init", "symbol", "optimizer", "common",
               "transpiler"},                    # transpiler: its api converts a hybrid_forward with control flow
     "image": {"core", "ops", "nd", "io", "gluon"},
-    "module": {"core", "ops", "nd", "io", "init", "symbol", "optimizer", "metric", "gluon"},   # mx.mod
+    "module": {"core", "ops", "nd", "io", "init", "symbol", "sym", "optimizer", "metric", "gluon"},   # mx.mod, mx.rnn
 }
 _FRONT["mxnet"] = set(_FRONT) - {"mxnet"}       # the import door: any room of the front
 _TOOLS = {

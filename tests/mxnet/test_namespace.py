@@ -55,7 +55,7 @@ def test_base_names_mxnet_code_imports(mx):
     ("mx.mod.BucketingModule", "mxnet.module.BucketingModule"),
     ("mx.nd.Correlation", "mxnet.nd.Correlation"),
     ("mx.operator.NumpyOp", "mxnet.operator.NumpyOp"),
-    ("mx.init.FusedRNN(None, 3, 1, 'lstm')", "mxnet.init.FusedRNN"),
+    ("mx.mod.SequentialModule()", "mxnet.module.SequentialModule"),
     ("mx.gluon.contrib.estimator", "mxnet.gluon.contrib.estimator"),
     ("mx.contrib.amp.init()", "mxnet.contrib.amp.init"),
     ("mx.kv.KVStoreServer", "mxnet.kv.KVStoreServer"),
