@@ -16,13 +16,15 @@ from ast_hybrid.core.errors import MXNetError
 from ast_hybrid.mxnet._missing import module_getattr
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "NotSupportedForSparseNDArray", "numeric_types",
-           "integer_types", "string_types", "py_str", "data_dir", "data_dir_default", "_as_list", "NDArrayHandle"]
+           "integer_types", "string_types", "py_str", "data_dir", "data_dir_default", "_as_list", "NDArrayHandle",
+           "mx_real_t"]
 
 __version__ = "1.9.1"
 
 numeric_types = (float, int, np.generic)
 integer_types = (int, np.integer)
 string_types = (str,)
+mx_real_t = np.float32          # MXNet's default real type
 
 
 # MXNet's C handle type (GluonNLP's calibration collector imports it); ast-hybrid has no C handles to give

@@ -1,7 +1,8 @@
 """MXNet's spatial transformer operators: ``GridGenerator`` (an affine transform's or a flow field's sampling
 grid), ``BilinearSampler`` (sample the data at a grid) and ``SpatialTransformer`` (the two together), as
 MXNet 1.9.1's CPU kernels compute them (``grid_generator-inl.h``, ``bilinear_sampler.cc``); their gradients are
-JAX's of the same arithmetic, which are MXNet's backward kernels' formulas.
+JAX's of the same arithmetic, which are MXNet's backward kernels' formulas.  And FlowNet's ``Correlation`` of
+two feature maps (``correlation.cc``).
 
 A grid is (N, 2, H, W): channel 0 the x (column), channel 1 the y (row) source position, each in [-1, 1] over
 the input's extent; a sample outside the input reads zeros.
@@ -9,11 +10,15 @@ the input's extent; a sample outside the input reads zeros.
 
 from __future__ import annotations
 
+import math
+
 import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
 from ast_hybrid.ops._core import as_tuple, check, choice, op
 
-__all__ = ["GridGenerator", "BilinearSampler", "SpatialTransformer"]
+__all__ = ["GridGenerator", "BilinearSampler", "SpatialTransformer", "Correlation"]
 
 
 @op
@@ -68,3 +73,47 @@ def SpatialTransformer(data, loc, target_shape=(0, 0), transform_type=None, samp
     choice("SpatialTransformer", "sampler_type", sampler_type, ("bilinear",))
     grid = GridGenerator.__wrapped__(loc, "affine", target_shape)
     return BilinearSampler.__wrapped__(data, grid)
+
+
+@op
+def Correlation(data1, data2, kernel_size=1, max_displacement=1, stride1=1, stride2=1, pad_size=0,
+                is_multiply=True):
+    """Each ``kernel_size`` patch of ``data1`` (N, C, H, W) compared with the patches of ``data2`` displaced by up
+    to ``max_displacement`` (in steps of ``stride2``): channel q of the output (N, D*D, Ht, Wt), D = 2 *
+    (max_displacement // stride2) + 1, is the displacement (q // D, q % D) from the centre (row, column); a
+    comparison is the mean over the patch and the channels of the product (``is_multiply``) or of the absolute
+    difference.  Both maps are zero-padded by ``pad_size``; output positions step by ``stride1``."""
+    a, b = jnp.asarray(data1), jnp.asarray(data2)
+    check(a.ndim == 4 and b.ndim == 4, "Correlation", "data should be a 4D tensor")
+    check(a.shape == b.shape, "Correlation", f"data1 {a.shape} and data2 {b.shape} differ")
+    k, md, s1, s2, pad = int(kernel_size), int(max_displacement), int(stride1), int(stride2), int(pad_size)
+    check(k % 2 == 1, "Correlation", "kernel size should be odd number")
+    n, c, h, w = a.shape
+    border = md + (k - 1) // 2
+    th, tw = (math.ceil((h + 2 * pad - 2 * border) / s1), math.ceil((w + 2 * pad - 2 * border) / s1))
+    check(th >= 1 and tw >= 1, "Correlation",
+          "Correlation cannot be done with current settings.Neighborhood and kernel don't fit in blob")
+    radius = md // s2
+    grid = 2 * radius + 1
+    ly, lx = (th - 1) * s1 + k, (tw - 1) * s1 + k         # the rows and columns the patches cover
+    # zeros past the padded maps too: where the output's size rounds up, MXNet's kernel reads past them
+    extra_y, extra_x = max(0, md + ly + md - (h + 2 * pad)), max(0, md + lx + md - (w + 2 * pad))
+    tmp1 = jnp.pad(a, ((0, 0), (0, 0), (pad, pad + extra_y), (pad, pad + extra_x)))
+    tmp2 = jnp.pad(b, ((0, 0), (0, 0), (pad, pad + extra_y), (pad, pad + extra_x)))
+    first = tmp1[:, :, md:md + ly, md:md + lx]
+    q = jnp.arange(grid * grid)
+    shifts = jnp.stack([md + (q // grid - radius) * s2, md + (q % grid - radius) * s2], axis=1)
+
+    def one(shift):
+        second = lax.dynamic_slice(tmp2, (0, 0, shift[0], shift[1]), (n, c, ly, lx))
+        if is_multiply:
+            cmp = first * second
+        else:           # |d| with MXNet's gradient: +1 where data1 >= data2, else -1
+            d = first - second
+            cmp = d * lax.stop_gradient(jnp.where(d >= 0, 1, -1).astype(d.dtype))
+        summed = cmp.sum(axis=1)                                          # (N, ly, lx)
+        # (a NumPy zero: reduce_window then knows the sum, and has its gradient)
+        return lax.reduce_window(summed, np.zeros((), summed.dtype), lax.add, (1, k, k), (1, s1, s1), "VALID")
+
+    out = lax.map(one, shifts)                                            # (D*D, N, Ht, Wt)
+    return (jnp.moveaxis(out, 0, 1) / (k * k * c)).astype(a.dtype)

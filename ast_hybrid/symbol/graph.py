@@ -24,6 +24,9 @@ params)`` runs a graph as a block (``symbol_block.py``).  MXNet's graph JSON bot
 write it (each node under MXNet's registered op name; MXNet 1.9.1 loads and runs it), :func:`load_json` reads
 it (``SymbolBlock.imports`` of MXNet's own exports).  ``bool(symbol)`` raises, as MXNet's (a Python ``if`` on
 a graph decides nothing).  ``bind``/``simple_bind`` make MXNet's executors (``symbol/executor.py``).
+
+Over 600 lines: the Symbol class (names, shapes and types, replay, composition, the JSON doors) and the graph
+walks it is made of, read together.
 """
 
 from __future__ import annotations
@@ -179,9 +182,8 @@ class Symbol:
         return self.infer_shape(*args, **kwargs)
 
     def infer_type(self, *args, **kwargs):
-        """``(arg_types, out_types, aux_types)`` as numpy types; the placeholders' shapes must be known
-        (``sym.var(name, shape=...)`` or an earlier ``infer_shape``): types are inferred by running the graph
-        on shapes."""
+        """``(arg_types, out_types, aux_types)`` as numpy types, inferred by running the graph on shapes: the
+        placeholders' (``sym.var(name, shape=...)`` or an earlier ``infer_shape``), else trial ones."""
         dtypes = {k: np.dtype(v) for k, v in self._given(args, kwargs, "infer_type").items()}
         shapes = dict(self._shapes or {})
         unknown = []
@@ -191,10 +193,13 @@ class Symbol:
                     unknown.append(n.name)
                 else:
                     shapes[n.name] = n.attrs["__shape__"]
-        if unknown:
-            raise ValueError(f"infer_type needs the shapes of {unknown}: give sym.var({unknown[0]!r}, "
-                             "shape=...), or call infer_shape first")
-        return self._types(shapes, dtypes)
+        if unknown:         # MXNet needs no shapes for types: the graph is tried on a few (unknown_dims.py)
+            from ast_hybrid.symbol import unknown_dims
+
+            return unknown_dims.types_on_trial_shapes(self, shapes, dtypes, unknown)
+        from ast_hybrid.symbol import unknown_dims
+
+        return self._types(shapes, unknown_dims.completed_types(self, shapes, dtypes))
 
     def _types(self, shapes, dtypes):
         """``infer_type``'s answer for known ``shapes`` (every variable's) and the ``dtypes`` given."""
@@ -259,9 +264,10 @@ class Symbol:
             given[k] = v
         return {k: v for k, v in given.items() if v is not None}
 
-    def _abstract(self, shapes, dtypes):
+    def _abstract(self, shapes, dtypes, monitor=None):
         """The graph on shapes only: the outputs' ShapeDtypeStructs.  Parameters whose shape is still
-        deferred get it (and their initial value) on the way, as a first call gives them."""
+        deferred get it (and their initial value) on the way, as a first call gives them (``monitor``:
+        :func:`evaluate`'s)."""
         import jax
 
         from ast_hybrid.core.errors import DeferredInitializationError
@@ -285,7 +291,8 @@ class Symbol:
 
         def run(arrays):
             with inferring():
-                out = evaluate(self._entries, lambda n: NDArray(arrays[n.name]) if n.name in arrays else value(n))
+                out = evaluate(self._entries, lambda n: NDArray(arrays[n.name]) if n.name in arrays else value(n),
+                               monitor=monitor)
             return [o._arr for o in out]
 
         try:

@@ -1,9 +1,16 @@
-"""A graph's arrays made with unknown (0) dimensions, as MXNet's shape inference resolves them.
+"""A graph's arrays made with unknown (0) dimensions, as MXNet's shape inference resolves them; and types
+inferred without shapes.
 
 MXNet's ``sym.zeros((0, H))`` (an RNN cell's ``begin_state`` for a batch the graph does not know yet) gets
 its zeros from the nodes that consume it: MXNet infers shapes both ways through every operator.  Graphs here
 infer shapes by running forward, so the unknown dimensions are found by trying: the graph run on shapes with
 each candidate (the given inputs' dimensions, first axes first) until one runs through.
+
+MXNet's ``infer_type`` needs no shapes (its type rules are separate from its shape rules); graphs here infer
+types by running on shapes too, so placeholders of unknown shape are given trial shapes (:data:`TRIAL_SHAPES`,
+all the same) until one runs through: an operator's output types do not depend on the shapes it runs on.  And
+MXNet types a placeholder from the operator reading it (a weight, or the second data of ``Correlation``, takes
+the type of the op's data): :func:`completed_types`.
 """
 
 from __future__ import annotations
@@ -81,3 +88,69 @@ def resolved(order, entries, lookup, extra):
     names = ", ".join(f"{n.name!r} {tuple(n.kwargs['shape'])}" for n in unknown)
     raise ValueError(f"cannot infer the unknown (0) dimensions of {names}: no dimension of the inputs "
                      f"({candidates}) fits the ops that use it; give the full shape")
+
+
+# placeholders' shapes tried for a graph's types: image-like first (most of MXNet's ops take them), then others
+TRIAL_SHAPES = ((2, 3, 8, 8), (2, 3, 8), (2, 8), (8,), (2, 3, 4, 8, 8))
+
+
+def types_on_trial_shapes(symbol, shapes, dtypes, unknown):
+    """``symbol.infer_type``'s answer with the placeholders ``unknown`` (names, shapes not known) given each of
+    :data:`TRIAL_SHAPES` until the graph runs (the data placeholders only, the ops inferring their weights';
+    else all); a graph holding parameters is not tried (a trial would give them its shape)."""
+    order = graph._topo(symbol._entries)
+    # the placeholders an op reads as its data first (the others, weights, the op infers from the data)
+    data = [k for k in unknown if any(n.kind == "op" and n.inputs and n.inputs[0].name == k for n in order)]
+    if not any(n.param is not None for n in graph._variables(symbol._entries)):
+        for trial, given in itertools.product(TRIAL_SHAPES, (data, unknown) if data != unknown else (unknown,)):
+            trial_shapes = dict(shapes, **{k: trial for k in given})
+            try:
+                return symbol._types(trial_shapes, completed_types(symbol, trial_shapes, dtypes))
+            except Exception:       # noqa: BLE001 - any error of the ops: this trial does not fit
+                continue
+    raise ValueError(f"infer_type needs the shapes of {unknown}: give sym.var({unknown[0]!r}, shape=...), or call "
+                     "infer_shape first")
+
+
+# ops whose parameters stay float32 under float16 data (MXNet's BatchNorm type rule)
+_FLOAT32_PARAMETERS = frozenset({"BatchNorm", "_contrib_SyncBatchNorm", "_contrib_BatchNormWithReLU"})
+
+
+def completed_types(symbol, shapes, dtypes):
+    """``dtypes`` (name -> type) with each placeholder of no given type typed as MXNet types it from the first
+    operator reading it: that op's first other input's floating type (its data: a weight of a float16 layer is
+    float16, an Embedding's weight reading int32 indices stays float32); the graph run once to see its types."""
+    import numpy as np
+
+    order = graph._topo(symbol._entries)
+    free = [n for n in graph._free_variables(symbol._entries)
+            if n.name not in dtypes and not n.attrs.get("__dtype__")]
+    if not free or not dtypes:
+        return dtypes
+    seen = {}
+    firsts = [dtypes]       # (a run with them float32 may fail where an op wants one type: then the given one)
+    if len(set(dtypes.values())) == 1:
+        firsts.append(dict(dtypes, **{n.name: next(iter(dtypes.values())) for n in free}))
+    for first_types in firsts:
+        try:
+            symbol._abstract(dict(shapes), first_types,
+                             monitor=lambda node, values: seen.__setitem__(id(node), values[id(node)]))
+            break
+        except Exception:       # noqa: BLE001 - this run does not fit; the types' own run says what is wrong
+            seen.clear()
+    else:
+        return dtypes
+    types = dict(dtypes)
+    for var in free:
+        reader = next((n for n in order if n.kind == "op" and any(x is var for x in n.inputs)), None)
+        if reader is None or (reader.op in _FLOAT32_PARAMETERS and reader.inputs[0] is not var):
+            continue
+        for s in graph._symbols_in((reader.args, reader.kwargs)):     # its data first, then the others
+            node, index = s._entries[0]
+            if node is var:
+                continue
+            dtype = types.get(node.name) if node.kind == "var" else np.dtype(seen[id(node)][index].dtype)
+            if dtype is not None and np.issubdtype(dtype, np.floating):
+                types[var.name] = np.dtype(dtype)
+            break
+    return types

@@ -139,6 +139,19 @@ CASES = RNN_CASES + POOLS + [
     "transform_type='affine', sampler_type='bilinear')",
     "c, g = img.copy(), nd.tanh(img[:, :2]) * 1.2\nc.attach_grad()\ng.attach_grad()\nwith autograd.record():\n"
     "    o = nd.BilinearSampler(c, g) * img\no.backward()\nres = [o, c.grad, g.grad]",
+    # FlowNet's correlation: products and absolute differences, strides, kernels, padding; the gradients
+    "nd.Correlation(img, img * 0.5 + 0.1, kernel_size=1, max_displacement=2, pad_size=2)",
+    "nd.Correlation(img, nd.flip(img, axis=1), kernel_size=3, max_displacement=1, stride1=2, pad_size=2, "
+    "is_multiply=False)",
+    "nd.Correlation(img8, img8 * img8, kernel_size=3, max_displacement=4, stride1=1, stride2=2, pad_size=4)",
+    "nd.Correlation(img[:, :, :6], img[:, :, 1:], kernel_size=3, max_displacement=1, stride1=2, pad_size=1)",
+    "nd.Correlation(img, img, kernel_size=9)",
+    "c = img.copy()\nd = nd.tanh(nd.flip(img, axis=1))\nc.attach_grad()\nd.attach_grad()\nwith autograd.record():\n"
+    "    o = nd.Correlation(c, d, kernel_size=3, max_displacement=2, stride2=2, pad_size=3, is_multiply=False) * 3\n"
+    "o.backward()\nres = [o, c.grad, d.grad]",
+    "c = img.copy()\nd = nd.tanh(nd.flip(img, axis=1))\nc.attach_grad()\nd.attach_grad()\nwith autograd.record():\n"
+    "    o = nd.Correlation(c, d, kernel_size=1, max_displacement=3, stride1=2, pad_size=1) ** 2\n"
+    "o.backward()\nres = [o, c.grad, d.grad]",
     "c = ctc_nan.copy()\nc.attach_grad()\nwith autograd.record():\n"
     "    l = nd.CTCLoss(c, ctc_lab, data_lengths=nd.array([6, 4, 3]), use_data_lengths=True)\n"
     "l.backward()\nres = [l, c.grad]",
