@@ -14,7 +14,8 @@
 - ``creation``: array, zeros, ones, full, arange, linspace, eye;
 - ``random``: uniform, normal, randint, multinomial, shuffle, seed;
 - ``contrib``: BilinearResize2D, AdaptiveAvgPooling2D, foreach/while_loop/cond, ..., and re-exported from
-  ``detection``: box_nms, box_iou, box_encode/decode, bipartite_matching, ROIPooling, ROIAlign;
+  ``detection``: box_nms, box_iou, box_encode/decode, bipartite_matching, ROIPooling, ROIAlign,
+  PSROIPooling;
 
 Every op is one function (``_core.op``) that runs eagerly on concrete arrays
 and inside a hybridized program on tracers.  ``F`` in ``hybrid_forward`` is

@@ -5,7 +5,8 @@
 - ``AdaptiveAvgPooling2D(data, output_size)``: cell ``i`` averages input rows
   ``floor(i * H / h)`` to ``ceil((i + 1) * H / h)``;
 - ``box_iou``, ``box_nms``, ``box_encode``, ``box_decode``, ``bipartite_matching``, ``ROIAlign``
-  (``sample_ratio`` > 0), ``ROIPooling`` (also at top level): the detection ops (``ops/detection.py``);
+  (``sample_ratio`` > 0), ``PSROIPooling``, ``ROIPooling`` (also at top level): the detection ops
+  (``ops/detection.py``);
 - ``foreach``, ``while_loop``, ``cond``: Python loops on concrete arrays,
   ``lax.scan``/``lax.cond`` inside a hybridized program;
 - ``adamw_update`` and its ``mp_``/``multi_`` forms: MXNet's AdamW steps, in place (``ops/adamw.py``);
@@ -31,15 +32,15 @@ from ast_hybrid.core.ndarray import NDArray
 from ast_hybrid.ops._core import as_tuple, check, choice, divided, norm_axis, op, raw, rounded, wrap
 from ast_hybrid.ops.adamw import adamw_update, mp_adamw_update, multi_adamw_update, multi_mp_adamw_update
 from ast_hybrid.ops.deformable import DeformableConvolution, ModulatedDeformableConvolution
-from ast_hybrid.ops.detection import (ROIAlign, ROIPooling, bipartite_matching, box_decode, box_encode, box_iou,
-                                      box_nms, box_non_maximum_suppression)
+from ast_hybrid.ops.detection import (PSROIPooling, ROIAlign, ROIPooling, bipartite_matching, box_decode, box_encode,
+                                      box_iou, box_nms, box_non_maximum_suppression)
 from ast_hybrid.ops.indexing import boolean_mask, index_copy
 from ast_hybrid.ops.nn import CTCLoss
 from ast_hybrid.ops.normalization import BatchNorm
 from ast_hybrid.ops.quantization import dequantize, quantize_v2, quantized_pooling
 
-__all__ = ["ROIAlign", "ROIPooling", "bipartite_matching", "box_encode", "box_decode", "CTCLoss", "ctc_loss",
-           "BatchNormWithReLU", "BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou", "box_nms",
+__all__ = ["ROIAlign", "ROIPooling", "PSROIPooling", "bipartite_matching", "box_encode", "box_decode", "CTCLoss",
+           "ctc_loss", "BatchNormWithReLU", "BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou", "box_nms",
            "box_non_maximum_suppression", "arange_like", "div_sqrt_dim", "boolean_mask", "index_copy", "isnan",
            "isinf", "isfinite", "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",

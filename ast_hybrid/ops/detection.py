@@ -19,10 +19,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from ast_hybrid.ops._core import as_tuple, check, choice, op
+from ast_hybrid.ops._core import as_tuple, check, choice, divided, op
 
 __all__ = ["box_iou", "box_nms", "box_non_maximum_suppression", "box_encode", "box_decode", "bipartite_matching",
-           "ROIPooling", "ROIAlign"]
+           "ROIPooling", "ROIAlign", "PSROIPooling"]
 
 
 def _corners(b, fmt):
@@ -274,8 +274,9 @@ def ROIPooling(data, rois, pooled_size, spatial_scale):
 
     def bins(start, size, pooled, limit):
         i = jnp.arange(pooled, dtype=jnp.float32)
-        lo = jnp.floor(i[None] * (size[:, None] / pooled)).astype(jnp.int32) + start[:, None]
-        hi = jnp.ceil((i[None] + 1) * (size[:, None] / pooled)).astype(jnp.int32) + start[:, None]
+        step = divided(size, pooled)[:, None]     # (as C divides: XLA's reciprocal is an ulp off)
+        lo = jnp.floor(i[None] * step).astype(jnp.int32) + start[:, None]
+        hi = jnp.ceil((i[None] + 1) * step).astype(jnp.int32) + start[:, None]
         return jnp.clip(lo, 0, limit), jnp.clip(hi, 0, limit)
 
     hs, he = bins(y1, rh, ph, height)
@@ -343,3 +344,47 @@ def ROIAlign(data, rois, pooled_size, spatial_scale, sample_ratio=-1, position_s
     flat = out.reshape(-1)
     where = jnp.where(skipped, jnp.arange(out.shape[0]), flat.size)       # flat.size: dropped
     return flat.at[where].set(jnp.zeros((), out.dtype), mode="drop").reshape(out.shape)
+
+
+@op(compile_arrays=("data", "rois"))
+def PSROIPooling(data, rois, spatial_scale, output_dim, pooled_size, group_size=0):
+    """Position-sensitive ROI pooling (R-FCN), as MXNet's ``contrib.PSROIPooling``: bin (i, j) of output
+    channel o averages ``data``'s channel ``(o * G + gi) * G + gj`` (G = ``group_size``, default
+    ``pooled_size``; (gi, gj) the bin's group) over the bin; (R, output_dim, pooled_size, pooled_size).  A
+    region is ``[batch, x1, y1, x2, y2]``: its corners rounded, then scaled (the far ones one past), at least
+    0.1 wide; an empty bin gives 0.  The bins' sums come from a summed-area table of the data."""
+    x = jnp.asarray(data)
+    _, channels, height, width = x.shape
+    k = int(pooled_size)
+    groups = int(group_size) or k
+    check(channels == output_dim * groups * groups, "PSROIPooling",
+          f"data has {channels} channels; output_dim * group_size**2 = {output_dim * groups * groups} expected")
+    r = jnp.asarray(rois)
+    ftype = jnp.float64 if x.dtype == jnp.float64 else jnp.float32
+    batch = r[:, 0].astype(jnp.int32)
+    x1, y1, x2, y2 = (_c_round(r[:, i]).astype(ftype) for i in range(1, 5))
+    start_w, start_h = x1 * spatial_scale, y1 * spatial_scale
+    size_w = jnp.maximum((x2 + 1) * spatial_scale - start_w, 0.1)
+    size_h = jnp.maximum((y2 + 1) * spatial_scale - start_h, 0.1)
+    i = jnp.arange(k, dtype=ftype)
+
+    def bins(start, size, limit):        # (R, k) [lo, hi) of each bin, clipped to the map
+        step = divided(size, k)[:, None]         # (as C divides: a bin's end lands on the integer it reaches)
+        lo = jnp.floor(i[None] * step + start[:, None]).astype(jnp.int32)
+        hi = jnp.ceil((i[None] + 1) * step + start[:, None]).astype(jnp.int32)
+        return jnp.clip(lo, 0, limit), jnp.clip(hi, 0, limit)
+
+    hs, he = bins(start_h, size_h, height)
+    ws, we = bins(start_w, size_w, width)
+    group = jnp.clip(jnp.floor(i * groups / k).astype(jnp.int32), 0, groups - 1)
+    chan = (jnp.arange(output_dim)[:, None, None] * groups + group[None, :, None]) * groups + group[None, None, :]
+    table = jnp.pad(jnp.cumsum(jnp.cumsum(x.astype(ftype), axis=2), axis=3), ((0, 0), (0, 0), (1, 0), (1, 0)))
+    b, c = batch[:, None, None, None], chan[None]                       # (R, 1, 1, 1), (1, O, k, k)
+
+    def at(hh, ww):                      # the table at each region's bin corners: (R, O, k, k)
+        return table[b, c, hh[:, None, :, None], ww[:, None, None, :]]
+
+    sums = at(he, we) - at(hs, we) - at(he, ws) + at(hs, ws)
+    area = ((he - hs)[:, None, :, None] * (we - ws)[:, None, None, :]).astype(ftype)
+    empty = area <= 0
+    return jnp.where(empty, 0, sums / jnp.where(empty, 1, area)).astype(x.dtype)

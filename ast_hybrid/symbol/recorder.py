@@ -66,7 +66,10 @@ _AUTO_INPUTS = {
     "LogisticRegressionOutput": ("label",), "MAERegressionOutput": ("label",), "SVMOutput": ("label",),
     # called with no input at all (MXNet's own tests: sym.softmin(axis=1)): <name>_data
     "softmax": ("data",), "softmin": ("data",), "log_softmax": ("data",),
+    "ROIPooling": ("rois",), "Correlation": ("data1", "data2"),
+    "PSROIPooling": ("rois",), "ROIAlign": ("rois",),       # (sym.contrib's)
 }
+_AUTO_PATHS = ((), ("contrib",))       # the namespaces whose ops above make their missing inputs
 _AUX_NAMES = frozenset({"moving_mean", "moving_var", "running_mean", "running_var"})
 # the initializer MXNet's operators give the variables they create (FSetInputVarAttrOnCompose)
 _AUTO_INIT = {("BatchNorm", "moving_mean"): '["zero", {}]', ("BatchNorm", "moving_var"): '["one", {}]',
@@ -161,7 +164,7 @@ def op_recorder(fn, attr, path=(), always=False):
     made = _CREATIONS.get(attr) if not path else None
     # given no array at all, an op whose inputs MXNet creates as variables is a node too (sym.RNN(mode=...,
     # name='rnn'): rnn_data, rnn_parameters, ...), as are the creations
-    graph_anyway = bool(made) or (not path and attr in _AUTO_INPUTS)
+    graph_anyway = bool(made) or (tuple(path) in _AUTO_PATHS and attr in _AUTO_INPUTS)
 
     @functools.wraps(fn)
     def call(*args, **kwargs):

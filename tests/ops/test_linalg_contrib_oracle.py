@@ -27,6 +27,7 @@ ARR["samples"] = np.array([[1, -1, 0, 1, 1, 0], [0, 1, 1, -1, 1, 1]], "float32")
 ARR["matches"] = np.array([[0, 1, 2, 2, 1, 0], [1, 0, 2, 2, 1, 0]], "float32")
 ARR["deltas"] = g.uniform(-0.5, 0.5, (2, 6, 4)).astype("float32")
 ARR["feat"] = g.uniform(-1, 1, (2, 3, 12, 10)).astype("float32")
+ARR["psfeat"] = g.uniform(-1, 1, (2, 18, 12, 10)).astype("float32")
 ARR["rois"] = np.array([[0, 1, 2, 20, 30], [1, 0.5, 0.5, 8.2, 6.7], [0, 30, 10, 39, 38], [1, -4, -3, 3, 2.5],
                         [0, 5, 5, 5.5, 5.2]], "float32")
 ARR["match"] = g.uniform(0, 1, (2, 4, 5)).astype("float32")
@@ -91,6 +92,14 @@ CASES = [
     "nd.ROIPooling(feat, rois, pooled_size=(3, 2), spatial_scale=0.25)",
     "nd.ROIPooling(feat, rois, pooled_size=(2, 2), spatial_scale=1.0)",
     "nd.contrib.ROIAlign(feat, rois, pooled_size=(3, 2), spatial_scale=0.25, sample_ratio=2)",
+    # R-FCN's position-sensitive pooling: groups as the bins, fewer groups than bins, and its gradient
+    "nd.contrib.PSROIPooling(psfeat, rois, spatial_scale=0.25, output_dim=2, pooled_size=3)",
+    "nd.contrib.PSROIPooling(psfeat, rois, spatial_scale=0.5, output_dim=2, pooled_size=3, group_size=3)",
+    "nd.contrib.PSROIPooling(psfeat[:, :8], rois, spatial_scale=0.3, output_dim=2, pooled_size=5, group_size=2)",
+    "nd.contrib.PSROIPooling(psfeat, rois, spatial_scale=1.0, output_dim=2, pooled_size=4, group_size=3)",
+    "c = psfeat.copy()\nc.attach_grad()\nwith autograd.record():\n"
+    "    o = nd.contrib.PSROIPooling(c, rois, spatial_scale=0.5, output_dim=2, pooled_size=3) ** 2\n"
+    "o.backward()\nres = [o, c.grad]",
     "nd.contrib.ROIAlign(feat, rois, pooled_size=(2, 2), spatial_scale=0.5, sample_ratio=1)",
     "nd.contrib.ROIAlign(feat, rois, pooled_size=(4, 3), spatial_scale=0.25, sample_ratio=3, aligned=True)",
     # GluonCV's FPN pools each pyramid level with the other levels' regions masked to -1 rows: MXNet skips
