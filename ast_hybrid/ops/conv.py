@@ -7,13 +7,16 @@ I/g)``).  ``Pooling``'s ``pooling_convention``: ``valid`` (floor), ``full``
 ``ceil(in / stride)``); for ``avg``, ``count_include_pad=True`` divides by the
 number of window cells inside the padded input (MXNet's rule), else by the
 cells inside the input.  ``Convolution`` lowers each call by its shape (XLA's convolution, im2col + one
-GEMM, or shifted taps for depthwise): ``conv_lowering``.
+GEMM, or shifted taps for depthwise): ``conv_lowering``.  ``im2col``/``col2im``: MXNet's sliding blocks of an
+NC... array as columns (N, C * prod(kernel), blocks), channel first then the kernel's positions (a
+Convolution's weight reshaped to (O, -1) multiplies them), and their adjoint (overlaps summed).
 """
 
 from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -21,7 +24,8 @@ from jax import lax
 from ast_hybrid.ops._core import as_tuple, check, choice, op
 from ast_hybrid.ops.conv_lowering import convolve
 
-__all__ = ["Convolution", "Convolution_v1", "Deconvolution", "Pooling", "Pooling_v1", "UpSampling"]
+__all__ = ["Convolution", "Convolution_v1", "Deconvolution", "Pooling", "Pooling_v1", "UpSampling", "im2col",
+           "col2im"]
 
 _LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
@@ -224,3 +228,42 @@ def UpSampling(*data, scale=1, num_filter=0, sample_type="nearest", multi_input_
     if len(outs) == 1:
         return outs[0]
     return jnp.concatenate(outs, axis=1) if multi_input_mode == "concat" else sum(outs[1:], outs[0])
+
+
+def _blocks_args(nd, kernel, stride, dilate, pad, opname):
+    kernel = as_tuple(kernel)
+    check(len(kernel) == nd, opname, f"kernel {kernel} must have one size per spatial dimension ({nd})")
+    return kernel, _tup(stride, nd, 1), _tup(dilate, nd, 1), _tup(pad, nd, 0)
+
+
+def _im2col(x, kernel, stride, dilate, pad):
+    n, c = x.shape[:2]
+    patches = lax.conv_general_dilated_patches(x, kernel, stride, [(p, p) for p in pad], rhs_dilation=dilate)
+    return patches.reshape(n, c * int(np.prod(kernel)), -1)     # (channels first, then the kernel's positions)
+
+
+@op(compile_arrays=("data",))
+def im2col(data, kernel, stride=(), dilate=(), pad=()):
+    """Each ``kernel`` block of ``data`` (N, C, *spatial), zero-padded by ``pad``, sliding by ``stride``, its
+    points ``dilate`` apart, as a column: (N, C * prod(kernel), number of blocks)."""
+    x = jnp.asarray(data)
+    check(x.ndim in (3, 4, 5), "im2col", f"data must be 3-D, 4-D or 5-D (N, C, spatial...), got {tuple(x.shape)}")
+    return _im2col(x, *_blocks_args(x.ndim - 2, kernel, stride, dilate, pad, "im2col"))
+
+
+@op(compile_arrays=("data",))
+def col2im(data, output_size, kernel, stride=(), dilate=(), pad=()):
+    """im2col's adjoint: the columns (N, C * prod(kernel), blocks) put back into an image of ``output_size``
+    (N, C, *output_size), where blocks overlap their values summed."""
+    cols = jnp.asarray(data)
+    size = as_tuple(output_size)
+    kernel, stride, dilate, pad = _blocks_args(len(size), kernel, stride, dilate, pad, "col2im")
+    k = int(np.prod(kernel))
+    check(cols.ndim == 3 and cols.shape[1] % k == 0, "col2im",
+          f"data {tuple(cols.shape)} must be (N, C * {k}, blocks) for kernel {kernel}")
+    image = jax.ShapeDtypeStruct((cols.shape[0], cols.shape[1] // k) + size, cols.dtype)
+    blocks = jax.eval_shape(lambda x: _im2col(x, kernel, stride, dilate, pad), image)
+    check(blocks.shape == cols.shape, "col2im",
+          f"data {tuple(cols.shape)} does not match {blocks.shape}: the blocks of output_size {size}")
+    (out,) = jax.linear_transpose(lambda x: _im2col(x, kernel, stride, dilate, pad), image)(cols)
+    return out

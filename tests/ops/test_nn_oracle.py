@@ -139,6 +139,16 @@ CASES = RNN_CASES + POOLS + [
     "transform_type='affine', sampler_type='bilinear')",
     "c, g = img.copy(), nd.tanh(img[:, :2]) * 1.2\nc.attach_grad()\ng.attach_grad()\nwith autograd.record():\n"
     "    o = nd.BilinearSampler(c, g) * img\no.backward()\nres = [o, c.grad, g.grad]",
+    # sliding blocks as columns and back (strides, dilation, padding), and their gradients (MXNet 1.9.1's CPU
+    # build fails on 1-D and 3-D blocks: tests/ops/test_im2col.py checks those against Convolution)
+    "nd.im2col(img, kernel=(3, 3))", "nd.im2col(img, kernel=(3, 2), stride=(2, 1), dilate=(1, 2), pad=(1, 1))",
+    "nd.col2im(nd.im2col(img, kernel=(3, 3), stride=(2, 2), pad=(1, 1)), output_size=(7, 7), kernel=(3, 3), "
+    "stride=(2, 2), pad=(1, 1))",
+    "nd.col2im(nd.im2col(img8, kernel=(2, 3), dilate=(2, 1)) * 0.5, output_size=(8, 8), kernel=(2, 3), dilate=(2, 1))",
+    "c = img.copy()\nc.attach_grad()\nwith autograd.record():\n"
+    "    o = nd.im2col(c, kernel=(3, 3), stride=(2, 2), pad=(1, 1)) ** 2\no.backward()\nres = [o, c.grad]",
+    "c = nd.im2col(img, kernel=(2, 2))\nc.attach_grad()\nwith autograd.record():\n"
+    "    o = nd.col2im(c, output_size=(7, 7), kernel=(2, 2)) ** 2\no.backward()\nres = [o, c.grad]",
     # FlowNet's correlation: products and absolute differences, strides, kernels, padding; the gradients
     "nd.Correlation(img, img * 0.5 + 0.1, kernel_size=1, max_displacement=2, pad_size=2)",
     "nd.Correlation(img, nd.flip(img, axis=1), kernel_size=3, max_displacement=1, stride1=2, pad_size=2, "
