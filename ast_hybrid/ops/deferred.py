@@ -17,6 +17,7 @@ block's first call with them are Gluon's (``gluon/deferred.py``).  Parameters ar
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import inspect
 
@@ -117,3 +118,21 @@ def inferring():
         yield
     finally:
         hooks.resolve_deferred = saved
+
+
+_SHAPES_ONLY = contextvars.ContextVar("ast_hybrid_shapes_only", default=False)
+
+
+@contextlib.contextmanager
+def shapes_only():
+    """Within: a graph runs for its shapes and types only (``infer_shape``'s ``jax.eval_shape``), so an op
+    whose program depends on its inputs' values (``ROIAlign``'s adaptive samples) may give any values."""
+    token = _SHAPES_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _SHAPES_ONLY.reset(token)
+
+
+def computing_shapes_only() -> bool:
+    return _SHAPES_ONLY.get()

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ast_hybrid.ops import deferred
 from ast_hybrid.ops._core import as_tuple, check, choice, divided, op
 
 __all__ = ["box_iou", "box_nms", "box_non_maximum_suppression", "box_encode", "box_decode", "bipartite_matching",
@@ -309,32 +310,70 @@ def _bilinear(feat, y, x):
     return jnp.where(outside, 0.0, v)
 
 
-@op(compile_arrays=("data", "rois"))
 def ROIAlign(data, rois, pooled_size, spatial_scale, sample_ratio=-1, position_sensitive=False, aligned=False):
     """ROIAlign (Mask R-CNN): each of the ``pooled_size`` bins of ``rois[i] = [batch, x1, y1, x2, y2]`` is the
-    mean of ``sample_ratio`` x ``sample_ratio`` bilinear samples; (R, C, ph, pw)."""
-    check(sample_ratio > 0, "ROIAlign", "sample_ratio <= 0 (adaptive) gives each region a number of samples that "
-          "depends on its size, which a compiled program cannot have; pass sample_ratio > 0 (GluonCV uses 2)")
-    check(not position_sensitive, "ROIAlign", "position_sensitive=True is not supported")
-    x = jnp.asarray(data)
+    mean of ``sample_ratio`` x ``sample_ratio`` bilinear samples (``sample_ratio <= 0``: MXNet's adaptive
+    ``ceil(region size / pooled size)`` per region); (R, C, ph, pw).  ``position_sensitive``: bin (i, j) of
+    output channel c reads channel ``(c * ph + i) * pw + j`` (C / (ph * pw) outputs).  No gradient reaches the
+    regions (MXNet's)."""
     ph, pw = as_tuple(pooled_size) if not isinstance(pooled_size, int) else (pooled_size, pooled_size)
-    batch, (x1, y1, x2, y2) = _roi_boxes(rois, spatial_scale, 0.5 if aligned else 0.0)
+    grid = None
+    if sample_ratio <= 0:       # the largest region's numbers of samples: the program's static grid
+        raw = getattr(rois, "_arr", rois)
+        if isinstance(raw, jax.core.Tracer) and deferred.computing_shapes_only():
+            raw = np.zeros((1, 5), np.float32)       # (infer_shape: the output's shape is the same for any)
+        check(not isinstance(raw, jax.core.Tracer), "ROIAlign",
+              "sample_ratio <= 0 (adaptive) gives each region a number of samples that depends on its size, "
+              "which a compiled program cannot have; pass sample_ratio > 0 (GluonCV uses 2)")
+        r = np.asarray(raw, np.float32)
+        sizes = [(r[:, 4] - r[:, 2]) * np.float32(spatial_scale), (r[:, 3] - r[:, 1]) * np.float32(spatial_scale)]
+        if not aligned:
+            sizes = [np.maximum(v, np.float32(1)) for v in sizes]
+        grid = tuple(max(1, int(np.ceil(v / np.float32(n)).max(initial=1))) for v, n in zip(sizes, (ph, pw)))
+    return _roi_align(data, rois, pooled=(ph, pw), spatial_scale=spatial_scale, sample_ratio=int(sample_ratio),
+                      position_sensitive=bool(position_sensitive), aligned=bool(aligned), grid=grid)
+
+
+@op(compile_arrays=("data", "rois"))
+def _roi_align(data, rois, pooled, spatial_scale, sample_ratio, position_sensitive, aligned, grid):
+    """ROIAlign on a static grid of samples: ``sample_ratio`` each way, or (adaptive) ``grid`` = the most any
+    region takes, each region's own count masking the rest."""
+    x = jnp.asarray(data)
+    ph, pw = pooled
+    batch, (x1, y1, x2, y2) = _roi_boxes(lax.stop_gradient(jnp.asarray(rois)), spatial_scale,
+                                         0.5 if aligned else 0.0)
     rw, rh = x2 - x1, y2 - y1
     if not aligned:
         rw, rh = jnp.maximum(rw, 1.0), jnp.maximum(rh, 1.0)
-    g = int(sample_ratio)
-    frac = (jnp.arange(g, dtype=jnp.float32) + 0.5) / g
-    ys = y1[:, None, None] + (jnp.arange(ph)[None, :, None] + frac[None, None, :]) * (rh / ph)[:, None, None]
-    xs = x1[:, None, None] + (jnp.arange(pw)[None, :, None] + frac[None, None, :]) * (rw / pw)[:, None, None]
+    bin_h, bin_w = divided(rh, ph), divided(rw, pw)
+    if grid is None:
+        gh = gw = sample_ratio
+        count_h = count_w = jnp.full(rh.shape, sample_ratio, jnp.float32)
+    else:
+        gh, gw = grid
+        count_h, count_w = jnp.ceil(divided(rh, ph)), jnp.ceil(divided(rw, pw))
 
-    def one(b, yy, xx):     # yy (ph, g), xx (pw, g) -> (C, ph, pw)
-        yg = yy[:, None, :, None]
-        xg = xx[None, :, None, :]
-        yb, xb = jnp.broadcast_arrays(yg, xg)
-        vals = _bilinear(x[b], yb, xb)          # (C, ph, pw, g, g)
-        return vals.mean(axis=(-2, -1))
+    def points(start, size, count, pooled, g):    # (R, pooled, g) sample positions, and which are the region's
+        k = jnp.arange(g, dtype=jnp.float32)
+        pos = (start[:, None, None] + jnp.arange(pooled, dtype=jnp.float32)[None, :, None] * size[:, None, None]
+               + divided((k[None, None, :] + 0.5) * size[:, None, None], count[:, None, None]))
+        return pos, jnp.broadcast_to(k[None, None, :] < count[:, None, None], pos.shape)
 
-    out = jax.vmap(one)(batch, ys, xs).astype(x.dtype)
+    ys, in_y = points(y1, bin_h, count_h, ph, gh)
+    xs, in_x = points(x1, bin_w, count_w, pw, gw)
+    count = count_h * count_w
+
+    def one(b, yy, xx, my, mx, n):     # yy (ph, gh), xx (pw, gw) -> (C, ph, pw)
+        yb, xb = jnp.broadcast_arrays(yy[:, None, :, None], xx[None, :, None, :])
+        vals = _bilinear(x[b], yb, xb)          # (C, ph, pw, gh, gw)
+        keep = my[:, None, :, None] & mx[None, :, None, :]
+        return jnp.where(keep, vals, 0).sum(axis=(-2, -1)) / n
+
+    out = jax.vmap(one)(batch, ys, xs, in_y, in_x, count).astype(x.dtype)
+    if position_sensitive:      # bin (i, j) of output channel c: channel (c * ph + i) * pw + j
+        c_out = x.shape[1] // (ph * pw)
+        out = out.reshape(out.shape[0], c_out, ph, pw, ph, pw)
+        out = jnp.einsum("rcijij->rcij", out)
     # MXNet's CPU kernel skips a region whose batch index is negative (GluonCV's FPN pools each level with the
     # other levels' regions masked to -1 rows, then adds the levels): it writes only 0 to the output's FLAT
     # element n (roi n's index, inside the first regions' values), leaving region n's own values unwritten

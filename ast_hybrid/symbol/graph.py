@@ -272,7 +272,7 @@ class Symbol:
 
         from ast_hybrid.core.errors import DeferredInitializationError
         from ast_hybrid.core.ndarray import NDArray
-        from ast_hybrid.ops.deferred import ShapeOnly, inferring
+        from ast_hybrid.ops.deferred import ShapeOnly, inferring, shapes_only
 
         avals, unknown = {}, {}
         for n in _variables(self._entries):
@@ -290,7 +290,7 @@ class Symbol:
             return _param_value(n, deferred=True, shapes_only=True)
 
         def run(arrays):
-            with inferring():
+            with inferring(), shapes_only():
                 out = evaluate(self._entries, lambda n: NDArray(arrays[n.name]) if n.name in arrays else value(n),
                                monitor=monitor)
             return [o._arr for o in out]

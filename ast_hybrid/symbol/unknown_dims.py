@@ -34,7 +34,7 @@ def resolved(order, entries, lookup, extra):
     import jax
 
     from ast_hybrid.core.ndarray import NDArray
-    from ast_hybrid.ops.deferred import Deferred, ShapeOnly, inferring
+    from ast_hybrid.ops.deferred import Deferred, ShapeOnly, inferring, shapes_only
 
     unknown = [n for n in order if unknown_creation(n) and not (extra and "shape" in extra.get(id(n), {}))]
     if not unknown:
@@ -75,7 +75,7 @@ def resolved(order, entries, lookup, extra):
             def lookup_shape(m):
                 return NDArray(arrays[m.name]) if m.name in arrays else ShapeOnly(standins[m.name])
 
-            with inferring():
+            with inferring(), shapes_only():
                 return [o._arr for o in graph.evaluate(entries, lookup_shape, trial)]
 
         try:

@@ -30,6 +30,7 @@ ARR["feat"] = g.uniform(-1, 1, (2, 3, 12, 10)).astype("float32")
 ARR["psfeat"] = g.uniform(-1, 1, (2, 18, 12, 10)).astype("float32")
 ARR["rois"] = np.array([[0, 1, 2, 20, 30], [1, 0.5, 0.5, 8.2, 6.7], [0, 30, 10, 39, 38], [1, -4, -3, 3, 2.5],
                         [0, 5, 5, 5.5, 5.2]], "float32")
+ARR["rois3"] = ARR["rois"] * np.array([1, 3, 3, 3, 3], "float32")      # larger regions, the same images
 ARR["match"] = g.uniform(0, 1, (2, 4, 5)).astype("float32")
 for name in ("sg", "sb", "smm", "smv"):      # SyncBatchNorm's gamma, beta, moving mean and var (3 channels)
     ARR[name] = g.uniform(0.5, 1.5, (3,)).astype("float32")
@@ -92,6 +93,16 @@ CASES = [
     "nd.ROIPooling(feat, rois, pooled_size=(3, 2), spatial_scale=0.25)",
     "nd.ROIPooling(feat, rois, pooled_size=(2, 2), spatial_scale=1.0)",
     "nd.contrib.ROIAlign(feat, rois, pooled_size=(3, 2), spatial_scale=0.25, sample_ratio=2)",
+    # adaptive samples (ceil(region / bins) each way, per region), position-sensitive bins, no gradient to rois
+    "nd.contrib.ROIAlign(feat, rois, pooled_size=(3, 2), spatial_scale=0.25)",
+    "nd.contrib.ROIAlign(feat, rois3, pooled_size=(2, 3), spatial_scale=0.5, sample_ratio=0)",
+    "nd.contrib.ROIAlign(feat, rois3, pooled_size=(2, 2), spatial_scale=0.5, sample_ratio=-1, aligned=True)",
+    "nd.contrib.ROIAlign(psfeat, rois, pooled_size=(3, 3), spatial_scale=0.5, sample_ratio=2, "
+    "position_sensitive=True)",
+    "nd.contrib.ROIAlign(psfeat[:, :12], rois3, pooled_size=(2, 3), spatial_scale=0.5, position_sensitive=True)",
+    "c, r = feat.copy(), rois3.copy()\nc.attach_grad()\nr.attach_grad()\nwith autograd.record():\n"
+    "    o = nd.contrib.ROIAlign(c, r, pooled_size=(2, 2), spatial_scale=0.5) ** 2\n"
+    "o.backward()\nres = [o, c.grad, r.grad]",
     # R-FCN's position-sensitive pooling: groups as the bins, fewer groups than bins, and its gradient
     "nd.contrib.PSROIPooling(psfeat, rois, spatial_scale=0.25, output_dim=2, pooled_size=3)",
     "nd.contrib.PSROIPooling(psfeat, rois, spatial_scale=0.5, output_dim=2, pooled_size=3, group_size=3)",
