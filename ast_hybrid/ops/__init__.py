@@ -32,7 +32,7 @@ Each op is checked against MXNet 1.9.1 (``tests/ops``).  Where we differ, on pur
   and storage types (``core/sparse.py``), not its memory savings;
 - not available: ``pooling_convention='same'`` (MXNet 1.9.1 rejects it too),
   ``contrib.boolean_mask`` inside a compiled program (its size depends on the
-  data), ``ROIAlign`` with an adaptive ``sample_ratio``;
+  data), ``ROIAlign`` with an adaptive ``sample_ratio`` inside a compiled program;
 - the RNN op's ``use_sequence_length``, ``projection_size`` and LSTM state
   clipping follow MXNet's GPU (cuDNN) build (its CPU build ignores the first
   and the last and refuses the projection);
