@@ -51,6 +51,8 @@ def _key_entry(k):
 def _normalize_key(key, shape):
     """The key as a tuple jax accepts, after checking it (bounds included) on a zero-stride numpy stand-in."""
     key = tuple(_key_entry(k) for k in (key if isinstance(key, tuple) else (key,)))
+    if shape == () and key == (slice(None),):      # x[:] of a 0-d array: all of it (MXNet's x[:] = v)
+        return ()
     probe = tuple(np.zeros(k.shape, k.dtype) if _is_tracer(k) else (np.asarray(k) if isinstance(k, jax.Array) else k)
                   for k in key)
     np.broadcast_to(np.zeros((), bool), shape)[probe]     # raises numpy's IndexError when out of range
@@ -61,7 +63,10 @@ def _normalize_key(key, shape):
 def getitem(data, key):
     """``data[key]`` with MXNet's rules (see the module doc)."""
     data = jnp.asarray(data)
-    out = data[_normalize_key(key, data.shape)]
+    key = _normalize_key(key, data.shape)
+    if key == () and data.ndim == 0:        # x[:] of a 0-d array (numpy-shape mode): itself, as MXNet's
+        return data
+    out = data[key]
     return out.reshape((1,)) if out.ndim == 0 else out
 
 

@@ -2,7 +2,7 @@
 runs it, by MXNet 1.9.1 and under ``ast-hybrid run``, printing the same lines: ``nd.ones/zeros/full(...,
 out=o)`` fill ``o``; ``autograd.mark_variables([x], [dx])`` then ``backward()`` writes the gradient into
 ``dx``; ``load_parameters(..., cast_dtype=True, dtype_source='saved')`` gives the parameters the file's
-dtype (``'current'``: the block's)."""
+dtype (``'current'``: the block's); ``x[:]`` of a 0-d array reads and writes all of it."""
 
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ net2 = nn.Dense(2, in_units=3); net2.load_parameters('h.params', cast_dtype=True
 print("saved", net2.weight.dtype, net2.weight.data().dtype)
 net3 = nn.Dense(2, in_units=3); net3.load_parameters('h.params', cast_dtype=True, dtype_source='current')
 print("current", net3.weight.data().dtype)
+import mxnet as mx
+with mx.util.np_shape(True):            # a 0-d array's x[:]: all of it, read and written
+    z = nd.array(3.0).reshape(())
+    print("0-d read", z[:].shape, float(z[:].asnumpy()))
+    z[:] = 5
+    print("0-d written", z.shape, float(z.asnumpy()))
 """
 
 
