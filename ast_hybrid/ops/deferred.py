@@ -120,14 +120,16 @@ def inferring():
         hooks.resolve_deferred = saved
 
 
-_SHAPES_ONLY = contextvars.ContextVar("ast_hybrid_shapes_only", default=False)
+_SHAPES_ONLY = contextvars.ContextVar("ast_hybrid_shapes_only", default=0)
 
 
 @contextlib.contextmanager
-def shapes_only():
+def shapes_only(types_free=False):
     """Within: a graph runs for its shapes and types only (``infer_shape``'s ``jax.eval_shape``), so an op
-    whose program depends on its inputs' values (``ROIAlign``'s adaptive samples) may give any values."""
-    token = _SHAPES_ONLY.set(True)
+    whose program depends on its inputs' values (``ROIAlign``'s adaptive samples) may give any values;
+    ``types_free``: for its shapes alone, so two inputs of different types are no error (MXNet infers a
+    placeholder's type from the op reading it: ``x * sym.ones(..., dtype='float64')`` types ``x``)."""
+    token = _SHAPES_ONLY.set(2 if types_free else 1)
     try:
         yield
     finally:
@@ -135,4 +137,8 @@ def shapes_only():
 
 
 def computing_shapes_only() -> bool:
-    return _SHAPES_ONLY.get()
+    return _SHAPES_ONLY.get() > 0
+
+
+def types_free() -> bool:
+    return _SHAPES_ONLY.get() == 2

@@ -25,6 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from ast_hybrid.ops import deferred
 from ast_hybrid.ops._core import OpError, c_cast, check, is_int, op, scalar_like
 
 _SCALARS = (int, float, bool, np.generic)
@@ -39,7 +40,7 @@ def _as_array(x):
 
 
 def _check_pair(opname, a, b, same_shape):
-    if a.dtype != b.dtype:
+    if a.dtype != b.dtype and not deferred.types_free():
         raise OpError(f"{opname}: the two inputs must have the same dtype (MXNet does not promote), got "
                       f"{np.dtype(a.dtype).name} and {np.dtype(b.dtype).name}; cast one with .astype()")
     if same_shape:

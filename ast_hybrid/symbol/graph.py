@@ -174,7 +174,7 @@ class Symbol:
         """``(arg_shapes, out_shapes, aux_shapes)`` in the order of ``list_arguments``, ``list_outputs`` and
         ``list_auxiliary_states``, from the shapes of the placeholders given by position or by name."""
         shapes = self._given(args, kwargs, "infer_shape")
-        outs = self._abstract(shapes, {})
+        outs = self._abstract(shapes, {}, types_free=True)
         self._shapes = shapes
         return self._report(shapes, outs, lambda a: tuple(a.shape))
 
@@ -264,10 +264,10 @@ class Symbol:
             given[k] = v
         return {k: v for k, v in given.items() if v is not None}
 
-    def _abstract(self, shapes, dtypes, monitor=None):
+    def _abstract(self, shapes, dtypes, monitor=None, types_free=False):
         """The graph on shapes only: the outputs' ShapeDtypeStructs.  Parameters whose shape is still
         deferred get it (and their initial value) on the way, as a first call gives them (``monitor``:
-        :func:`evaluate`'s)."""
+        :func:`evaluate`'s; ``types_free``: for the shapes alone, ``deferred.shapes_only``)."""
         import jax
 
         from ast_hybrid.core.errors import DeferredInitializationError
@@ -290,7 +290,7 @@ class Symbol:
             return _param_value(n, deferred=True, shapes_only=True)
 
         def run(arrays):
-            with inferring(), shapes_only():
+            with inferring(), shapes_only(types_free):
                 out = evaluate(self._entries, lambda n: NDArray(arrays[n.name]) if n.name in arrays else value(n),
                                monitor=monitor)
             return [o._arr for o in out]
