@@ -60,7 +60,11 @@ def __getattr__(name):
 def _guarded(op, name, path):
     if isinstance(op, types.ModuleType):          # sym.contrib, sym.linalg, sym.random...
         return _Namespace(op, (*path, name))
-    if name in _OWN_MESSAGE or not callable(op) or isinstance(op, type):
+    if name in _OWN_MESSAGE:
+        from ast_hybrid.symbol.recorder import custom_recorder
+
+        return custom_recorder(op)
+    if not callable(op) or isinstance(op, type):
         return op
     return op_recorder(op, name, path)
 
@@ -83,7 +87,7 @@ class _Namespace:
 
 OpNamespace = _Namespace      # (the door's mx.sym.image is one)
 
-_OWN_MESSAGE = {"Custom"}      # says itself what a Symbol given to it means (ast_hybrid/ops/custom.py)
+_OWN_MESSAGE = {"Custom"}      # its node's inputs and outputs are its CustomOpProp's (symbol/recorder.py)
 
 
 class NumpyNamespace(_Namespace):

@@ -57,6 +57,7 @@ from ast_hybrid.core.context import current_context
 from ast_hybrid.core.errors import CustomError
 from ast_hybrid.core.ndarray import ARRAYS, NDArray
 from ast_hybrid.core.trace import FRAMES
+from ast_hybrid.ops import deferred
 from ast_hybrid.ops.custom_lowering import (ON_HOST, HostNeeded, array_spec, call_user, caller_site, clean_call,
                                             cotangent, definition_site, host_call, is_traced, method_name,
                                             note_host, recorded_call, zero_cotangent)
@@ -197,6 +198,30 @@ def _three(prop, method, ret, counts):
     return ret
 
 
+def _is_input(v):
+    return v.__class__ in ARRAYS or type(v).__name__ == "Symbol" or hasattr(v, "__jax_array__") or \
+        type(v).__module__.startswith("jax")
+
+
+def make_prop(op_type, kwargs):
+    """The ``CustomOpProp`` registered as ``op_type``, made with ``kwargs`` as strings (MXNet's)."""
+    if op_type not in _REGISTRY:
+        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} is not registered; registered: "
+                          f"{', '.join(map(repr, sorted(_REGISTRY)))}.  Decorate its CustomOpProp subclass with "
+                          f"@mx.operator.register({op_type!r}) and import that module first")
+    prop_cls = _REGISTRY[op_type]
+    try:
+        return prop_cls(**{k: str(v) for k, v in kwargs.items()})
+    except TypeError as exc:
+        raise CustomError(f"{prop_cls.__name__}.__init__ ({definition_site(prop_cls.__init__)}): {exc} (Custom passes "
+                          f"op_type={op_type!r}'s keyword arguments {sorted(kwargs)} as strings)") from exc
+
+
+def prop_names(prop):
+    """``[arguments, outputs, auxiliary states]``: the names the prop lists."""
+    return [call_user(prop, m) for m in ("list_arguments", "list_outputs", "list_auxiliary_states")]
+
+
 def Custom(*data, op_type=None, **kwargs):
     """MXNet's ``Custom`` operator: run the ``CustomOpProp`` registered as ``op_type`` on ``data`` (the
     arguments, then the aux states); the prop gets the other keyword arguments as strings."""
@@ -204,29 +229,32 @@ def Custom(*data, op_type=None, **kwargs):
 
     for k in ("name", "attr", "out"):
         kwargs.pop(k, None)
-    if op_type not in _REGISTRY:
-        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} is not registered; registered: "
-                          f"{', '.join(map(repr, sorted(_REGISTRY)))}.  Decorate its CustomOpProp subclass with "
-                          f"@mx.operator.register({op_type!r}) and import that module first")
-    prop_cls = _REGISTRY[op_type]
-    try:
-        prop = prop_cls(**{k: str(v) for k, v in kwargs.items()})
-    except TypeError as exc:
-        raise CustomError(f"{prop_cls.__name__}.__init__ ({definition_site(prop_cls.__init__)}): {exc} (Custom passes "
-                          f"op_type={op_type!r}'s keyword arguments {sorted(kwargs)} as strings)") from exc
+    given = {k: kwargs.pop(k) for k in list(kwargs) if _is_input(kwargs[k])}     # inputs by name: data=x
+    prop = make_prop(op_type, kwargs)
+    if given:
+        names = prop_names(prop)
+        unknown = sorted(set(given) - set(names[0]) - set(names[2]))
+        if unknown:
+            raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} has no input {unknown[0]!r} (its "
+                              f"arguments {names[0]}, aux states {names[2]})")
+        data = list(data) + [given[n] for n in (names[0] + names[2])[len(data):] if n in given]
     if any(type(x).__name__ == "Symbol" for x in data):
-        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} was given a sym.var placeholder; "
-                          "ast-hybrid's graphs do not run custom ops built outside a block: call "
-                          "F.Custom inside a HybridBlock's hybrid_forward and hybridize() it, or nd.Custom on arrays")
-    names = [call_user(prop, m) for m in ("list_arguments", "list_outputs", "list_auxiliary_states")]
+        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} was given a sym.var placeholder "
+                          "through nd: call mx.sym.Custom to build a graph node, F.Custom inside a HybridBlock's "
+                          "hybrid_forward, or nd.Custom on arrays")
+    names = prop_names(prop)
     n_in, n_out, n_aux = map(len, names)
-    data = [x if x.__class__ in ARRAYS else NDArray(x) for x in data]
+    counts = (n_in, n_out, n_aux)
     if len(data) != n_in + n_aux:
         raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} takes {n_in} argument(s) {names[0]} and "
                           f"{n_aux} aux state(s) {names[2]} ({type(prop).__name__}.list_arguments, "
                           f"list_auxiliary_states), given {len(data)} array(s)")
+    if any(deferred.is_standin(x) for x in data[n_in:]):    # aux states of unknown shape: the prop's infer_shape
+        known = [[int(d) for d in x.shape] for x in data[:n_in]]
+        _, _, aux_shapes = _three(prop, "infer_shape", call_user(prop, "infer_shape", known), counts)
+        data = deferred.filled(data, {n_in + i: s for i, s in enumerate(aux_shapes)})
+    data = [x if x.__class__ in ARRAYS else NDArray(x) for x in data]
     in_shapes = [[int(d) for d in x.shape] for x in data[:n_in]]
-    counts = (n_in, n_out, n_aux)
     _, out_shapes, aux_shapes = _three(prop, "infer_shape", call_user(prop, "infer_shape", in_shapes), counts)
     in_types = [np.dtype(x.dtype).type for x in data[:n_in]]
     _, out_types, aux_types = _three(prop, "infer_type", call_user(prop, "infer_type", in_types), counts)

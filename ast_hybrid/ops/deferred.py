@@ -142,3 +142,21 @@ def computing_shapes_only() -> bool:
 
 def types_free() -> bool:
     return _SHAPES_ONLY.get() == 2
+
+
+def is_standin(value) -> bool:
+    return value.__class__ in _STANDINS
+
+
+def filled(values, shapes):
+    """``values`` with each stand-in replaced by its parameter's value, a parameter of unknown shape given
+    ``shapes[i]`` first (for an op that infers its inputs' shapes itself: a custom op's ``infer_shape``)."""
+    out = []
+    for i, a in enumerate(values):
+        if a.__class__ in _STANDINS and a.param._data is None and i in shapes and \
+                (a.__class__ is Deferred or 0 in tuple(a.param.shape or (0,))):
+            a.param.shape = tuple(shapes[i])
+            if a.__class__ is Deferred:
+                a.param._finish_deferred_init()
+        out.append(_value(a) if a.__class__ in _STANDINS else a)
+    return out

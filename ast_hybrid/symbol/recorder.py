@@ -88,11 +88,12 @@ def _signature(fn):
         return None
 
 
-def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=None, nout=None):
-    """A node applying ``fn`` (an op of ``ast_hybrid.ops``) to ``args``/``kwargs``, which hold Symbols."""
+def _make_op(fn, op_name, args, kwargs, name=None, hint=None, key=None, mx_op=None, nout=None, named=None):
+    """A node applying ``fn`` (an op of ``ast_hybrid.ops``) to ``args``/``kwargs``, which hold Symbols
+    (``named``: the node's name, already given by the NameManager)."""
     for s in _symbols_in((args, kwargs)):
         _one_output(s, f"{op_name}")
-    name = _new_name(name, hint or op_name.lower())
+    name = named or _new_name(name, hint or op_name.lower())
     # MXNet: an op's lr_mult/wd_mult are attributes its own new variables (weight, bias...) inherit
     inherited = {f"__{k}__": str(kwargs[k]) for k in ("lr_mult", "wd_mult") if k in kwargs}
     if inherited:
@@ -318,6 +319,38 @@ def param_variable(p):
         except AttributeError:
             pass
     return v
+
+
+def custom_recorder(custom):
+    """``sym.Custom``: given Symbols (by position, or by the prop's input names), a graph node of the
+    ``op_type``'s ``CustomOpProp`` (its missing inputs made variables ``{name}_{input}``, its
+    ``list_auxiliary_states`` the node's auxiliary states, ``list_outputs`` its outputs); else ``custom``."""
+    from ast_hybrid.ops.custom import make_prop, prop_names
+
+    @functools.wraps(custom)
+    def call(*args, **kwargs):
+        if not _symbols_in((args, kwargs)):
+            return custom(*args, **kwargs)
+        kwargs = dict(kwargs)
+        name = _new_name(kwargs.pop("name", None), "custom")
+        kwargs.pop("attr", None)
+        given = {k: kwargs.pop(k) for k in list(kwargs) if isinstance(kwargs[k], Symbol)}
+        options = {k: v for k, v in kwargs.items() if k != "op_type"}
+        arguments, outputs, aux = prop_names(make_prop(kwargs.get("op_type"), options))
+        inputs = list(args)
+        for n in (arguments + aux)[len(args):]:
+            inputs.append(given.pop(n) if n in given else variable(f"{name}_{n}"))
+        if given:
+            raise TypeError(f"Custom: op_type={kwargs.get('op_type')!r} has no input {sorted(given)[0]!r} (its "
+                            f"arguments {arguments}, aux states {aux})")
+        node = _make_op(custom, "Custom", inputs, kwargs, named=name, mx_op="Custom", nout=len(outputs))
+        node_ = node._entries[0][0]
+        for s in inputs[len(arguments):]:
+            if s._entries[0][0].kind == "var":
+                node_.aux.add(id(s._entries[0][0]))
+        return node
+
+    return call
 
 
 def _set_attr(self, **kwargs):

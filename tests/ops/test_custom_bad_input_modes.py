@@ -230,15 +230,18 @@ def test_an_error_of_a_previous_program_is_not_reported_again(caplog):
 
 
 def test_custom_on_a_symbol_placeholder():
-    """``mx.sym.Custom(mx.sym.var('data'), ...)`` (MXNet's symbolic API): no graphs here, a clear error that
-    says what to write instead (it was a TypeError from ``shape`` of the placeholder)."""
+    """``mx.sym.Custom(mx.sym.var('data'), ...)`` (MXNet's symbolic API) builds a graph node
+    (tests/mxnet/test_symbol_custom_oracle.py runs one against MXNet); ``nd.Custom`` given a placeholder is a
+    clear error saying what to call instead (it was a TypeError from ``shape`` of the placeholder)."""
     from ast_hybrid import sym
 
+    node = sym.Custom(sym.var("data"), op_type="ah_bad_Doubles")
+    assert node.list_arguments() == ["data"] and len(node.list_outputs()) == 1
     with pytest.raises(CustomError) as info:
-        sym.Custom(sym.var("data"), op_type="ah_bad_Doubles")    # the symbolic call
+        nd.Custom(sym.var("data"), op_type="ah_bad_Doubles")    # the imperative call
     msg = str(info.value)
-    assert f"Custom ({_line(test_custom_on_a_symbol_placeholder, 'the symbolic call')})" in msg
-    assert "sym.var placeholder" in msg and "hybrid_forward" in msg
+    assert f"Custom ({_line(test_custom_on_a_symbol_placeholder, 'the imperative call')})" in msg
+    assert "sym.var placeholder" in msg and "mx.sym.Custom" in msg and "hybrid_forward" in msg
 
 
 class PositiveOnlyOp(operator.CustomOp):
