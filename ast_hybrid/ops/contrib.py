@@ -37,7 +37,7 @@ from ast_hybrid.ops.detection import (PSROIPooling, ROIAlign, ROIPooling, bipart
 from ast_hybrid.ops.indexing import boolean_mask, index_copy
 from ast_hybrid.ops.nn import CTCLoss
 from ast_hybrid.ops.normalization import BatchNorm
-from ast_hybrid.ops.quantization import dequantize, quantize_v2, quantized_pooling
+from ast_hybrid.ops.quantization import dequantize, quantize, quantize_v2, quantized_pooling
 
 __all__ = ["ROIAlign", "ROIPooling", "PSROIPooling", "bipartite_matching", "box_encode", "box_decode", "CTCLoss",
            "ctc_loss", "BatchNormWithReLU", "BilinearResize2D", "AdaptiveAvgPooling2D", "box_iou", "box_nms",
@@ -45,7 +45,8 @@ __all__ = ["ROIAlign", "ROIPooling", "PSROIPooling", "bipartite_matching", "box_
            "isinf", "isfinite", "SyncBatchNorm", "quadratic", "allclose", "foreach", "while_loop", "cond",
            "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt", "interleaved_matmul_encdec_qk",
            "interleaved_matmul_encdec_valatt", "adamw_update", "mp_adamw_update", "multi_adamw_update",
-           "multi_mp_adamw_update", "DeformableConvolution", "ModulatedDeformableConvolution", "quantize_v2",
+           "multi_mp_adamw_update", "DeformableConvolution", "ModulatedDeformableConvolution", "quantize",
+           "quantize_v2",
            "dequantize", "quantized_pooling", "index_array"]
 
 ctc_loss = CTCLoss

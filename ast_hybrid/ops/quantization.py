@@ -30,7 +30,7 @@ from ast_hybrid.ops._core import check, choice, divided, op, rounded
 from ast_hybrid.ops.conv import Pooling, _tup
 from ast_hybrid.ops.conv_lowering import convolve
 
-__all__ = ["quantize_v2", "dequantize", "quantized_pooling", "sg_mkldnn_conv"]
+__all__ = ["quantize", "quantize_v2", "dequantize", "quantized_pooling", "sg_mkldnn_conv"]
 
 INT8_RANGE, UINT8_RANGE = np.float32(127.5), np.float32(255.5)
 _LIMITS = {"int8": (-128, 127), "uint8": (0, 255), "int32": (-2 ** 31, 2 ** 31 - 1)}
@@ -87,6 +87,23 @@ def quantize_v2(data, out_type="int8", min_calib_range=None, max_calib_range=Non
     real = _max_abs(lo, hi)
     scale = rounded((UINT8_RANGE if dtype == jnp.uint8 else INT8_RANGE) / real)
     q = _saturate(x * scale, dtype)
+    if dtype == jnp.uint8:
+        return q, _as_range(lo), _as_range(hi)
+    return q, _as_range(-real), _as_range(real)
+
+
+@op(compile_arrays=("data", "min_range", "max_range"))
+def quantize(data, min_range, max_range, out_type="uint8"):
+    """MXNet's older ``contrib.quantize`` (a range given as arrays) as its oneDNN build runs it: scale ``255 /
+    max(|min|, |max|)`` for uint8 (the given range kept), ``127 / ...`` for int8 (the range made
+    ``-real, real``), rounded half to even and saturated; ``(quantized, min, max)``."""
+    choice("quantize", "out_type", out_type, ("int8", "uint8"))
+    x = jnp.asarray(data)
+    check(x.dtype == jnp.float32, "quantize", f"data must be float32, got {x.dtype}")
+    lo, hi = jnp.reshape(min_range, ()).astype(jnp.float32), jnp.reshape(max_range, ()).astype(jnp.float32)
+    real = _max_abs(lo, hi)
+    dtype = jnp.dtype(out_type)
+    q = _saturate(x * rounded(np.float32(255.0 if dtype == jnp.uint8 else 127.0) / real), dtype)
     if dtype == jnp.uint8:
         return q, _as_range(lo), _as_range(hi)
     return q, _as_range(-real), _as_range(real)

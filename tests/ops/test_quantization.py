@@ -54,6 +54,31 @@ def test_quantize_and_dequantize_match_mxnet(oracle):
         np.testing.assert_array_equal(contrib.dequantize(q, mn, mxr).asnumpy(), ref[f"d{i}"], err_msg=f"case {i}")
 
 
+LEGACY = """
+x = nd.array(inp['x'] / 50)
+for i, (lo, hi, kind) in enumerate([(-1.0, 1.2, 'int8'), (-1.0, 1.2, 'uint8'), (0.0, 2.555, 'uint8'),
+                                     (-2.54, 0.3, 'int8'), (0.0, 1.0, None)]):
+    kw = {} if kind is None else {'out_type': kind}
+    q, mn, mxr = nd.contrib.quantize(x, nd.array([lo]), nd.array([hi]), **kw)
+    out['q%d' % i], out['min%d' % i], out['max%d' % i] = q.asnumpy(), mn.asnumpy(), mxr.asnumpy()
+"""
+
+
+def test_older_quantize_matches_mxnet(oracle):
+    """``contrib.quantize`` (the range as arrays, MXNet's older op; its oneDNN kernel: 255 or 127 over the
+    range's larger end, round half to even, saturate), on ties and values past the range."""
+    x = _ties()
+    ref = oracle.run(LEGACY, x=x)
+    for i, (lo, hi, kind) in enumerate([(-1.0, 1.2, "int8"), (-1.0, 1.2, "uint8"), (0.0, 2.555, "uint8"),
+                                        (-2.54, 0.3, "int8"), (0.0, 1.0, None)]):
+        kw = {} if kind is None else {"out_type": kind}
+        q, mn, mxr = contrib.quantize(nd.array(x / 50), nd.array([lo]), nd.array([hi]), **kw)
+        assert q.dtype == ref[f"q{i}"].dtype, i
+        np.testing.assert_array_equal(q.asnumpy(), ref[f"q{i}"], err_msg=f"case {i}")
+        np.testing.assert_array_equal(mn.asnumpy(), ref[f"min{i}"])
+        np.testing.assert_array_equal(mxr.asnumpy(), ref[f"max{i}"])
+
+
 POOL = """
 q = nd.array(inp['q'], dtype=inp['q'].dtype)
 mn, mxr = nd.array([0.0]), nd.array([3.0])
