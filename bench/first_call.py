@@ -10,6 +10,14 @@ runs the same cases with another copy of the package first on ``sys.path`` (e.g.
 older commit unpacked there), interleaved with this one, so a before/after comparison comes from one run
 on this noisy machine.  Prints one JSON line per case and a Markdown table.
 
+    python -m bench.first_call --split [--models NAME ...] [--side 224]
+
+Where the first call goes: JAX's own events (``jax.monitoring``: tracing, lowering to MLIR, XLA's compile,
+summed over every program compiled on the way, the per-shape timing trials' included) and the rest (ours),
+the same network next to it as one plain ``jax.jit`` program (channel-last, convolution timing, hoisting,
+weight-first off), each in a fresh process on an empty cache; issue 31's target is the first call at most
+1.3x the plain program's trace + lowering + compile.
+
     python -m bench.first_call --second-process [--models resnet50_v1:224 resnet18_v1:64] [--runs 3]
 
 The first call in a second process, parameters loaded (``xla/program_cache.py``, target <= 3x a steady
@@ -59,6 +67,20 @@ def _child(name, side, hybridize):
     from bench.zoo import vision
 
     marks = {}
+    events = {}         # JAX's own compile events, summed: (phase, event) -> [seconds, count]
+    try:
+        import jax.monitoring
+
+        def listen(event, seconds, **_):
+            if event.startswith("/jax/core/compile/"):
+                got = events.setdefault(("build" if "build" in marks else "before", event.rsplit("/", 1)[-1]),
+                                        [0.0, 0])
+                got[0] += seconds
+                got[1] += 1
+
+        jax.monitoring.register_event_duration_secs_listener(listen)
+    except (ImportError, AttributeError):      # an older JAX: the first call unsplit
+        pass
     attr = "Compiled" if hasattr(block, "Compiled") else "_Compiled"    # a tree before gluon/programs.py: _Compiled
     built = getattr(block, attr)
 
@@ -84,12 +106,19 @@ def _child(name, side, hybridize):
         s = time.perf_counter()
         net(x).wait_to_read()
         steady.append(time.perf_counter() - s)
+    split = {f"{phase}_{name.replace('_duration', '')}": round(v[0], 4) for (phase, name), v in events.items()}
+    split.update({f"{phase}_{name.replace('_duration', '')}_n": v[1] for (phase, name), v in events.items()})
     print(json.dumps({"first_s": first, "deferred_s": deferred, "build_s": first - deferred,
-                      "steady_s": sorted(steady)[1], "package": str(Path(block.__file__).parents[2])}))
+                      "steady_s": sorted(steady)[1], "package": str(Path(block.__file__).parents[2]), **split}))
 
 
-def run_case(name, side, hybridize, path=None):
-    env = dict(os.environ)
+# --split: our rewrites and per-shape choices off, so the program is the network as one plain jax.jit
+PLAIN = {"AST_HYBRID_CHANNEL_LAST": "0", "AST_HYBRID_CONV_TUNE": "off", "AST_HYBRID_HOIST": "off",
+         "AST_HYBRID_WEIGHT_FIRST": "off", "AST_HYBRID_CONV_LOWERING": "xla"}
+
+
+def run_case(name, side, hybridize, path=None, extra_env=None):
+    env = dict(os.environ, **(extra_env or {}))
     cache = tempfile.mkdtemp(prefix="ast_hybrid_first_call_")
     env["AST_HYBRID_COMPILE_CACHE_DIR"] = cache
     if path:
@@ -196,6 +225,38 @@ def second_process(models, runs, package=None):
     return rows
 
 
+def split(models, side):
+    """``--split``: per model, the first call as users get it and as one plain ``jax.jit`` program (our
+    rewrites and per-shape timings off, ``PLAIN``), each in a fresh process on an empty cache, with JAX's
+    trace, lowering and XLA compile (summed over every program compiled, counted) and the rest (ours:
+    building the program, our rewrites, timing trials, the first run); the ratio is the first call over
+    the plain program's trace + lowering + compile."""
+    rows = []
+    for name in models:
+        for setting, env in (("as built", {}), ("plain jax.jit", PLAIN)):
+            got = run_case(name, side, True, extra_env=env)
+            got.update(model=name, setting=setting, load=os.getloadavg()[0])
+            print(json.dumps(got), flush=True)
+            rows.append(got)
+    print(f"\n| model b1 {side}x{side} | setting | load | first call | deferred pass | trace | lowering | "
+          "XLA compile (programs) | the rest | steady | first / plain's trace+lowering+compile |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    phases = ("jaxpr_trace", "jaxpr_to_mlir_module", "backend_compile")
+    plain = {r["model"]: sum(r.get(f"build_{k}", 0.0) for k in phases) for r in rows
+             if r["setting"] == "plain jax.jit" and "error" not in r}
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['model']} | {r['setting']} | | error: {r['error']} |" + " |" * 7)
+            continue
+        trace, lower, comp = (r.get(f"build_{k}", 0.0) for k in phases)
+        rest = r["build_s"] - trace - lower - comp
+        ratio = r["first_s"] / plain[r["model"]] if plain.get(r["model"]) else float("nan")
+        print(f"| {r['model']} | {r['setting']} | {r['load']:.1f} | {r['first_s']:.2f} s | {r['deferred_s']:.2f} s | "
+              f"{trace:.2f} s | {lower:.2f} s | {comp:.2f} s ({r.get('build_backend_compile_n', 0)}) | "
+              f"{rest:.2f} s | {r['steady_s'] * 1e3:.1f} ms | {ratio:.2f}x |")
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", nargs="*", default=list(MODELS))
@@ -207,6 +268,9 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--package", help="--second-process: the children import this copy of the package")
     ap.add_argument("--second-child", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--split", action="store_true",
+                    help="where the first call goes (JAX's trace, lowering, XLA compile; the rest ours), next to "
+                         "the same network as one plain jax.jit program (our rewrites and timings off)")
     args = ap.parse_args(argv)
     if args.child:
         return _child(args.child[0], int(args.child[1]), bool(int(args.child[2])))
@@ -216,6 +280,8 @@ def main(argv=None):
         models = [(m.split(":")[0], int(m.split(":")[1]) if ":" in m else args.side)
                   for m in (args.models if args.models != list(MODELS) else SECOND)]
         return second_process(models, args.runs, args.package)
+    if args.split:
+        return split(args.models, args.side)
     rows = []
     for name in args.models:
         for path in [*args.against, None]:       # interleaved: each model under every version in turn
