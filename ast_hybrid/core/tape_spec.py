@@ -48,7 +48,7 @@ def _keyed(impl, plain_args, plain_kwargs, slots):
     consts, scalar_types = [], []
 
     def template(v):
-        if v.__class__ in (int, float, bool, str, type(None)):
+        if v.__class__ in (int, float, bool, str, type(None)) or isinstance(v, type):     # (dtype=np.float32)
             return v
         if isinstance(v, np.generic):     # a NumPy scalar (a shape's np.int64): static, its type in the key
             scalar_types.append(v.__class__)

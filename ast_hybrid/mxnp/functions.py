@@ -30,7 +30,7 @@ isclose isfinite isinf isnan isneginf isposinf kron lcm ldexp less less_equal lo
 logical_and logical_not logical_or logical_xor matmul max maximum mean median min minimum moveaxis multiply
 nanmax nanmin nanprod nansum negative not_equal outer pad positive power prod ptp rad2deg radians ravel
 reciprocal repeat reshape rint roll rollaxis rot90 round searchsorted sign signbit sin sinh sqrt
-square stack std subtract sum swapaxes take take_along_axis tan tanh tensordot tile trace transpose tril
+square stack std subtract sum swapaxes take take_along_axis tan tanh tensordot tile trace tril
 triu trunc var vdot vstack where floor_divide
 """.split()
 
@@ -41,7 +41,7 @@ __all__ = SAME + ["fix", "array", "asarray", "zeros", "ones", "full", "empty", "
                   "hanning", "hamming", "blackman", "delete", "split", "array_split", "vsplit", "hsplit", "dsplit",
                   "percentile", "quantile", "polyval", "resize", "divide", "true_divide", "broadcast_to", "nan_to_num",
                   "sort", "cumsum", "argmax", "argmin", "squeeze", "mod", "remainder",
-                  "fmod", "unravel_index", "diag_indices_from"]
+                  "fmod", "unravel_index", "diag_indices_from", "transpose"]
 
 _g = globals()
 for _name in SAME:
@@ -62,7 +62,43 @@ def _int_keeps(fn):
     return call
 
 
-cumsum = np_function(_int_keeps(jnp.cumsum), "cumsum")
+def _cumsum(a, axis=None, dtype=None, out=None):
+    """numpy's cumsum as MXNet's kernel runs it: an integer array's keeps its type; a float16 sum is
+    accumulated in float16, one element after the other (numpy's and MXNet's loop), where jax's parallel
+    prefix would round differently."""
+    x = jnp.asarray(a)
+    if jnp.dtype(dtype if dtype is not None else x.dtype) != jnp.float16:
+        return _int_keeps(jnp.cumsum)(x, axis=axis, dtype=dtype)
+    from jax import lax
+
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    xs = jnp.moveaxis(x.astype(jnp.float16), axis, 0)
+
+    def step(total, v):
+        total = (total.astype(jnp.float32) + v.astype(jnp.float32)).astype(jnp.float16)
+        return total, total
+
+    _, ys = lax.scan(step, jnp.zeros(xs.shape[1:], jnp.float16), xs)
+    return jnp.moveaxis(ys, 0, axis)
+
+
+cumsum = np_function(_cumsum, "cumsum")
+
+
+def _transpose(a, axes=None):
+    """numpy's transpose; repeated axes are MXNet's ValueError (JAX's is a TypeError)."""
+    if axes is not None:
+        x = jnp.asarray(a)
+        axes = tuple(int(i) for i in axes)
+        named = [i % x.ndim if -x.ndim <= i < x.ndim else i for i in axes]
+        if len(axes) == x.ndim and len(set(named)) != len(named):
+            raise MXNetValueError(f"Check failed: axes_set.size() == axes.ndim(): transpose was given the axes "
+                                  f"{axes}, with repeats, for an array of {x.ndim} dimensions")
+    return jnp.transpose(a, axes)
+
+
+transpose = np_function(_transpose, "transpose")
 
 
 def _arg_extreme(fn):

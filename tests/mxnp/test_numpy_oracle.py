@@ -103,6 +103,25 @@ with autograd.record():
 y.backward()
 res = {'y': y, 'xg': x.grad, 'zg': z.grad}
 """,
+    # float16 running sums one element after the other (MXNet's loop); an output dtype given as a NumPy
+    # type to a recorded op, then backward (it was an array to the compiled tape); transposes, repeated axes
+    # refused as MXNet's ValueError
+    "cumsum_transpose": """
+h = mnp.array(inp['x'] * 37 - 11).astype('float16')
+w = mnp.array(inp['x'])
+w.attach_grad()
+for _ in range(3):      # (a tape seen again runs as one compiled program)
+    with autograd.record():
+        c = w.cumsum(axis=0, dtype=np.float32) * w
+    c.backward()
+try:
+    w.transpose((0, 0))
+    repeated = 0
+except ValueError:
+    repeated = 1
+res = {'h0': mnp.cumsum(h, axis=0), 'h_flat': mnp.cumsum(h), 'h1': h.cumsum(axis=1), 'c': c, 'wg': w.grad,
+       't': w.transpose((1, 0)), 't_neg': mnp.transpose(w, (-1, 0)), 'repeated': mnp.array(repeated)}
+""",
 }
 
 
