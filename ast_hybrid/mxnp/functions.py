@@ -190,7 +190,12 @@ def _true_divide(a, b):
     """MXNet's true division: integer (and bool) operands give float32 (numpy: float64)."""
     a, b = jnp.asarray(a), jnp.asarray(b)
     if not jnp.issubdtype(jnp.result_type(a, b), jnp.inexact):
+        booleans = a.dtype == jnp.bool_ or b.dtype == jnp.bool_
         a, b = a.astype(jnp.float32), b.astype(jnp.float32)
+        if booleans:    # XLA rewrites float(bool) / y as select(bool, 1 / y, 0): 0 / 0 would give 0, not nan
+            from jax import lax
+
+            a, b = lax.optimization_barrier((a, b))
     return jnp.true_divide(a, b)
 
 

@@ -112,3 +112,28 @@ def test_several_cpu_contexts_on_one_cpu(tmp_path):
     sum; a hybridized network trained on ``split_and_load``'s slices gets MXNet's weights."""
     ours, theirs = run_both(CONTEXTS, tmp_path)
     assert ours == theirs
+
+
+BOOLEANS = """
+import numpy as np
+from mxnet import gluon, np as mnp, npx
+npx.set_np()
+
+class Divide(gluon.HybridBlock):
+    def hybrid_forward(self, F, a, b):
+        return F.np.true_divide(a, b)
+
+a = mnp.array(np.array([[False, False], [True, False], [False, False]]))
+b = mnp.array(np.array([[False], [False], [True]]))
+net = Divide()
+print("plain", net(a, b).asnumpy().tolist())
+net.hybridize()
+print("compiled", net(a, b).asnumpy().tolist())
+"""
+
+
+def test_boolean_true_division_compiled_as_mxnet(tmp_path):
+    """``F.np.true_divide`` of two bool arrays inside a hybridized block: 0 / 0 is nan, as MXNet gives (XLA
+    rewrote ``float(bool) / y`` into ``select(bool, 1 / y, 0)``, 0 there)."""
+    ours, theirs = run_both(BOOLEANS, tmp_path)
+    assert ours == theirs
