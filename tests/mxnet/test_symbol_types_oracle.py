@@ -37,4 +37,3 @@ meta['after_shapes'] = types(y, x='float16')
 
 def test_infer_type_without_shapes_matches_mxnet(both):
     both(SCRIPT)
-
