@@ -119,7 +119,9 @@ try:
     repeated = 0
 except ValueError:
     repeated = 1
-res = {'h0': mnp.cumsum(h, axis=0), 'h_flat': mnp.cumsum(h), 'h1': h.cumsum(axis=1), 'c': c, 'wg': w.grad,
+res = {'inf_norm': mnp.linalg.norm(w, 'inf', axis=1), 'ninf_norm': mnp.linalg.norm(w, '-inf', axis=0),
+       'fro': mnp.linalg.norm(w), 'h0': mnp.cumsum(h, axis=0), 'h_flat': mnp.cumsum(h), 'h1': h.cumsum(axis=1),
+       'c': c, 'wg': w.grad,
        't': w.transpose((1, 0)), 't_neg': mnp.transpose(w, (-1, 0)), 'repeated': mnp.array(repeated)}
 """,
 }
