@@ -9,6 +9,7 @@ import functools
 
 import builtins
 
+import jax
 import jax.numpy as jnp
 import numpy as onp
 
@@ -69,8 +70,6 @@ def _cumsum(a, axis=None, dtype=None, out=None):
     x = jnp.asarray(a)
     if jnp.dtype(dtype if dtype is not None else x.dtype) != jnp.float16:
         return _int_keeps(jnp.cumsum)(x, axis=axis, dtype=dtype)
-    from jax import lax
-
     if axis is None:
         x, axis = x.reshape(-1), 0
     xs = jnp.moveaxis(x.astype(jnp.float16), axis, 0)
@@ -79,7 +78,7 @@ def _cumsum(a, axis=None, dtype=None, out=None):
         total = (total.astype(jnp.float32) + v.astype(jnp.float32)).astype(jnp.float16)
         return total, total
 
-    _, ys = lax.scan(step, jnp.zeros(xs.shape[1:], jnp.float16), xs)
+    _, ys = jax.lax.scan(step, jnp.zeros(xs.shape[1:], jnp.float16), xs)
     return jnp.moveaxis(ys, 0, axis)
 
 
@@ -88,13 +87,11 @@ cumsum = np_function(_cumsum, "cumsum")
 
 def _transpose(a, axes=None):
     """numpy's transpose; repeated axes are MXNet's ValueError (JAX's is a TypeError)."""
-    if axes is not None:
-        x = jnp.asarray(a)
-        axes = tuple(int(i) for i in axes)
-        named = [i % x.ndim if -x.ndim <= i < x.ndim else i for i in axes]
-        if len(axes) == x.ndim and len(set(named)) != len(named):
-            raise MXNetValueError(f"Check failed: axes_set.size() == axes.ndim(): transpose was given the axes "
-                                  f"{axes}, with repeats, for an array of {x.ndim} dimensions")
+    n = jnp.ndim(a)
+    if axes is not None and len(axes) == n and builtins.all(-n <= int(i) < n for i in axes) and \
+            len({int(i) % n for i in axes}) != n:
+        raise MXNetValueError(f"Check failed: axes_set.size() == axes.ndim(): transpose was given the axes "
+                              f"{tuple(axes)}, with repeats, for an array of {n} dimensions")
     return jnp.transpose(a, axes)
 
 
@@ -193,9 +190,7 @@ def _true_divide(a, b):
         booleans = a.dtype == jnp.bool_ or b.dtype == jnp.bool_
         a, b = a.astype(jnp.float32), b.astype(jnp.float32)
         if booleans:    # XLA rewrites float(bool) / y as select(bool, 1 / y, 0): 0 / 0 would give 0, not nan
-            from jax import lax
-
-            a, b = lax.optimization_barrier((a, b))
+            a, b = jax.lax.optimization_barrier((a, b))
     return jnp.true_divide(a, b)
 
 

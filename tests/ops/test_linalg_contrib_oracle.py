@@ -94,12 +94,13 @@ CASES = [
     "nd.ROIPooling(feat, rois, pooled_size=(2, 2), spatial_scale=1.0)",
     "nd.contrib.ROIAlign(feat, rois, pooled_size=(3, 2), spatial_scale=0.25, sample_ratio=2)",
     # adaptive samples (ceil(region / bins) each way, per region), position-sensitive bins, no gradient to rois
-    "nd.contrib.ROIAlign(feat, rois, pooled_size=(3, 2), spatial_scale=0.25)",
+    "nd.contrib.ROIAlign(feat, rois, pooled_size=(3, 2), spatial_scale=0.25, sample_ratio=-1)",
     "nd.contrib.ROIAlign(feat, rois3, pooled_size=(2, 3), spatial_scale=0.5, sample_ratio=0)",
     "nd.contrib.ROIAlign(feat, rois3, pooled_size=(2, 2), spatial_scale=0.5, sample_ratio=-1, aligned=True)",
     "nd.contrib.ROIAlign(psfeat, rois, pooled_size=(3, 3), spatial_scale=0.5, sample_ratio=2, "
     "position_sensitive=True)",
-    "nd.contrib.ROIAlign(psfeat[:, :12], rois3, pooled_size=(2, 3), spatial_scale=0.5, position_sensitive=True)",
+    "nd.contrib.ROIAlign(psfeat[:, :12], rois3, pooled_size=(2, 3), spatial_scale=0.5, sample_ratio=0, "
+    "position_sensitive=True)",
     "c, r = feat.copy(), rois3.copy()\nc.attach_grad()\nr.attach_grad()\nwith autograd.record():\n"
     "    o = nd.contrib.ROIAlign(c, r, pooled_size=(2, 2), spatial_scale=0.5) ** 2\n"
     "o.backward()\nres = [o, c.grad, r.grad]",

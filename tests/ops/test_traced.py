@@ -25,6 +25,8 @@ CONCRETE_ONLY = {
     "str(": "prints values", "bool(": "a host conversion", "nd.add(1, 2)": "Python scalars, no arrays",
     " is ": "object identity", "len(": "a Python int, not an array",
     "nd.histogram(x)": "no range: the bins come from the data's min and max (MXNet hands it to numpy)",
+    "sample_ratio=0": "adaptive ROIAlign: the number of samples depends on the regions (eager only, as documented)",
+    "sample_ratio=-1": "adaptive ROIAlign: the number of samples depends on the regions (eager only, as documented)",
 }
 
 
