@@ -497,3 +497,6 @@ class Module(BaseModule):
 
 # MXNet's checkpoint functions are module-level in mx.model; a Module also offers them
 __all__ += ["save_checkpoint", "load_checkpoint"]
+
+
+from ast_hybrid.module.bucketing_module import BucketingModule  # noqa: E402,F401  (mx.mod.BucketingModule)

@@ -52,7 +52,7 @@ def test_base_names_mxnet_code_imports(mx):
     ("mx.gluon.data.vision.transforms.RandomRotation((0, 9))", "mxnet.gluon.data.vision.transforms.RandomRotation"),
     ("mx.np.polyfit", "mxnet.numpy.polyfit"),
     ("mx.optimizer.LARS(learning_rate=0.1)", "mxnet.optimizer.LARS"),
-    ("mx.mod.BucketingModule", "mxnet.module.BucketingModule"),
+    ("mx.mod.PythonLossModule", "mxnet.module.PythonLossModule"),
     ("mx.nd.IdentityAttachKLSparseReg", "mxnet.nd.IdentityAttachKLSparseReg"),
     ("mx.operator.NumpyOp", "mxnet.operator.NumpyOp"),
     ("mx.mod.SequentialModule()", "mxnet.module.SequentialModule"),
