@@ -179,7 +179,11 @@ class Symbol:
         return self._report(shapes, outs, lambda a: tuple(a.shape))
 
     def infer_shape_partial(self, *args, **kwargs):
-        return self.infer_shape(*args, **kwargs)
+        """``infer_shape`` with the dimensions an unknown one (0; -1 under numpy shapes) decides left unknown
+        (``symbol/unknown_dims.py``)."""
+        from ast_hybrid.symbol import unknown_dims
+
+        return unknown_dims.partial(self, self._given(args, kwargs, "infer_shape_partial"))
 
     def infer_type(self, *args, **kwargs):
         """``(arg_types, out_types, aux_types)`` as numpy types, inferred by running the graph on shapes: the

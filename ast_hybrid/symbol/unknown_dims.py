@@ -10,7 +10,9 @@ MXNet's ``infer_type`` needs no shapes (its type rules are separate from its sha
 types by running on shapes too, so placeholders of unknown shape are given trial shapes (:data:`TRIAL_SHAPES`,
 all the same) until one runs through: an operator's output types do not depend on the shapes it runs on.  And
 MXNet types a placeholder from the operator reading it (a weight, or the second data of ``Correlation``, takes
-the type of the op's data): :func:`completed_types`.
+the type of the op's data): :func:`completed_types`.  ``infer_shape_partial`` keeps a dimension MXNet cannot
+know unknown (0; -1 under numpy shapes): the graph is run with the unknown dimensions set to a few sizes
+(:data:`PROBES`), and an output dimension that is not the same in every run is unknown: :func:`partial`.
 """
 
 from __future__ import annotations
@@ -154,3 +156,44 @@ def completed_types(symbol, shapes, dtypes):
                 types[var.name] = np.dtype(dtype)
             break
     return types
+
+
+# the sizes an unknown dimension is given by turns (a small one: slicing 0:5 of it is then no longer 5)
+PROBES = (1009, 1013, 2)
+
+
+def partial(symbol, given):
+    """MXNet's ``infer_shape_partial``: ``(arg_shapes, out_shapes, aux_shapes)`` with the dimensions that
+    depend on an unknown one (0, or -1 under numpy shapes, in the placeholders' given or declared shapes)
+    left unknown; a graph holding parameters, or whose placeholders are all known, as ``infer_shape``.
+    Where MXNet is more cautious: fixed bounds sliced from an unknown axis (``slice_axis(x, 1, 0, 5)`` of a
+    (10, 0) ``x``) give their size here, 5, MXNet's 0."""
+    from ast_hybrid.core.npmode import MODE
+
+    hole = -1 if MODE.shape else 0
+    shapes = {}
+    for n in graph._free_variables(symbol._entries):
+        s = given.get(n.name, n.attrs.get("__shape__"))
+        if s is not None:
+            shapes[n.name] = tuple(int(d) for d in s)
+    holes = {k: [i for i, d in enumerate(s) if d == hole] for k, s in shapes.items()}
+    if not any(holes.values()) or any(n.param is not None for n in graph._variables(symbol._entries)):
+        return symbol.infer_shape(**given)
+    saved, runs = symbol._shapes, []
+    for size in PROBES:
+        trial = {k: tuple(size if i in holes[k] else d for i, d in enumerate(s)) for k, s in shapes.items()}
+        try:
+            runs.append(symbol.infer_shape(**trial))
+        except Exception:       # noqa: BLE001 - a size this graph cannot take: the other probes decide
+            continue
+    symbol._shapes = saved
+    if len(runs) < 2:
+        raise ValueError(f"infer_shape_partial: the graph runs with at most one size for the unknown dimensions of "
+                         f"{sorted(k for k, v in holes.items() if v)}; give their shapes")
+
+    def merged(*shapes):
+        if any(s is None for s in shapes):
+            return None
+        return tuple(dims[0] if len(set(dims)) == 1 else hole for dims in zip(*shapes))
+
+    return tuple([merged(*same) for same in zip(*(run[part] for run in runs))] for part in range(3))

@@ -37,3 +37,25 @@ meta['after_shapes'] = types(y, x='float16')
 
 def test_infer_type_without_shapes_matches_mxnet(both):
     both(SCRIPT)
+
+
+PARTIAL = """
+import json
+x = mx.sym.var('data', shape=(0, 20))
+cases = {
+    'slice': mx.sym.slice(x, begin=(None, 3), end=(None, 10)),
+    'slice_step': mx.sym.slice(x, begin=(None, None), end=(None, 10), step=(None, 2)),
+    'fc': mx.sym.FullyConnected(x, num_hidden=5, name='fc'),
+    'relu_sum': mx.sym.sum(mx.sym.relu(x) * 2, axis=1),
+    'transpose': mx.sym.transpose(mx.sym.expand_dims(x, axis=1)),
+    'axis0': mx.sym.slice_axis(mx.sym.var('d', shape=(10, 0)), axis=0, begin=0, end=5),
+}
+for k, s in cases.items():
+    meta[k] = json.loads(json.dumps(s.infer_shape_partial()))
+"""
+
+
+def test_infer_shape_partial_keeps_unknown_dimensions_as_mxnet(both):
+    """``infer_shape_partial``: a dimension that depends on an unknown one (0) stays 0, the others are known
+    (weights included)."""
+    both(PARTIAL)
