@@ -43,7 +43,7 @@ class _Node:
     """One operator application (``kind`` 'op': ``fn(*args, **kwargs)`` with the Symbols inside replaced by
     their values, ``nout`` outputs) or one variable (``kind`` 'var': a placeholder, or a Parameter's)."""
 
-    __slots__ = ("kind", "name", "fn", "args", "kwargs", "nout", "param", "attrs", "inputs", "aux", "op")
+    __slots__ = ("kind", "name", "fn", "args", "kwargs", "nout", "param", "attrs", "inputs", "aux", "op", "names")
 
     def __init__(self, kind, name, fn=None, args=(), kwargs=None, nout=1, param=None, attrs=None, op=None):
         self.kind, self.name, self.fn, self.args, self.kwargs = kind, name, fn, args, kwargs or {}
@@ -51,6 +51,7 @@ class _Node:
         self.nout, self.param, self.attrs = nout, param, attrs or {}
         self.inputs = [s._entries[0][0] for s in _symbols_in((args, self.kwargs))]
         self.aux = set()        # ids of the variable nodes this op takes as auxiliary states
+        self.names = None       # its outputs' names where its op does not say them (a custom op's list_outputs)
 
 
 class Symbol:
@@ -409,8 +410,21 @@ def _entry_name(node, index):
     return node.name
 
 
+# MXNet's names of the outputs of the ops that name theirs (FListOutputNames); the others' are output0, ...
+_OUTPUT_NAMES = {op: ("output", "mean", "var")
+                 for op in ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "_contrib_BatchNormWithReLU")}
+_OUTPUT_NAMES.update({"LayerNorm": ("output", "mean", "std"), "GroupNorm": ("output", "mean", "std"),
+                      "RNN": ("output", "state_output", "statecell_output"),
+                      "_contrib_MultiBoxTarget": ("loc_target", "loc_mask", "cls_target")})
+
+
 def _output_name(node, index):
-    return node.name if node.kind == "var" else f"{node.name}_output{'' if node.nout == 1 else index}"
+    if node.kind == "var":
+        return node.name
+    names = node.names or (_OUTPUT_NAMES.get(node.op) if node.nout > 1 else None)
+    if names and index < len(names):
+        return f"{node.name}_{names[index]}"
+    return f"{node.name}_output{'' if node.nout == 1 else index}"
 
 
 # --- building ---------------------------------------------------------------------------------------------

@@ -345,6 +345,7 @@ def custom_recorder(custom):
                             f"arguments {arguments}, aux states {aux})")
         node = _make_op(custom, "Custom", inputs, kwargs, named=name, mx_op="Custom", nout=len(outputs))
         node_ = node._entries[0][0]
+        node_.names = tuple(outputs)
         for s in inputs[len(arguments):]:
             if s._entries[0][0].kind == "var":
                 node_.aux.add(id(s._entries[0][0]))

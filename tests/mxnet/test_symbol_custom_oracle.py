@@ -30,7 +30,7 @@ class SqrProp(mx.operator.CustomOpProp):
 
 data = mx.sym.Variable('data')
 op = mx.sym.Custom(data=data, name='sq', op_type='sqr_sym', scale=2)
-meta['names'] = [op.list_arguments(), op.list_auxiliary_states(), len(op.list_outputs())]
+meta['names'] = [op.list_arguments(), op.list_auxiliary_states(), op.list_outputs()]
 meta['shapes'] = [list(map(list, s)) for s in op.infer_shape(data=(3, 4), sq_shift=(3, 4))]
 y = mx.sym.Group([op[0] * 3, mx.sym.sum(op[1])])
 exe = y.simple_bind(mx.cpu(), data=(3, 4), sq_shift=(3, 4))

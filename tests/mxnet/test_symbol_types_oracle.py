@@ -59,3 +59,23 @@ def test_infer_shape_partial_keeps_unknown_dimensions_as_mxnet(both):
     """``infer_shape_partial``: a dimension that depends on an unknown one (0) stays 0, the others are known
     (weights included)."""
     both(PARTIAL)
+
+
+NAMES = """
+x = mx.sym.var('x')
+made = [mx.sym.BatchNorm(x, output_mean_var=True, name='bn'), mx.sym.LayerNorm(x, output_mean_var=True, name='ln'),
+        mx.sym.GroupNorm(x, output_mean_var=True, name='gn'), mx.sym.SliceChannel(x, num_outputs=2, name='sl'),
+        mx.sym.RNN(x, mx.sym.var('p'), mx.sym.var('s'), mx.sym.var('c'), mode='lstm', state_size=3, num_layers=1,
+                   state_outputs=True, name='lstm'),
+        mx.sym.RNN(x, mx.sym.var('p'), mx.sym.var('s'), mode='gru', state_size=3, num_layers=1,
+                   state_outputs=True, name='gru'), mx.sym.moments(x, axes=(0,), name='mo')]
+meta['outputs'] = [s.list_outputs() for s in made]
+group = mx.sym.Group(made)
+meta['internal'] = group.get_internals()['bn_mean'].list_outputs()
+"""
+
+
+def test_multi_output_names_are_mxnets(both):
+    """The outputs of ops that name theirs (BatchNorm's ``mean``/``var``, LayerNorm's ``std``, RNN's
+    ``state_output``...) are named as MXNet names them, and found so among a graph's internals."""
+    both(NAMES)
