@@ -418,13 +418,19 @@ _OUTPUT_NAMES.update({"LayerNorm": ("output", "mean", "std"), "GroupNorm": ("out
                       "_contrib_MultiBoxTarget": ("loc_target", "loc_mask", "cls_target")})
 
 
+# ops with one visible output of several (the others hidden) and no names: MXNet calls it output0
+_HIDDEN_OUTPUTS = frozenset({"CTCLoss", "ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss", "sort",
+                             "_contrib_box_nms", "_contrib_box_non_maximum_suppression", "_linalg_det",
+                             "linalg_det"})
+
+
 def _output_name(node, index):
     if node.kind == "var":
         return node.name
     names = node.names or (_OUTPUT_NAMES.get(node.op) if node.nout > 1 else None)
     if names and index < len(names):
         return f"{node.name}_{names[index]}"
-    return f"{node.name}_output{'' if node.nout == 1 else index}"
+    return f"{node.name}_output{'' if node.nout == 1 and node.op not in _HIDDEN_OUTPUTS else index}"
 
 
 # --- building ---------------------------------------------------------------------------------------------
