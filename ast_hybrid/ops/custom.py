@@ -222,6 +222,23 @@ def prop_names(prop):
     return [call_user(prop, m) for m in ("list_arguments", "list_outputs", "list_auxiliary_states")]
 
 
+def inputs_by_name(names, data, given, op_type, missing=None):
+    """``data`` (by position) then the inputs ``given`` by name, in the prop's order (``names``: its arguments,
+    outputs and aux states); one not given is ``missing(name)`` (None: left out); a name the prop does not
+    list is an error."""
+    unknown = sorted(set(given) - set(names[0]) - set(names[2]))
+    if unknown:
+        raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} has no input {unknown[0]!r} (its "
+                          f"arguments {names[0]}, aux states {names[2]})")
+    out = list(data)
+    for n in (names[0] + names[2])[len(data):]:
+        if n in given:
+            out.append(given[n])
+        elif missing is not None:
+            out.append(missing(n))
+    return out
+
+
 def Custom(*data, op_type=None, **kwargs):
     """MXNet's ``Custom`` operator: run the ``CustomOpProp`` registered as ``op_type`` on ``data`` (the
     arguments, then the aux states); the prop gets the other keyword arguments as strings."""
@@ -231,18 +248,13 @@ def Custom(*data, op_type=None, **kwargs):
         kwargs.pop(k, None)
     given = {k: kwargs.pop(k) for k in list(kwargs) if _is_input(kwargs[k])}     # inputs by name: data=x
     prop = make_prop(op_type, kwargs)
+    names = prop_names(prop)
     if given:
-        names = prop_names(prop)
-        unknown = sorted(set(given) - set(names[0]) - set(names[2]))
-        if unknown:
-            raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} has no input {unknown[0]!r} (its "
-                              f"arguments {names[0]}, aux states {names[2]})")
-        data = list(data) + [given[n] for n in (names[0] + names[2])[len(data):] if n in given]
+        data = inputs_by_name(names, data, given, op_type)
     if any(type(x).__name__ == "Symbol" for x in data):
         raise CustomError(f"Custom ({caller_site()}): op_type={op_type!r} was given a sym.var placeholder "
                           "through nd: call mx.sym.Custom to build a graph node, F.Custom inside a HybridBlock's "
                           "hybrid_forward, or nd.Custom on arrays")
-    names = prop_names(prop)
     n_in, n_out, n_aux = map(len, names)
     counts = (n_in, n_out, n_aux)
     if len(data) != n_in + n_aux:

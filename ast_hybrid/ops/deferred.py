@@ -86,8 +86,7 @@ def _resolve(op_name, impl, args, kwargs):
     """Replace the stand-ins among an op's arguments by their parameters' values, initialising them first."""
     if not any(a.__class__ in _STANDINS for a in args) and not any(v.__class__ in _STANDINS for v in kwargs.values()):
         return args, kwargs
-    pending = {id(a): a for a in (*args, *kwargs.values()) if a.__class__ in _STANDINS and a.param._data is None
-               and (a.__class__ is Deferred or 0 in tuple(a.param.shape or (0,)))}
+    pending = {id(a): a for a in (*args, *kwargs.values()) if _unshaped(a)}
     if pending:
         sig = _signature(impl)
         bound = sig.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in sig.parameters})
@@ -103,10 +102,20 @@ def _resolve(op_name, impl, args, kwargs):
                 raise DeferredInitializationError(
                     f"Parameter {proxy.param.name!r} (shape {proxy.param.shape}, still unknown) reaches `{op_name}`"
                     f"{f' as {name!r}' if name else ''}, which cannot infer it; {_HINT}")
-            proxy.param.shape = shapes[name]
-            if proxy.__class__ is Deferred:
-                proxy.param._finish_deferred_init()
+            _give_shape(proxy, shapes[name])
     return tuple(_value(a) for a in args), {k: _value(v) for k, v in kwargs.items()}
+
+
+def _unshaped(a):
+    """Whether ``a`` stands in for a parameter whose shape is still to be given."""
+    return a.__class__ in _STANDINS and a.param._data is None and \
+        (a.__class__ is Deferred or 0 in tuple(a.param.shape or (0,)))
+
+
+def _give_shape(proxy, shape):
+    proxy.param.shape = tuple(shape)
+    if proxy.__class__ is Deferred:
+        proxy.param._finish_deferred_init()
 
 
 @contextlib.contextmanager
@@ -151,12 +160,7 @@ def is_standin(value) -> bool:
 def filled(values, shapes):
     """``values`` with each stand-in replaced by its parameter's value, a parameter of unknown shape given
     ``shapes[i]`` first (for an op that infers its inputs' shapes itself: a custom op's ``infer_shape``)."""
-    out = []
     for i, a in enumerate(values):
-        if a.__class__ in _STANDINS and a.param._data is None and i in shapes and \
-                (a.__class__ is Deferred or 0 in tuple(a.param.shape or (0,))):
-            a.param.shape = tuple(shapes[i])
-            if a.__class__ is Deferred:
-                a.param._finish_deferred_init()
-        out.append(_value(a) if a.__class__ in _STANDINS else a)
-    return out
+        if i in shapes and _unshaped(a):
+            _give_shape(a, shapes[i])
+    return [_value(a) for a in values]

@@ -172,7 +172,7 @@ def op_recorder(fn, attr, path=(), always=False):
         if not always and not _symbols_in((args, kwargs)) and not (graph_anyway and not _arrays_in((args, kwargs))):
             return fn(*args, **kwargs)
         if made:            # sym.zeros(shape=(0, H)): a node, its unknown dimensions inferred (graph.evaluate)
-            kwargs = dict(inspect.signature(fn).bind_partial(*args).arguments, **kwargs)   # (shape by name)
+            kwargs = dict(_signature(fn).bind_partial(*args).arguments, **kwargs)   # (shape by name)
             args = ()
             name = kwargs.pop("name", None)
             return _make_op(fn, attr, args, kwargs, name, key=op_name, mx_op=made)
@@ -325,7 +325,7 @@ def custom_recorder(custom):
     """``sym.Custom``: given Symbols (by position, or by the prop's input names), a graph node of the
     ``op_type``'s ``CustomOpProp`` (its missing inputs made variables ``{name}_{input}``, its
     ``list_auxiliary_states`` the node's auxiliary states, ``list_outputs`` its outputs); else ``custom``."""
-    from ast_hybrid.ops.custom import make_prop, prop_names
+    from ast_hybrid.ops.custom import inputs_by_name, make_prop, prop_names
 
     @functools.wraps(custom)
     def call(*args, **kwargs):
@@ -336,13 +336,9 @@ def custom_recorder(custom):
         kwargs.pop("attr", None)
         given = {k: kwargs.pop(k) for k in list(kwargs) if isinstance(kwargs[k], Symbol)}
         options = {k: v for k, v in kwargs.items() if k != "op_type"}
-        arguments, outputs, aux = prop_names(make_prop(kwargs.get("op_type"), options))
-        inputs = list(args)
-        for n in (arguments + aux)[len(args):]:
-            inputs.append(given.pop(n) if n in given else variable(f"{name}_{n}"))
-        if given:
-            raise TypeError(f"Custom: op_type={kwargs.get('op_type')!r} has no input {sorted(given)[0]!r} (its "
-                            f"arguments {arguments}, aux states {aux})")
+        names = prop_names(make_prop(kwargs.get("op_type"), options))
+        arguments, outputs = names[0], names[1]
+        inputs = inputs_by_name(names, args, given, kwargs.get("op_type"), lambda n: variable(f"{name}_{n}"))
         node = _make_op(custom, "Custom", inputs, kwargs, named=name, mx_op="Custom", nout=len(outputs))
         node_ = node._entries[0][0]
         node_.names = tuple(outputs)
