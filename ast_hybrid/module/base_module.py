@@ -1,11 +1,12 @@
 """``mx.mod.BaseModule``: the state flags and the loops every module shares (``fit``, ``score``, ``predict``,
-``iter_predict``, ``forward_backward``, ``save_params``/``load_params``), as MXNet 1.9.1's
+``iter_predict``, ``forward_backward``, ``set_params``, ``save_params``/``load_params``), as MXNet 1.9.1's
 ``python/mxnet/module/base_module.py`` writes them; ``module.Module`` computes."""
 
 from __future__ import annotations
 
 import logging
 import time
+import warnings
 
 import numpy as np
 
@@ -32,6 +33,21 @@ class BaseModule:
         self.optimizer_initialized = False
         self._symbol = None
         self._total_exec_bytes = 0
+
+    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
+        """Parameters from dicts of name to NDArray: all of them (``init_params`` with no initializer) unless
+        ``allow_missing``; then the ones given (``_assign_params``)."""
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
+                          stacklevel=2)
+            return
+        self._assign_params(arg_params, aux_params, allow_missing, force_init, allow_extra)
+        self._params_dirty = True
+        self.params_initialized = True
 
     def forward_backward(self, data_batch):
         """A forward pass in training mode, then the backward."""

@@ -6,11 +6,10 @@ and bound sharing the default bucket's parameters and optimizer; ``forward`` swi
 from __future__ import annotations
 
 import logging
-import warnings
 
 from ast_hybrid.core.errors import unsupported
 from ast_hybrid.module.base_module import BaseModule
-from ast_hybrid.module.module import Module, _check_input_names
+from ast_hybrid.module.module import Module, _checked_names
 
 __all__ = ["BucketingModule"]
 
@@ -27,14 +26,8 @@ class BucketingModule(BaseModule):
         self._default_bucket_key = default_bucket_key
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        data_names, label_names, state_names, fixed_param_names = _checked_names(
+            symbol, data_names, label_names, state_names, fixed_param_names)
         self._compression_params = compression_params
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
@@ -108,19 +101,9 @@ class BucketingModule(BaseModule):
         self._params_dirty = False
         return params
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
-                          stacklevel=2)
-            return
+    def _assign_params(self, arg_params, aux_params, allow_missing, force_init, allow_extra):
         self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing, force_init=force_init,
                                      allow_extra=allow_extra)
-        self._params_dirty = True
-        self.params_initialized = True
 
     def init_params(self, initializer=None, arg_params=None, aux_params=None, allow_missing=False,
                     force_init=False, allow_extra=False):

@@ -46,6 +46,16 @@ def _check_input_names(symbol, names, typename, throw):
         warnings.warn(msg)
 
 
+def _checked_names(symbol, data_names, label_names, state_names, fixed_param_names):
+    """The four name lists as lists (None: none), each checked against ``symbol``'s arguments as MXNet's
+    Module checks them."""
+    given = (data_names, label_names, state_names, fixed_param_names)
+    lists = [list(names) if names is not None else [] for names in given]
+    for names, kind, throw in zip(lists, ("data", "label", "state", "fixed_param"), (True, False, True, True)):
+        _check_input_names(symbol, names, kind, throw)
+    return lists
+
+
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     """The shapes given to ``bind`` as ``DataDesc`` lists, checked against the Module's names."""
     from ast_hybrid.io.iterators import DataDesc
@@ -92,14 +102,8 @@ class Module(BaseModule):
             raise unsupported("mxnet.module", "Module(group2ctxs=...)", "the graph runs as one program on one "
                               "device; model parallelism over context groups is not there")
         self._symbol = symbol
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        data_names, label_names, state_names, fixed_param_names = _checked_names(
+            symbol, data_names, label_names, state_names, fixed_param_names)
         arg_names = symbol.list_arguments()
         input_names = data_names + label_names + state_names
         self._param_names = [x for x in arg_names if x not in input_names]
@@ -233,19 +237,8 @@ class Module(BaseModule):
         self._params_dirty = False
         self._push_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
 
-    def set_params(self, arg_params, aux_params, allow_missing=False, force_init=True, allow_extra=False):
-        """Parameters from dicts of name to NDArray (all of them unless ``allow_missing``)."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
-                             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. set_params call ignored.",
-                          stacklevel=2)
-            return
+    def _assign_params(self, arg_params, aux_params, allow_missing, force_init, allow_extra):
         self._push_params(arg_params, aux_params, allow_extra=allow_extra)
-        self._params_dirty = True
-        self.params_initialized = True
 
     def _push_params(self, arg_params, aux_params, allow_extra=False):
         """Copy the named arrays into the block's parameters (what MXNet's executor group's set_params does)."""
