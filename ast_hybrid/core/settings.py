@@ -106,6 +106,11 @@ SETTINGS: tuple[Setting, ...] = (
             "compute what a program reads from its parameters alone once per update: timed against the "
             "program as written on short programs (timed), always (on), never (off)",
             {"off": _OFF, "on": _ON, "timed": ("timed",)}, "xla/hoist.py"),
+    Setting("AST_HYBRID_TUNING", "later",
+            "when a hybridized program's convolution timing, hoisting choice and channel-last compile happen: "
+            "after its first call, which runs the program as traced, in the background and in short slices of "
+            "the next calls (later); before its first call returns (first)",
+            {"later": ("later",), "first": ("first",)}, "xla/tuning.py"),
     Setting("AST_HYBRID_WEIGHT_FIRST", "auto",
             "GEMMs over few rows take their weight first: when the parameters exceed the last-level cache "
             "(auto), always (on), never (off)",
@@ -176,7 +181,7 @@ def key_variables() -> dict:
     """The variables a compiled program may depend on, for the program cache's key: every ``AST_HYBRID_*``
     that changes what a program computes or how it is lowered, and ``XLA_FLAGS``; set ones only, sorted."""
     skipped = {"AST_HYBRID_COMPILE_CACHE", "AST_HYBRID_COMPILE_CACHE_DIR", "AST_HYBRID_PROGRAM_CACHE",
-               "AST_HYBRID_MALLOC"}
+               "AST_HYBRID_MALLOC", "AST_HYBRID_TUNING"}     # when the program is tuned, not which it is
     return {k: v for k, v in sorted(os.environ.items())
             if (k.startswith("AST_HYBRID_") and k not in skipped) or k == "XLA_FLAGS"}
 

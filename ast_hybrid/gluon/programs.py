@@ -28,7 +28,22 @@ from ast_hybrid.core.trace import FRAMES
 from ast_hybrid.ops import rng
 from ast_hybrid.ops._core import raw
 
-__all__ = ["Trace", "Compiled", "run_bound", "imperative", "wrap_inputs", "wrap_outputs", "strip", "program_tree"]
+__all__ = ["Trace", "Compiled", "run_bound", "imperative", "wrap_inputs", "wrap_outputs", "strip", "program_tree",
+           "finish_tuning"]
+
+
+def finish_tuning(block):
+    """End now the tuning of every predict program ``block`` and its children have built (issue 31: a
+    hybridized block's first call runs the program as traced, and the channel-last program is built, timed
+    and swapped in over the next calls, ``xla/tuning.py``): what a benchmark calls before it times steady
+    calls, or a service before it takes requests; the programs are then on disk for the next process."""
+    todo = [block]
+    while todo:
+        b = todo.pop()
+        c = getattr(b, "_compiled", None)
+        if c is not None:
+            c.finish_tuning()
+        todo.extend(getattr(b, "_children", {}).values())
 
 
 def _mxnet_prints():
@@ -333,6 +348,12 @@ class Compiled:
         self.predict_keyed = jax.jit(predict_keyed)
         self.train = jax.jit(train, static_argnames=("needs",))
         self.recorded = jax.jit(recorded, static_argnames=("needs", "training"))
+
+    def finish_tuning(self):
+        """End now the tuning of each predict program built so far (``xla/tuning.py``)."""
+        from ast_hybrid.xla import tuning
+
+        tuning.finish_all(self.predict)
 
     def __call__(self, args):
         state = autograd.STATE

@@ -7,6 +7,9 @@ compiled programs from one process to the next.
 - ``program``: a hybridized block's predict program compiled channel-last (``Program``) and run
   (``Executable``): kernels transposed once per parameter update, GEMMs over few rows given their weight
   first when the parameters exceed the last-level cache, the whole program timed against im2col on request;
+- ``tuning``: a program that answers at once and is tuned afterwards: the first call of a convolving predict
+  program runs it as traced, and the channel-last program is built (in a thread of its own), timed (in short
+  slices between the next calls) and swapped in;
 - ``conv_tuning``: each convolution the lowering rule (``ast_hybrid/ops/conv_lowering.py``) leaves to XLA, timed
   once per shape and machine both ways, the faster kept on disk;
 - ``hoist``: what a program computes from its parameters alone, run once per parameter update;

@@ -19,13 +19,18 @@ written (JAX's default, 1 s, would leave out an MLP's or a small CNN's program w
 its first call; below 0.1 s reading the entry saves little).  The directory is never pruned by us: delete it
 to reclaim the space (``jax_compilation_cache_max_size`` caps it, with the ``filelock`` package installed).
 
+:func:`bypassed` compiles without it (the program cache's programs: an executable JAX's cache loaded
+serializes without its code on XLA:CPU).
+
 May import: jax, the standard library, ``ast_hybrid.core.settings``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 from pathlib import Path
 
 from ast_hybrid.core import settings
@@ -103,3 +108,49 @@ def _release() -> None:
         jax.config.update("jax_compilation_cache_dir", None)
         compilation_cache.reset_cache()
     _applied = None
+
+
+class _Bypass:
+    """JAX's persistent cache skipped by every compile while one :func:`bypassed` context is open (in any
+    thread).  JAX decides once per process whether its cache is used (``compilation_cache.is_cache_used``
+    keeps the answer), so its ``enable_compilation_cache`` setting, read for that first decision only, cannot
+    turn the cache off for one compile: the kept answer is set to "not used" while a context is open and
+    put back when the last one closes."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.open = 0
+        self.saved = None
+
+    def supported(self) -> bool:
+        from jax._src import compilation_cache as cc
+
+        return all(hasattr(cc, n) for n in ("_cache_checked", "_cache_used", "_cache_initialized_mutex"))
+
+    @contextlib.contextmanager
+    def __call__(self):
+        from jax._src import compilation_cache as cc
+
+        with self.lock:
+            if self.open == 0:
+                with cc._cache_initialized_mutex:
+                    self.saved = (cc._cache_checked, cc._cache_used)
+                    cc._cache_checked, cc._cache_used = True, False
+            self.open += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.open -= 1
+                if self.open == 0:
+                    with cc._cache_initialized_mutex:
+                        cc._cache_checked, cc._cache_used = self.saved
+
+
+_BYPASS = _Bypass()
+
+
+def bypassed():
+    """A context whose compiles (and every other thread's meanwhile) neither read nor write JAX's persistent
+    cache; None where this jax keeps its decision elsewhere (then nothing is known to bypass it)."""
+    return _BYPASS() if _BYPASS.supported() else None

@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ast_hybrid.core import settings
-from ast_hybrid.xla import compile_cache
+from ast_hybrid.xla import compile_cache, tuning
 from ast_hybrid.xla.disk import write_quietly
 
 FORMAT = 2          # 2: samples of several calls, their minimum (1: single calls, their median)
@@ -68,35 +68,80 @@ def signature(e):
 
 
 def im2col_picks(convs):
-    """The signatures, among those of ``convs`` (convolution equations), measured faster as im2col."""
+    """The signatures, among those of ``convs`` (convolution equations), measured faster as im2col: those
+    not measured yet on this machine measured now (:func:`picks`)."""
+    with jax.ensure_compile_time_eval():        # run now, whatever trace is active
+        return tuning.run_now(picks(convs))
+
+
+def picks(convs, measure=True):
+    """A plan (``xla/tuning.py``) giving the signatures, among those of ``convs``, measured faster as im2col:
+    each not measured yet on this machine measured (:func:`timing`; with ``measure=False`` left to the rule:
+    no step at all), its answer written to disk at once."""
     table = Table()
-    picks = set()
+    out = set()
     for e in convs:
         sig = signature(e)
         if sig is None:
             continue
         if sig not in table.answers:
+            if not measure:
+                continue
             try:
-                table.answers[sig] = _measure(e)
+                table.answers[sig] = yield from timing(e)
             except Exception as exc:    # timing is an optimisation: a convolution it cannot time stays XLA's
                 _LOG.debug("convolution %s not timed: %s: %s", sig, type(exc).__name__, exc)
                 table.answers[sig] = {"pick": "xla", "xla_s": None, "im2col_s": None}
             table.dirty = True
+            table.save()
         if table.answers[sig]["pick"] == "im2col":
-            picks.add(sig)
-    table.save()
-    return picks
+            out.add(sig)
+    return out
+
+
+def timing(e):
+    """A plan measuring convolution ``e`` as XLA's convolution and as im2col, channel-last, on random
+    inputs: each compiled (a job), run once, then alternately in samples of ``SAMPLE`` seconds' worth of
+    calls, the fastest of up to 9 each (one when the first round differs by 1.5x, fewer past ``BUDGET``;
+    each round a timing slice); a convolution whose first XLA run takes over ``LONG`` stays XLA's untimed."""
+    from ast_hybrid.xla import channel_last_rules as rules
+
+    x, w = inputs(e)
+    exes = [(yield tuning.Job(lambda: program(e, "xla", rules)))]
+    t = time.perf_counter()
+    jax.block_until_ready(exes[0](x, w))
+    first = time.perf_counter() - t
+    if first > LONG:        # a large convolution: XLA's, without timing im2col
+        return {"pick": "xla", "xla_s": first, "im2col_s": None}
+    exes.append((yield tuning.Job(lambda: program(e, "im2col", rules))))
+    jax.block_until_ready(exes[1](x, w))
+    t = time.perf_counter()
+    jax.block_until_ready(exes[0](x, w))
+    calls = max(1, int(SAMPLE / max(time.perf_counter() - t, 1e-6)))
+    times = [[], []]
+    spent = 0.0
+    for r in range(9):
+        t = time.perf_counter()
+        for k in (0, 1) if r % 2 == 0 else (1, 0):
+            s = time.perf_counter()
+            for _ in range(calls):
+                y = exes[k](x, w)
+            jax.block_until_ready(y)
+            times[k].append((time.perf_counter() - s) / calls)
+        spent += time.perf_counter() - t
+        if r == 0 and not 0.6 < times[1][0] / times[0][0] < 1.5:
+            break       # clear at once
+        if r >= 2 and spent > BUDGET:
+            break
+        yield tuning.SLICE
+    xla, im2col = min(times[0]), min(times[1])
+    return {"pick": "im2col" if im2col <= MARGIN * xla else "xla", "xla_s": xla, "im2col_s": im2col}
 
 
 def _measure(e):
-    """Time ``e`` as XLA's convolution and as im2col, channel-last, on random inputs: each compiled, run once,
-    then alternately in samples of ``SAMPLE`` seconds' worth of calls, the fastest of up to 9 each (one when
-    the first round differs by 1.5x, fewer past ``BUDGET``); a convolution whose first XLA run takes over
-    ``LONG`` stays XLA's untimed."""
-    from ast_hybrid.xla import channel_last_rules as rules
-
-    with jax.ensure_compile_time_eval():        # run now, whatever trace is active
-        return _timed(e, rules)
+    """:func:`timing` run now, whatever trace is active."""
+    with jax.ensure_compile_time_eval():
+        return tuning.run_now(timing(e))
 
 
 def _layouts(e):
@@ -125,36 +170,6 @@ def program(e, lowering, rules=None):
         (out,) = rule(e, [rules.Val(x, x_perm), rules.Val(w, w_perm)])
         return out.arr
     return jax.jit(run).lower(jax.ShapeDtypeStruct(xs, xd), jax.ShapeDtypeStruct(ws, wd)).compile()
-
-
-def _timed(e, rules):
-    x, w = inputs(e)
-    exes = [program(e, "xla", rules)]
-    t = time.perf_counter()
-    jax.block_until_ready(exes[0](x, w))
-    first = time.perf_counter() - t
-    if first > LONG:        # a large convolution: XLA's, without timing im2col
-        return {"pick": "xla", "xla_s": first, "im2col_s": None}
-    exes.append(program(e, "im2col", rules))
-    jax.block_until_ready(exes[1](x, w))
-    t = time.perf_counter()
-    jax.block_until_ready(exes[0](x, w))
-    calls = max(1, int(SAMPLE / max(time.perf_counter() - t, 1e-6)))
-    times = [[], []]
-    spent = time.perf_counter()
-    for r in range(9):
-        for k in (0, 1) if r % 2 == 0 else (1, 0):
-            t = time.perf_counter()
-            for _ in range(calls):
-                y = exes[k](x, w)
-            jax.block_until_ready(y)
-            times[k].append((time.perf_counter() - t) / calls)
-        if r == 0 and not 0.6 < times[1][0] / times[0][0] < 1.5:
-            break       # clear at once
-        if r >= 2 and time.perf_counter() - spent > BUDGET:
-            break
-    xla, im2col = min(times[0]), min(times[1])
-    return {"pick": "im2col" if im2col <= MARGIN * xla else "xla", "xla_s": xla, "im2col_s": im2col}
 
 
 def _fingerprint():

@@ -13,12 +13,20 @@ convolves,
   small feature map, a Dense layer at a small batch) its weight as first operand, stored output-features-major
   (:func:`weight_first`, :data:`WEIGHT_FIRST`): XLA:CPU streams a cold weight from memory faster that way.
 
+None of it is on the first call's path (issue 31, ``xla/tuning.py``): a convolving program's first call
+compiles it as traced (XLA's own lowering: resnet18_v1 at 224, batch 1, 1.5 s where all of the above took
+3.9 s) and returns a ``tuning.Tuning`` running it, whose plan (:meth:`Program._plan`) does the rest over the
+next calls and swaps in the channel-last program: first with the convolution timings already on disk, then,
+once the convolutions not timed yet are, the one they and the hoisting choice pick.  ``AST_HYBRID_TUNING=first``
+does all of it before the first call returns, as ``lower(...).compile()`` always does.
+
 The program cache (``xla/program_cache.py``) writes an :class:`Executable`'s compiled program, what prepares its
-parameters and where each of its inputs comes from, and builds it again from them.
+parameters and where each of its inputs comes from, and builds it again from them: once its tuning ended.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 
@@ -29,7 +37,7 @@ from jax import lax
 from ast_hybrid.core import settings
 from ast_hybrid.core.context import platform_of, tracing_for
 from ast_hybrid.ops import conv_lowering
-from ast_hybrid.xla import conv_tuning, hoist, host_memory
+from ast_hybrid.xla import conv_tuning, hoist, host_memory, tuning
 from ast_hybrid.xla.channel_last import channel_last, convolutions, count_convolutions, kernel_perms
 
 __all__ = ["Program", "Executable", "enabled", "weight_first"]
@@ -66,46 +74,64 @@ class Program:
         sig = tuple(sig)
         exe = self.table.get(sig)
         if exe is None:
-            exe = self.table[sig] = self.lower(leaves, *xs).compile()
+            exe = self.table[sig] = self.start(leaves, *xs)
         return exe(leaves, *xs)
 
     def lower(self, leaves, *xs):
-        # the XLA:CPU rules (the convolution lowering rule and its timing, weight-first GEMMs) apply to a
-        # program whose parameters live on the CPU; channel-last and hoisting everywhere (on an H100 they
-        # made resnet18_v1/resnet50_v1 0.41-0.97x of the same network under one jax.jit: bench/results/gpu)
-        plat = platform_of(jax.tree_util.tree_leaves((leaves, xs)))
+        """As ``jax.jit(fn).lower``: its ``compile()`` does all the tuning now and gives the program kept."""
+        plat = _platform(leaves, xs)
         with tracing_for(plat):
-            return self._lower(leaves, xs, plat == "cpu")
+            closed, out_tree = self._trace(leaves, xs)
+            if _as_written(closed):
+                return _as_traced(closed, out_tree, leaves, xs)
+            return self._lowered(closed, out_tree, leaves, xs, plat == "cpu")
 
-    def _lower(self, leaves, xs, on_cpu):
-        closed, out_tree = self._trace(leaves, xs)
-        n = len(jax.tree_util.tree_leaves(leaves))
-        if not count_convolutions(closed.jaxpr) or closed.effects:      # as traced (and not traced again)
-            def as_traced(leaves, *xs):
-                args = jax.tree_util.tree_leaves((leaves, xs))
-                return jax.tree_util.tree_unflatten(out_tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args))
+    def start(self, leaves, *xs, compiling=None):
+        """The program for these inputs, ready soonest (issue 31): where it convolves, the program as traced
+        (XLA's own lowering) compiled now and returned as a ``tuning.Tuning`` whose plan (:meth:`_plan`)
+        builds, times and swaps in the channel-last one over the next calls; else the program, compiled
+        inside ``compiling()`` (the program cache's context for a program it writes).  With
+        ``AST_HYBRID_TUNING=first``, ``lower(...).compile()`` inside ``compiling()``: the tuned program."""
+        use = compiling if compiling is not None else contextlib.nullcontext
+        plat = _platform(leaves, xs)
+        with tracing_for(plat):
+            closed, out_tree = self._trace(leaves, xs)
+            if _as_written(closed):
+                with use():
+                    return _as_traced(closed, out_tree, leaves, xs).compile()
+            if not tuning.deferred():
+                with use():
+                    return self._lowered(closed, out_tree, leaves, xs, plat == "cpu").compile()
+            quick = _as_traced(closed, out_tree, leaves, xs).compile(QUICK_OPTIONS if plat == "cpu" else None)
+            host_memory.keep_temporaries(quick)
+            return tuning.Tuning(quick, self._plan(closed, out_tree, leaves, xs, plat == "cpu"),
+                                 compiling=compiling)
 
-            return jax.jit(as_traced).lower(leaves, *xs)
-        # what the parameters alone determine, computed once per parameter update (xla/hoist.py)
-        mode = hoist.mode()
-        if mode == "off" or not hoist.retraceable(closed):
-            mode, flat, cut = "off", None, hoist.unsplit(closed, n)
-        else:
-            flat = hoist.inline(closed)
-            cut = hoist.split(flat, n)
-        # convolutions measured faster as im2col on this machine (xla/conv_tuning.py)
-        picks = conv_tuning.im2col_picks(convolutions(cut.main.jaxpr)) \
-            if on_cpu and conv_tuning.enabled() and _concrete(leaves, xs) else set()
-        first = weight_first(leaves) if on_cpu else 0
-        candidates = [_candidate(cut, out_tree, xs, picks, first)]
-        if on_cpu and _tuning(leaves, xs) and count_convolutions(cut.main.jaxpr, ungrouped=True):
-            # and the same program with im2col for XLA's convolutions: the faster is kept
-            candidates.append(_candidate(cut, out_tree, xs, True, first))
-        alternative = None
-        if mode == "timed" and cut.hoisted and len(candidates) == 1 and _concrete(leaves, xs):
-            # the program as written, timed against it where it is short (hoist.LONG)
-            alternative = lambda: _candidate(hoist.unsplit(flat, n), out_tree, xs, picks, first)
-        return _Lowered(candidates, leaves, xs, alternative)
+    def _lowered(self, closed, out_tree, leaves, xs, on_cpu):
+        """A convolving program's candidates lowered now, the convolutions timed now (``_Lowered``)."""
+        n, mode, timed, first, whole = _choices(leaves, xs, on_cpu)
+        mode, flat, cut = _cut(closed, n, mode)
+        convs = convolutions(cut.main.jaxpr)
+        picks = conv_tuning.im2col_picks(convs) if timed else set()
+        makes, alternative = _options(cut, flat, mode, n, out_tree, leaves, xs, picks, first, whole)
+        return _Lowered([make() for make in makes], leaves, xs, alternative)
+
+    def _plan(self, closed, out_tree, leaves, xs, on_cpu):
+        """``start``'s plan (``tuning``): the hoisting split (a job), the channel-last program with the
+        convolution timings already on disk (a job, then swapped in), the convolutions not yet timed
+        (``conv_tuning.picks``), and ``_Lowered``'s choice among the programs that leaves (:func:`_choose`;
+        the one swapped in among them where the timings changed nothing).  The settings are read before
+        its first step, i.e. at the first call."""
+        n, asked, timed, first, whole = _choices(leaves, xs, on_cpu)
+        mode, flat, cut = yield tuning.Job(lambda: _cut(closed, n, asked))
+        convs = list(convolutions(cut.main.jaxpr))
+        known = (yield from conv_tuning.picks(convs, measure=False)) if timed else set()
+        rule = yield tuning.Job(lambda: _compiled(_candidate(cut, out_tree, xs, known, first), leaves))
+        yield tuning.Swap(rule)
+        picks = (yield from conv_tuning.picks(convs)) if timed else set()
+        makes, alternative = _options(cut, flat, mode, n, out_tree, leaves, xs, picks, first, whole)
+        kept = [rule] if picks == known else []
+        return (yield from _choose(kept, makes[len(kept):], leaves, xs, alternative))
 
     def _trace(self, leaves, xs):
         flat, in_tree = jax.tree_util.tree_flatten((leaves, xs))
@@ -206,11 +232,77 @@ def _split(tree):
     return (leaves, *xs)
 
 
+# XLA:CPU's options for the program a first call runs while the tuned one is built (Program.start): its
+# older loop emitter and no LLVM optimisation compile a network 3-4x faster and run it up to 1.9x slower
+# (batch 1 at 224x224, compile / steady call: resnet18_v1 1.17 s / 33.9 ms -> 0.27 s / 42.2 ms, resnet50_v1
+# 1.13 s / 59.0 ms -> 0.44 s / 86.1 ms, mobilenet1.0 0.73 s / 14.1 ms -> 0.24 s / 26.8 ms; XLA's own
+# convolutions under one jax.jit: 0.54 s / 56.6 ms, 1.04 s / 105.7 ms, 0.68 s / 77.2 ms; bench/HISTORY.md)
+QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0}
+
+
+def _platform(leaves, xs):
+    # the XLA:CPU rules (the convolution lowering rule and its timing, weight-first GEMMs) apply to a
+    # program whose parameters live on the CPU; channel-last and hoisting everywhere (on an H100 they
+    # made resnet18_v1/resnet50_v1 0.41-0.97x of the same network under one jax.jit: bench/results/gpu)
+    return platform_of(jax.tree_util.tree_leaves((leaves, xs)))
+
+
+def _as_written(closed):
+    """Whether a traced program is compiled as traced: it does not convolve, or it has effects."""
+    return not count_convolutions(closed.jaxpr) or bool(closed.effects)
+
+
+def _as_traced(closed, out_tree, leaves, xs):
+    """The traced program lowered as it is (XLA's own lowering; not traced again)."""
+    def as_traced(leaves, *xs):
+        args = jax.tree_util.tree_leaves((leaves, xs))
+        return jax.tree_util.tree_unflatten(out_tree, jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *args))
+
+    return jax.jit(as_traced).lower(leaves, *xs)
+
+
+def _choices(leaves, xs, on_cpu):
+    """What the settings say for a program over ``leaves, xs``: (the parameter leaves' count, the hoisting
+    mode, whether convolutions are timed per shape, the weight-first row bound, whether the whole program
+    is timed against im2col everywhere)."""
+    return (len(jax.tree_util.tree_leaves(leaves)), hoist.mode(), _timed_convolutions(on_cpu, leaves, xs),
+            weight_first(leaves) if on_cpu else 0, on_cpu and _tuning(leaves, xs))
+
+
+def _cut(closed, n, mode):
+    """(hoisting mode, the program inlined or None, its ``hoist.Split``): what the parameters alone
+    determine cut out (``xla/hoist.py``), or nothing (``"off"``)."""
+    if mode == "off" or not hoist.retraceable(closed):
+        return "off", None, hoist.unsplit(closed, n)
+    flat = hoist.inline(closed)
+    return mode, flat, hoist.split(flat, n)
+
+
+def _options(cut, flat, mode, n, out_tree, leaves, xs, picks, first, whole):
+    """What is compiled and timed against each other: functions giving the candidates (the program with the
+    convolutions ``picks`` as im2col; where ``whole`` (``AST_HYBRID_CONV_TUNE=1``) also the same with im2col
+    for every XLA convolution), and the alternative (the program as written, or None)."""
+    makes = [lambda: _candidate(cut, out_tree, xs, picks, first)]
+    whole = whole and count_convolutions(cut.main.jaxpr, ungrouped=True)
+    if whole:
+        # and the same program with im2col for XLA's convolutions: the faster is kept
+        makes.append(lambda: _candidate(cut, out_tree, xs, True, first))
+
+    def as_written():       # the program as written, timed against it where it is short (hoist.LONG)
+        return _candidate(hoist.unsplit(flat, n), out_tree, xs, picks, first)
+    timed = mode == "timed" and cut.hoisted and not whole and _concrete(leaves, xs)
+    return makes, as_written if timed else None
+
+
+def _timed_convolutions(on_cpu, leaves, xs):
+    """Whether convolutions are timed per shape (``conv_tuning``)."""
+    return on_cpu and conv_tuning.enabled() and _concrete(leaves, xs)
+
+
 class _Lowered:
     """One candidate program, or two (the rule's lowerings, and im2col wherever it applies), each with what
     prepares its parameters; ``alternative`` (or None) lowers the program without ``xla/hoist.py``'s split.
-    ``compile()`` compiles them and keeps the fastest on these parameters and inputs (:func:`_fastest`); the
-    alternative only where the first program's run is shorter than ``hoist.LONG``."""
+    ``compile()`` compiles them and keeps the fastest on these parameters and inputs (:func:`_choose`)."""
 
     def __init__(self, candidates, leaves, xs, alternative=None):
         self.candidates, self.leaves, self.xs, self.alternative = candidates, leaves, xs, alternative
@@ -219,36 +311,49 @@ class _Lowered:
         return self.candidates[0][0].as_text()
 
     def compile(self):
-        exes = [self._compiled(c) for c in self.candidates]
-        if self.alternative is not None:
-            jax.block_until_ready(exes[0](self.leaves, *self.xs))     # its first run: YNNPACK builds its pipelines
-            t = time.perf_counter()
-            jax.block_until_ready(exes[0](self.leaves, *self.xs))
-            if time.perf_counter() - t < hoist.LONG:
-                exes.append(self._compiled(self.alternative()))
-        if len(exes) > 1:
-            exes = [_fastest(exes, self.leaves, self.xs)]
+        ready = [lambda c=c: c for c in self.candidates]
+        exe = tuning.run_now(_choose([], ready, self.leaves, self.xs, self.alternative))
         self.leaves = self.xs = self.alternative = None
-        return exes[0]
+        return exe
 
-    def _compiled(self, candidate):
-        lowered, (sources, prepare) = candidate
-        if prepare is not None:
-            # on the parameters themselves: their shardings too (replicated over several devices)
-            prepare = jax.jit(prepare).lower(jax.tree_util.tree_leaves(self.leaves)).compile()
-        return Executable(lowered.compile(), sources, prepare)
+
+def _compiled(candidate, leaves):
+    """A candidate ``(lowered, (sources, prepare))`` compiled: an :class:`Executable`."""
+    lowered, (sources, prepare) = candidate
+    if prepare is not None:
+        # on the parameters themselves: their shardings too (replicated over several devices)
+        prepare = jax.jit(prepare).lower(jax.tree_util.tree_leaves(leaves)).compile()
+    return Executable(lowered.compile(), sources, prepare)
+
+
+def _choose(exes, candidates, leaves, xs, alternative=None):
+    """A plan (``tuning``) keeping the fastest of ``exes`` (compiled already) and ``candidates`` (each a
+    function giving a candidate to lower and compile: jobs); ``alternative`` (a function giving one, or
+    None) is compiled too where the first program's run is shorter than ``hoist.LONG``."""
+    exes = list(exes)
+    for make in candidates:
+        exes.append((yield tuning.Job(lambda make=make: _compiled(make(), leaves))))
+    if alternative is not None:
+        jax.block_until_ready(exes[0](leaves, *xs))     # its first run: YNNPACK builds its pipelines
+        t = time.perf_counter()
+        jax.block_until_ready(exes[0](leaves, *xs))
+        if time.perf_counter() - t < hoist.LONG:
+            exes.append((yield tuning.Job(lambda: _compiled(alternative(), leaves))))
+    if len(exes) > 1:
+        return (yield from _fastest(exes, leaves, xs))
+    return exes[0]
 
 
 _CALLS = 5
 
 
 def _fastest(exes, leaves, xs):
-    """The fastest of ``exes`` on ``leaves, xs``: each run once (its first run builds YNNPACK's pipelines),
-    then in turn, samples of ``conv_tuning.SAMPLE`` seconds' worth of consecutive calls, at least
-    ``_CALLS``, the fastest sample of each, up to 9 rounds or ``conv_tuning.BUDGET`` seconds (past 3 rounds);
-    one round for programs over 0.5 s.  Consecutive calls, as a user's loop makes them: resnet50_v1 64x64 b1
-    split by xla/hoist.py took 10.1 ms a single call against 10.5 as written, but 11.7 against 10.3 in runs
-    of 10 calls of each (the thread pool's state after the call before)."""
+    """A plan keeping the fastest of ``exes`` on ``leaves, xs``: each run once (its first run builds YNNPACK's
+    pipelines), then in turn, samples of ``conv_tuning.SAMPLE`` seconds' worth of consecutive calls, at least
+    ``_CALLS``, the fastest sample of each, up to 9 rounds (each a timing slice) or ``conv_tuning.BUDGET``
+    seconds (past 3 rounds); one round for programs over 0.5 s.  Consecutive calls, as a user's loop makes
+    them: resnet50_v1 64x64 b1 split by xla/hoist.py took 10.1 ms a single call against 10.5 as written, but
+    11.7 against 10.3 in runs of 10 calls of each (the thread pool's state after the call before)."""
     def run(exe, calls):
         t = time.perf_counter()
         for _ in range(calls):
@@ -260,12 +365,15 @@ def _fastest(exes, leaves, xs):
         run(exe, 1)
     calls = max(_CALLS, int(conv_tuning.SAMPLE / max(run(exes[0], 1), 1e-6)))
     times = [[] for _ in exes]
-    spent = time.perf_counter()
+    spent = 0.0
     for r in range(9):
+        t = time.perf_counter()
         for k in range(len(exes)) if r % 2 == 0 else reversed(range(len(exes))):
             times[k].append(run(exes[k], calls))
-        if times[0][-1] > 0.5 or (r >= 2 and time.perf_counter() - spent > conv_tuning.BUDGET):
+        spent += time.perf_counter() - t
+        if times[0][-1] > 0.5 or (r >= 2 and spent > conv_tuning.BUDGET):
             break
+        yield tuning.SLICE
     return min(zip(exes, times), key=lambda et: min(et[1]))[0]
 
 

@@ -70,7 +70,7 @@ from pathlib import Path
 import numpy as np
 
 from ast_hybrid.core import autograd, settings
-from ast_hybrid.xla import compile_cache, host_memory
+from ast_hybrid.xla import compile_cache, host_memory, tuning
 from ast_hybrid.xla.disk import write_quietly
 
 ENV_SWITCH = "AST_HYBRID_PROGRAM_CACHE"
@@ -155,12 +155,19 @@ class Cached:
                 self.table[sig] = loaded
                 return out
         STATS["misses"] += 1
-        lowered = self.jitted.lower(leaves, *xs)      # a rng.KeyNeeded propagates: nothing kept
-        fresh = _fresh_compiles()
-        with fresh:
-            compiled = lowered.compile()
-        if fresh is not _NO_CONTEXT and _key_unchanged(key, self.block, self.params, leaves, xs, self.describe):
-            _write(path, key, compiled, summary)
+        writable = _fresh_compiles() is not _NO_CONTEXT
+        start = getattr(self.jitted, "start", None)     # a channel-last Program (xla/program.py)
+        if start is not None:       # a rng.KeyNeeded propagates: nothing kept
+            compiled = start(leaves, *xs, compiling=_fresh_compiles)
+        else:
+            lowered = self.jitted.lower(leaves, *xs)
+            with _fresh_compiles():
+                compiled = lowered.compile()
+        if writable and _key_unchanged(key, self.block, self.params, leaves, xs, self.describe):
+            if isinstance(compiled, tuning.Tuning):     # written once tuned (xla/tuning.py)
+                compiled.on_final = lambda exe: _write(path, key, exe, summary)
+            else:
+                _write(path, key, compiled, summary)
         self.table[sig] = compiled
         return compiled(leaves, *xs)
 
@@ -192,15 +199,11 @@ def _ready(out):
 
 
 def _fresh_compiles():
-    """A context where XLA compiles afresh: an executable read from JAX's own cache serializes without its
-    code on XLA:CPU (the entry loads, then fails: 'Function transpose_copy_fusion not found'); JAX's cache is
-    not written either, this one is.  ``_NO_CONTEXT`` where this jax has no such setting: nothing written."""
-    try:
-        from jax._src import config
-
-        return config.enable_compilation_cache(False)
-    except (ImportError, AttributeError, TypeError):
-        return _NO_CONTEXT
+    """A context where XLA compiles afresh (``compile_cache.bypassed``): an executable read from JAX's own
+    cache serializes without its code on XLA:CPU (the entry loads, then fails: 'Function tanh_reduce_fusion
+    not found'); JAX's cache is not written either, this one is.  ``_NO_CONTEXT`` where this jax keeps its
+    cache decision elsewhere: nothing written."""
+    return compile_cache.bypassed() or _NO_CONTEXT
 
 
 try:

@@ -13,9 +13,10 @@ import pytest
 from jax import lax
 
 from ast_hybrid import nd
-from ast_hybrid.gluon import HybridBlock, nn
+from ast_hybrid.gluon import HybridBlock, finish_tuning, nn
 from ast_hybrid.xla import hoist
 from ast_hybrid.xla import program
+from ast_hybrid.xla import tuning
 
 
 def _split(fn, params, xs):
@@ -150,8 +151,10 @@ def _net(monkeypatch, setting):
 
 
 def _program(net):
+    """The program the block's first call left, tuned (xla/tuning.py)."""
+    finish_tuning(net)
     (compiled,) = net._compiled.predict.table.values()       # the program cache is off: program.Program
-    return compiled
+    return compiled.current if isinstance(compiled, tuning.Tuning) else compiled
 
 
 @pytest.mark.parametrize("setting", ["1", ""])
@@ -191,6 +194,7 @@ def test_a_short_program_is_also_compiled_as_written_and_the_faster_kept(monkeyp
     monkeypatch.setattr(program, "_fastest", spy)
     net, x = _net(monkeypatch, "")
     net(x)
+    finish_tuning(net)
     (preps,) = seen
     assert len(preps) == 2 and preps[0] is not None     # split, then as written (its kernels transposed only)
     assert " rsqrt(" not in preps[1].as_text()
@@ -198,6 +202,7 @@ def test_a_short_program_is_also_compiled_as_written_and_the_faster_kept(monkeyp
     seen.clear()
     net2, _ = _net(monkeypatch, "")
     net2(x)
+    finish_tuning(net2)
     assert seen == []
 
 
