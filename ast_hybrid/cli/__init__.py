@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "ast-hybrid's compatibility package (ast_hybrid.mxnet).")
     run.add_argument("--force", action="store_true",
                      help="use ast-hybrid even where a real MXNet is installed (never shadowed otherwise)")
+    run.add_argument("--hybridize", action="store_true",
+                     help="hybridize every block the script calls, HybridBlock or Block (a forward that does not "
+                          "convert runs op by op, block by block, with a warning naming the block and why)")
     run.add_argument("script", metavar="SCRIPT", help="the Python file to run")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
 

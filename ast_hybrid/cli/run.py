@@ -5,8 +5,9 @@ As ``python SCRIPT ARGS...`` would: the script runs as ``__main__`` (``runpy``),
 starts, ``ast_hybrid.mxnet.install()`` makes ``mxnet`` the compatibility package (refused, exit 2, when a
 real MXNet is importable, unless ``--force``) and numpy's removed aliases (``np.float``, ``np.int``...)
 are restored with a one-time warning each, and jax's x64 mode is turned on (unless ``JAX_ENABLE_X64`` is set):
-MXNet computes in float64/int64 where a script asks for them.  ``python -m ast_hybrid.run SCRIPT`` is the same
-command.
+MXNet computes in float64/int64 where a script asks for them.  ``--hybridize`` hybridizes every block the
+script calls, HybridBlock or Block (``gluon/whole.py``; ``AST_HYBRID_HYBRIDIZE=all``).  ``python -m
+ast_hybrid.run SCRIPT`` is the same command.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ def run(args) -> int:
         err(str(exc))
         return EXIT_ERROR
     restore_numpy_aliases()
+    if getattr(args, "hybridize", False):       # every block the script calls (gluon/whole.py)
+        from ast_hybrid.core import settings
+
+        settings.put("AST_HYBRID_HYBRIDIZE", "all")
     sys.argv = [script, *args.args]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     runpy.run_path(script, run_name="__main__")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-__all__ = ["Setting", "SETTINGS", "READ", "SettingError", "get", "is_set", "environ", "mxnet_home", "key_variables",
+__all__ = ["Setting", "SETTINGS", "READ", "SettingError", "get", "is_set", "put", "environ", "mxnet_home", "key_variables",
            "rows", "markdown_table"]
 
 _OFF = ("0", "off", "false", "no")
@@ -106,6 +106,11 @@ SETTINGS: tuple[Setting, ...] = (
             "compute what a program reads from its parameters alone once per update: timed against the "
             "program as written on short programs (timed), always (on), never (off)",
             {"off": _OFF, "on": _ON, "timed": ("timed",)}, "xla/hoist.py"),
+    Setting("AST_HYBRID_HYBRIDIZE", "asked",
+            "which blocks run hybridized: those the script hybridizes (asked); every block the script calls, "
+            "HybridBlock or Block, falling back to op by op block by block where a forward does not convert "
+            "(all: `ast-hybrid run --hybridize`)",
+            {"asked": ("asked",), "all": ("all",)}, "gluon/whole.py"),
     Setting("AST_HYBRID_TUNING", "later",
             "when a hybridized program's convolution timing, hoisting choice and channel-last compile happen: "
             "after its first call, which runs the program as traced, in the background and in short slices of "
@@ -159,6 +164,13 @@ def is_set(name: str, env=None) -> bool:
     return bool(((os.environ if env is None else env).get(name) or "").strip())
 
 
+def put(name: str, value: str) -> None:
+    """Set one of the variables declared here, for this process and those it starts (what a command-line
+    flag means, ``ast-hybrid run --hybridize``); a value it does not take is a :class:`SettingError`."""
+    _BY_NAME[name].parse(value)
+    os.environ[name] = value
+
+
 def environ(name: str, default: str | None = None) -> str | None:
     """Another tool's variable (one of :data:`READ`), as the environment has it."""
     if name not in READ:
@@ -181,7 +193,8 @@ def key_variables() -> dict:
     """The variables a compiled program may depend on, for the program cache's key: every ``AST_HYBRID_*``
     that changes what a program computes or how it is lowered, and ``XLA_FLAGS``; set ones only, sorted."""
     skipped = {"AST_HYBRID_COMPILE_CACHE", "AST_HYBRID_COMPILE_CACHE_DIR", "AST_HYBRID_PROGRAM_CACHE",
-               "AST_HYBRID_MALLOC", "AST_HYBRID_TUNING"}     # when the program is tuned, not which it is
+               "AST_HYBRID_MALLOC", "AST_HYBRID_TUNING",      # when the program is tuned, not which it is
+               "AST_HYBRID_HYBRIDIZE"}                         # which blocks are compiled, not how
     return {k: v for k, v in sorted(os.environ.items())
             if (k.startswith("AST_HYBRID_") and k not in skipped) or k == "XLA_FLAGS"}
 

@@ -19,11 +19,14 @@ __all__ = ["FRAMES"]
 class _Frames(threading.local):
     """``traces``: the hybridized traces in progress (innermost last); ``imperative``: the non-hybridized
     forwards running (innermost last): (the parameters' arrays given to ``hybrid_forward``, the block's
-    parameters), or None for a run whose writes must not land (the shape inference before a first compile)."""
+    parameters), or None for a run whose writes must not land (the shape inference before a first compile);
+    ``whole``: how many hybridized plain Blocks are being called (``gluon/whole.py``: an in-place write into
+    a traced array there is refused, and the block runs op by op)."""
 
     def __init__(self):
         self.traces = []
         self.imperative = []
+        self.whole = 0
 
 
 FRAMES = _Frames()

@@ -37,6 +37,7 @@ from ast_hybrid.parallel import data_parallel
 from ast_hybrid.symbol import graph as symbolic
 from ast_hybrid.symbol import recorder as symbol_recorder
 from ast_hybrid.gluon.parameter import DeferredInitializationError, Parameter, ParameterDict, assign_loaded, shape_known
+from ast_hybrid.gluon import whole
 from ast_hybrid.gluon.programs import Compiled, imperative, wrap_inputs, wrap_outputs
 from ast_hybrid.ops import rng
 from ast_hybrid.xla import compile_cache
@@ -209,7 +210,9 @@ class Block:
         self._invalidate()
 
     def _invalidate(self):
-        return None
+        run = self.__dict__.get("_whole")
+        if run is not None:
+            run.compiled = None
 
     def collect_params(self, select=None):
         self._check_container_with_block()
@@ -244,6 +247,8 @@ class Block:
     def hybridize(self, active=True, **kwargs):
         for child in self._children.values():
             child.hybridize(active, **kwargs)
+        if not isinstance(self, HybridBlock):       # its own forward too: one program (gluon/whole.py)
+            object.__setattr__(self, "_whole", whole.Whole(self) if active else None)
 
     def cast(self, dtype):
         for child in self._children.values():
@@ -303,82 +308,29 @@ class Block:
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     def __call__(self, *args, **kwargs):
+        if "_ah_auto" not in self.__dict__:      # ast-hybrid run --hybridize (gluon/whole.py)
+            whole.auto_hybridize(self)
         if self._hooks is not None:
             return self._call_hooked(args, kwargs)
         return self._unhooked(*args, **kwargs)
 
     def _unhooked(self, *args, **kwargs):
-        if NP_MODE.array:       # npx.set_np(): what a block gives is an mx.np array, as MXNet's np operators give
-            return as_np(self.forward(*args, **kwargs))
-        return self.forward(*args, **kwargs)
+        run = self.__dict__.get("_whole")       # hybridized (gluon/whole.py)
+        out = run(args, kwargs) if run is not None else self.forward(*args, **kwargs)
+        return as_np(out) if NP_MODE.array else out   # npx.set_np(): mx.np arrays, as MXNet's np operators give
 
     def forward(self, *args):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def _call_imperative(self, *args):
-        return self.forward(*args)
+        return whole.converted(self)(*args) if FRAMES.traces else self.forward(*args)
 
     def summary(self, *inputs):
         """MXNet's summary: the network run once on ``inputs`` (initialised, not hybridized), each layer's
-        output shape and parameter count printed as MXNet prints them."""
-        from ast_hybrid.gluon.nn.basic_layers import HybridSequential, Sequential
+        output shape and parameter count printed as MXNet prints them (``gluon/summary.py``)."""
+        from ast_hybrid.gluon.summary import summary
 
-        summary, seen, hooks = OrderedDict(), set(), []
-
-        def shape_str(args):
-            def shapes(a):
-                if isinstance(a, (list, tuple)):
-                    return [shapes(v) for v in a]
-                return a.shape if hasattr(a, "shape") and hasattr(a, "dtype") else a
-            got = shapes(args)
-            return (str(got)[1:-1] if isinstance(got, list) else str(got)).replace("L", "")
-
-        def register(block):
-            assert not isinstance(block, HybridBlock) or not block._active, \
-                f'"{block.name}" must not be hybridized to print summary.'
-
-            def hook(block, _, outputs):
-                key = f"{type(block).__name__}-{len(summary)}"
-                row = summary[key] = OrderedDict(output_shape=shape_str(outputs), trainable=0, shared=0)
-                count = 0
-                for p in block.params.values():
-                    size = p.data().size
-                    count += size
-                    row["trainable"] += 0 if p.grad_req == "null" else size
-                    if p in seen:
-                        row["shared"] += size
-                    else:
-                        seen.add(p)
-                row["n_params"] = count
-
-            if not isinstance(block, (Sequential, HybridSequential)):
-                hooks.append(block.register_forward_hook(hook))
-
-        summary["Input"] = OrderedDict(output_shape=shape_str(list(inputs)), n_params=0, trainable=0, shared=0)
-        try:
-            self.apply(register)
-            self(*inputs)
-            line = "{:>20}  {:>42} {:>15}"
-            print("-" * 80)
-            print(line.format("Layer (type)", "Output Shape", "Param #"))
-            print("=" * 80)
-            total = trainable = shared = 0
-            for name, row in summary.items():
-                print(line.format(name, str(row["output_shape"]), row["n_params"]))
-                total += row["n_params"]
-                trainable += row["trainable"]
-                shared += row["shared"]
-            print("=" * 80)
-            print("Parameters in forward computation graph, duplicate included")
-            print("   Total params: " + str(total))
-            print("   Trainable params: " + str(trainable))
-            print("   Non-trainable params: " + str(total - trainable))
-            print("Shared params in forward computation graph: " + str(shared))
-            print("Unique parameters in model: " + str(total - shared))
-            print("-" * 80)
-        finally:
-            for h in hooks:
-                h.detach()
+        summary(self, *inputs)
 
 
 def _check_hybrid_input(x):
@@ -460,6 +412,8 @@ class HybridBlock(Block):
         super().cast(dtype)
 
     def __call__(self, *args):
+        if "_ah_auto" not in self.__dict__:      # ast-hybrid run --hybridize (gluon/whole.py)
+            whole.auto_hybridize(self)
         if self._hooks is not None:
             return self._call_hooked(args, {})
         if NP_MODE.array:       # npx.set_np() (Block.__call__)

@@ -349,6 +349,22 @@ class Compiled:
         self.train = jax.jit(train, static_argnames=("needs",))
         self.recorded = jax.jit(recorded, static_argnames=("needs", "training"))
 
+    def check_backward(self, args):
+        """Build (abstractly: nothing runs) the backward of a recorded call on ``args``, raising where it has
+        none (a traced ``while`` loop: ``lax.while_loop`` has no reverse-mode derivative), so that a caller
+        may run the forward op by op instead (``gluon/whole.py``) before anything is on the tape."""
+        import jax
+        import jax.numpy as jnp
+
+        xs = [a._arr if a.__class__ in ARRAYS else a for a in args]
+        needs = tuple(p.grad_req != "null" for p in self.params) + tuple(_tracked(a) for a in args)
+        base = jax.ShapeDtypeStruct((2,), jnp.uint32)
+
+        def both(leaves, base, *xs):
+            out, _, _, pullback = self.recorded(leaves, base, 0, *xs, needs=needs, training=autograd.STATE.training)
+            return pullback(jax.tree_util.tree_map(jnp.zeros_like, out))
+        jax.eval_shape(both, self.leaves, base, *xs)
+
     def finish_tuning(self):
         """End now the tuning of each predict program built so far (``xla/tuning.py``)."""
         from ast_hybrid.xla import tuning
@@ -432,7 +448,8 @@ class Compiled:
 # --- the block tree as the program cache's key reads it ------------------------------------------------------
 
 # Block's own bookkeeping: children and parameters are keyed structurally, the rest does not reach the trace
-_INTERNAL = {"_children", "_reg_params", "_params", "_scope", "_compiled", "_ah_converted"}
+_INTERNAL = {"_children", "_reg_params", "_params", "_scope", "_compiled", "_ah_converted", "_whole", "_ah_auto",
+             "_ah_converted_forward"}
 
 
 def program_tree(block):

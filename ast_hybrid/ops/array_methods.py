@@ -13,6 +13,7 @@ May import: ``ast_hybrid.core``, the ops package it is part of, and ``ast_hybrid
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from ast_hybrid import ops as _ops  # noqa: F401  (imported at the end of ops/__init__: every op is there)
@@ -290,6 +291,11 @@ def _whole_value(target, value):
     return None
 
 
+class InPlaceInProgram(TypeError):
+    """An in-place write into a traced array inside a hybridized plain Block's forward (``gluon/whole.py``
+    runs the block op by op instead)."""
+
+
 def write_into(target, result, reads_target=True):
     """``target`` takes ``result``'s value (and record).  While recording, MXNet's ``Imperative::RecordOp``
     refuses a write into an array already in the graph (a variable, a recorded result), and one into an
@@ -300,6 +306,9 @@ def write_into(target, result, reads_target=True):
     from ast_hybrid.core.errors import MXNetError
     from ast_hybrid.core.trace import FRAMES
 
+    if FRAMES.whole and FRAMES.traces and isinstance(target._arr, jax.core.Tracer):
+        raise InPlaceInProgram("an in-place write into an array (`x += y`, `x /= 2`, `x[i] = y`) in a "
+                               "hybridized Block's forward: write `x = x + y` (an array is a value in a program)")
     if not STATE.recording or FRAMES.traces or (target._ag is None and (not reads_target or result._ag is None)):
         if not isinstance(target._ag, _Leaf):   # a variable stays one (``w[:] = w - lr * w.grad``), as MXNet's
             target._ag = result._ag             # unrecorded write leaves its autograd entry alone

@@ -28,9 +28,8 @@ that is not an array (a list, a Python scalar, a tracer), parameters on several 
 callbacks or effects (``print``, ``asnumpy`` in a custom op), ``jax_disable_jit``.  A recorded or training
 call never comes here (``gluon.programs.Compiled``'s other programs).  An entry that cannot be read (truncated,
 another format, a checksum that does not match, an executable XLA refuses) is ignored, the block traced and
-the entry written again, as is a loaded program whose first run fails.  The program written is compiled with
-JAX's cache off for that compile (XLA:CPU serializes an executable JAX's cache loaded without its code), so
-JAX's cache does not hold it.
+the entry written again, as is a loaded program whose first run fails.  The program written is compiled
+bypassing JAX's cache (XLA:CPU serializes an executable JAX's cache loaded without its code).
 
 Not in the key, so not to be relied on in a cached block: what ``hybrid_forward`` reads from outside Python's
 objects while it is traced (an environment variable other than ``AST_HYBRID_*``/``XLA_FLAGS``, a file, the
@@ -40,10 +39,10 @@ block, ``self.calls += 1``, rebinds a global it reads) is not written: the key i
 and must be the same.  Other Python side effects that run while tracing (once per input signature without
 this cache: a ``print`` of a static value, appending to a list held elsewhere) do not run at all on a hit.
 
-Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cache.configure(enabled=False)``:
-for programs built from then on), or alone with ``AST_HYBRID_PROGRAM_CACHE=0`` (JAX's cache stays on); moved
-with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an executable that is loaded and run: like JAX's own
-cache, the folder must be trusted.  Entries are never pruned; delete the folder to reclaim the space.
+Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cache.configure(enabled=False)``),
+or alone with ``AST_HYBRID_PROGRAM_CACHE=0``; moved with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an
+executable that is loaded and run: the folder must be trusted.  Entries are never pruned.  A channel-last
+program is written once its tuning ends (``xla/tuning.py``).
 ``STATS`` counts hits, misses, writes and uncacheable programs in this process; ``LAST`` says why the last
 program was not cached.
 
@@ -156,9 +155,8 @@ class Cached:
                 return out
         STATS["misses"] += 1
         writable = _fresh_compiles() is not _NO_CONTEXT
-        start = getattr(self.jitted, "start", None)     # a channel-last Program (xla/program.py)
-        if start is not None:       # a rng.KeyNeeded propagates: nothing kept
-            compiled = start(leaves, *xs, compiling=_fresh_compiles)
+        if hasattr(self.jitted, "start"):      # a channel-last Program (xla/program.py); a rng.KeyNeeded propagates
+            compiled = self.jitted.start(leaves, *xs, compiling=_fresh_compiles)
         else:
             lowered = self.jitted.lower(leaves, *xs)
             with _fresh_compiles():
@@ -199,10 +197,9 @@ def _ready(out):
 
 
 def _fresh_compiles():
-    """A context where XLA compiles afresh (``compile_cache.bypassed``): an executable read from JAX's own
-    cache serializes without its code on XLA:CPU (the entry loads, then fails: 'Function tanh_reduce_fusion
-    not found'); JAX's cache is not written either, this one is.  ``_NO_CONTEXT`` where this jax keeps its
-    cache decision elsewhere: nothing written."""
+    """A context where XLA compiles afresh (``compile_cache.bypassed``): an executable JAX's cache read serializes
+    without its code on XLA:CPU (it loads, then fails: 'Function tanh_reduce_fusion not found').  ``_NO_CONTEXT``
+    where this jax keeps its cache decision elsewhere: nothing written."""
     return compile_cache.bypassed() or _NO_CONTEXT
 
 
