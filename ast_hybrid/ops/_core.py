@@ -102,8 +102,21 @@ def _compiled(impl, arrays):
     nested = jax.jit(impl, static_argnames=static)
     top = []        # the eager program's jit, made at the first eager call (the backend is known by then)
     tracer = jax.core.Tracer
+    fast = _Binder(sig, arrays)
+    programs = {}   # the options' values -> the eager program over the arrays alone, called positionally
 
     def run(*args, **kwargs):
+        got = fast.bind(args, kwargs)
+        if got is not None:     # plain positional/keyword parameters, hashable options
+            key, values = got
+            if not any(isinstance(v, tracer) for v in jax.tree_util.tree_leaves(values)):
+                program = programs.get(key)
+                if program is None:
+                    options = dict(zip(static, key))
+                    program = programs[key] = jax.jit(
+                        functools.partial(_with_options, impl, fast.arrays, options),
+                        compiler_options=_eager_compiler_options())
+                return program(*values)
         bound = sig.bind(*args, **kwargs).arguments
         for n in static:
             if isinstance(bound.get(n), list):
@@ -119,6 +132,46 @@ def _compiled(impl, arrays):
         return top[0](**bound)      # (inside a trace on constants only too: tests/ops/test_eager_programs.py)
 
     return run
+
+
+def _with_options(impl, names, options, *values):
+    return impl(**options, **dict(zip(names, values)))
+
+
+class _Binder:
+    """A fast ``inspect.Signature.bind`` for an op whose parameters are all plain (positional or keyword,
+    no ``*args``/``**kwargs``): ``bind(args, kwargs)`` gives (the options' values, hashable, in the order of
+    the signature; the arrays' values, in the order of ``arrays``), or None where the call is anything else
+    (a missing or unknown argument, an unhashable option): the caller then binds it the slow way, which
+    also raises Python's own error for a bad call."""
+
+    def __init__(self, sig, arrays):
+        params = list(sig.parameters.values())
+        plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+        self.names = [p.name for p in params] if plain else None
+        self.defaults = {p.name: p.default for p in params if p.default is not p.empty}
+        self.arrays = tuple(n for n in (self.names or ()) if n in arrays)
+        self.static = tuple(n for n in (self.names or ()) if n not in arrays)
+        self.known = frozenset(self.names or ())
+
+    def bind(self, args, kwargs):
+        names = self.names
+        if names is None or len(args) > len(names):
+            return None
+        values = dict(self.defaults)
+        values.update(zip(names, args))
+        if kwargs:
+            if not self.known.issuperset(kwargs) or any(n in kwargs for n in names[:len(args)]):
+                return None
+            values.update(kwargs)
+        if len(values) != len(names):
+            return None         # a required argument missing
+        key = tuple(tuple(v) if isinstance(v, list) else v for v in (values[n] for n in self.static))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key, [values[n] for n in self.arrays]
 
 
 class CallHooks(threading.local):
