@@ -316,7 +316,10 @@ class Block:
 
     def _unhooked(self, *args, **kwargs):
         run = self.__dict__.get("_whole")       # hybridized (gluon/whole.py)
-        out = run(args, kwargs) if run is not None else self.forward(*args, **kwargs)
+        if FRAMES.traces:                       # inside a program: its forward converted
+            out = whole.converted(self)(*args, **kwargs)
+        else:
+            out = run(args, kwargs) if run is not None else self.forward(*args, **kwargs)
         return as_np(out) if NP_MODE.array else out   # npx.set_np(): mx.np arrays, as MXNet's np operators give
 
     def forward(self, *args):

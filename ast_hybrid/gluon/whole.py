@@ -15,6 +15,8 @@ effects (``print`` aside: converted, it prints the values on every call) happen 
 input shape, not at every call; a forward whose parameters are not initialised yet (deferred shapes) runs
 op by op on its first call, which gives them their shapes.
 
+Inside any program (a hybridized block's, this one's), a plain Block's forward is converted too
+(``Block._unhooked``), so its control flow on tensor values becomes part of the program.
 ``hybridize(active=False)`` runs the forward op by op again.  ``ast-hybrid run --hybridize`` hybridizes every
 block a script calls (``AST_HYBRID_HYBRIDIZE=all``): the outermost block called, at its first call.
 
@@ -54,7 +56,7 @@ class Whole:
     def __call__(self, args, kwargs):
         block = self.block
         recording = autograd.STATE.recording
-        if self.fallback is not None or (recording and self.untaped is not None) or kwargs or FRAMES.traces \
+        if self.fallback is not None or (recording and self.untaped is not None) or kwargs \
                 or block._hooks is not None or not _arrays_only(args) or not _has_array(args) \
                 or _uninitialized(block):
             return block.forward(*args, **kwargs)
@@ -116,7 +118,9 @@ def auto_hybridize(block):
     object.__setattr__(block, "_ah_auto", True)        # asked once per block
     if settings.get(ENV) != "all" or "_whole" in block.__dict__ or getattr(block, "_active", False):
         return
-    block.hybridize()
+    with warnings.catch_warnings():     # MXNet's advice to a Sequential of HybridBlocks hybridized by its
+        warnings.filterwarnings("ignore", "All children of this Sequential layer")     # script: not this one
+        block.hybridize()
 
 
 def _reason(exc):

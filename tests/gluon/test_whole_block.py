@@ -137,6 +137,20 @@ def test_gradients_and_training_steps_match_op_by_op():
     assert nets[1]._whole.compiled is not None       # parameters updated under it: the same program, new leaves
 
 
+def test_a_block_inside_a_hybridized_block_has_its_forward_converted_too():
+    x = _x(2, 20)
+    net = nn.Sequential()       # d2l's "chimera": plain Blocks nested in a plain Block
+    net.add(nn.Dense(20), FancyMLP())
+    net.initialize()
+    want = net(x).asnumpy()
+    net.hybridize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", HybridizeFallbackWarning)
+        got = net(x).asnumpy()
+    assert net._whole.compiled is not None      # FancyMLP's while on tensor values inside the one program
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("cls, reason", [(ReadsHost, "HY004"), (InPlace, "InPlaceInProgram")])
 def test_a_forward_that_does_not_convert_runs_op_by_op_after_one_warning(cls, reason):
     x = _x(2, 4)
