@@ -15,8 +15,10 @@ That work is a *plan*: a generator, run on the thread that calls the program, wh
 
 and returns the program kept.  :class:`Tuning` drives a plan from the calls (``AST_HYBRID_TUNING=later``, the
 default); :func:`run_now` runs one to its end at once, jobs inline (``AST_HYBRID_TUNING=first``: the whole
-tuning before the first call returns, as before issue 31).  A plan that fails leaves the program running as
-it is (tuning is an optimisation; logged at debug level).  A job runs with the calling thread's JAX settings
+tuning before the first call returns, as before issue 31).  A job's exception is thrown into its plan where
+the plan waits for it (``conv_tuning`` leaves a convolution it cannot time to XLA); a plan that fails leaves
+the program running as it is (tuning is an optimisation; logged at debug level).  Calls from several threads
+share one plan: one advances it, the others just run.  A job runs with the calling thread's JAX settings
 that shape a program (``jax_enable_x64``, the default device, matmul precision, dtype and rank promotion:
 JAX keeps them per thread) and its context variables (``core.context.tracing_for``'s platform).
 
