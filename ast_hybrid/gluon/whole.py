@@ -25,6 +25,8 @@ May import: what ``gluon/block.py`` may.
 
 from __future__ import annotations
 
+import os
+import traceback
 import warnings
 
 from ast_hybrid.core import autograd, settings
@@ -58,7 +60,7 @@ class Whole:
         recording = autograd.STATE.recording
         if self.fallback is not None or (recording and self.untaped is not None) or kwargs \
                 or block._hooks is not None or not _arrays_only(args) or not _has_array(args) \
-                or _uninitialized(block):
+                or (self.compiled is None and _uninitialized(block)):     # (a program: initialised)
             return block.forward(*args, **kwargs)
         checking = False
         FRAMES.whole += 1
@@ -138,9 +140,6 @@ def _reason(exc):
 def _user_line(exc):
     """``file:line: `` of the innermost frame of ``exc``'s traceback in the user's code (not ast-hybrid's,
     not an installed package's), or nothing."""
-    import os
-    import traceback
-
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     found = ""
     for frame in traceback.extract_tb(exc.__traceback__):

@@ -112,7 +112,7 @@ def _compiled(impl, arrays):
             if not any(isinstance(v, tracer) for v in jax.tree_util.tree_leaves(values)):
                 program = programs.get(key)
                 if program is None:
-                    options = dict(zip(static, key))
+                    options = dict(zip(fast.static, key))
                     program = programs[key] = jax.jit(
                         functools.partial(_with_options, impl, fast.arrays, options),
                         compiler_options=_eager_compiler_options())
