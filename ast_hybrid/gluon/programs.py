@@ -40,9 +40,9 @@ def finish_tuning(block):
     todo = [block]
     while todo:
         b = todo.pop()
-        c = getattr(b, "_compiled", None)
-        if c is not None:
-            c.finish_tuning()
+        for c in (getattr(b, "_compiled", None), getattr(b.__dict__.get("_whole"), "compiled", None)):
+            if c is not None:       # a HybridBlock's program, a plain Block's (gluon/whole.py)
+                c.finish_tuning()
         todo.extend(getattr(b, "_children", {}).values())
 
 

@@ -112,6 +112,8 @@ def _compiled(impl, arrays):
             if not any(isinstance(v, tracer) for v in jax.tree_util.tree_leaves(values)):
                 program = programs.get(key)
                 if program is None:
+                    if len(programs) >= EAGER_PROGRAMS:     # options met once each (a float per call): bounded
+                        programs.clear()
                     options = dict(zip(fast.static, key))
                     program = programs[key] = jax.jit(
                         functools.partial(_with_options, impl, fast.arrays, options),
@@ -131,7 +133,12 @@ def _compiled(impl, arrays):
             top.append(jax.jit(impl, static_argnames=static, compiler_options=_eager_compiler_options()))
         return top[0](**bound)      # (inside a trace on constants only too: tests/ops/test_eager_programs.py)
 
+    run.programs = programs
     return run
+
+
+# the eager programs an op keeps, one per combination of its options' values, before it drops them all
+EAGER_PROGRAMS = 256
 
 
 def _with_options(impl, names, options, *values):
@@ -223,6 +230,7 @@ def op(impl=None, *, name=None, compile_arrays=None):
         return result
 
     call.__wrapped__ = impl
+    call.eager = run if compile_arrays else None     # (its eager programs: run.programs)
     call.op_name = name or impl.__name__
     rule = STYPE_RULES.get(call.op_name)
     return call if rule is None else _with_stype(call, rule)

@@ -222,3 +222,28 @@ def test_ast_hybrid_run_hybridize_compiles_the_blocks_a_script_calls(tmp_path):
     assert plain[-1] == "compiled False" and hybrid[-1] == "compiled True"
     for a, b in zip(plain[:2], hybrid[:2]):
         np.testing.assert_allclose(np.array(b.split(), float), np.array(a.split(), float), rtol=1e-5, atol=1e-6)
+
+
+class Convolving(Block):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.conv = nn.Conv2D(4, 3, in_channels=3)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y * 2 if y.mean() > 0 else y
+
+
+def test_finish_tuning_reaches_a_hybridized_blocks_program():
+    from ast_hybrid.gluon import finish_tuning
+    from ast_hybrid.xla import tuning
+
+    x = _x(1, 3, 12, 12)
+    net = _built(Convolving, x)
+    want = net(x).asnumpy()
+    net.hybridize()
+    net(x)
+    finish_tuning(net)
+    (program,) = net._whole.compiled.predict.table.values()
+    assert isinstance(program, tuning.Tuning) and not program.pending
+    np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-5)

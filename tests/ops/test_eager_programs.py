@@ -89,3 +89,13 @@ def test_group_norm_of_a_constant_input_is_exactly_zero_eagerly_as_in_mxnet():
     y.backward()
     expected = np.broadcast_to(np.array([0.5, 0.0]).reshape(1, 2, 1), (2, 2, 500)).reshape(2, 10, 10, 10)
     assert (y.asnumpy() == expected).all() and not x.grad.asnumpy().any()
+
+
+def test_an_op_met_with_ever_new_options_keeps_a_bounded_number_of_programs(monkeypatch):
+    monkeypatch.setattr(_core, "EAGER_PROGRAMS", 8)
+    x, lengths = nd.array(X[:, :, 0, :]), nd.array([1, 2, 3])
+    programs = nd.SequenceMask.eager.programs
+    for i in range(20):         # a new float option each call: a program each
+        got = nd.SequenceMask(x, lengths, use_sequence_length=True, value=float(i))
+        np.testing.assert_allclose(got.asnumpy()[2:, 0], i)
+        assert len(programs) <= 8
