@@ -39,6 +39,38 @@ def gluon_tree():
         pytest.skip(f"MXNET CORPUS UNAVAILABLE, real-code test NOT run: {exc}")
 
 
+class _Compiles(list):
+    """The XLA compiles JAX reports while ``on`` (one event name each)."""
+
+    on = False
+    _registered = False
+
+    def listen(self):
+        if not _Compiles._registered:
+            import jax
+
+            jax.monitoring.register_event_duration_secs_listener(_heard)
+            _Compiles._registered = True
+        return self
+
+
+_COMPILES = _Compiles()
+
+
+def _heard(event, duration, **kwargs):
+    if _COMPILES.on and "backend_compile" in event:
+        _COMPILES.append(event)
+
+
+@pytest.fixture
+def compiles():
+    """A list the XLA compiles of the test are appended to while ``compiles.on`` is true."""
+    _COMPILES.listen().clear()
+    _COMPILES.on = False
+    yield _COMPILES
+    _COMPILES.on = False
+
+
 def pytest_terminal_summary(terminalreporter):
     for reason in dict.fromkeys(_UNAVAILABLE):
         terminalreporter.write_line(f"!!! SKIPPED FOR MISSING INFRASTRUCTURE: {reason}", red=True, bold=True)

@@ -5,7 +5,10 @@
   MXNet's row_sparse and csr arrays, held dense with MXNet's structure and storage types;
 - ``context``: ``Context``, ``cpu``/``gpu`` and the current context (per thread);
 - ``autograd``: recording and training mode (per thread), the tape, ``backward``/``grad``; ``tape_program``:
-  a tape met again as one compiled backward; ``storage``: what a parameter's data or a gradient handed out as an array writes into;
+  a tape as one compiled backward; ``storage``: what a parameter's data or a gradient handed out as an array
+  writes into;
+- ``tiers``: a program compiled quickly for its first calls, XLA's optimised one swapped in once compiled in
+  the background (a recorded backward, an optimizer step);
 - ``errors``: the errors the front raises on purpose and the cleaner that takes them back out of JAX;
 - ``settings``: every ``AST_HYBRID_*`` switch, its default, accepted values and help (the one module that
   reads them from the environment).

@@ -116,6 +116,11 @@ SETTINGS: tuple[Setting, ...] = (
             "after its first call, which runs the program as traced, in the background and in short slices of "
             "the next calls (later); before its first call returns (first)",
             {"later": ("later",), "first": ("first",)}, "xla/tuning.py"),
+    Setting("AST_HYBRID_TIERS", "two",
+            "how a recorded backward and an optimizer step compile on CPU: quickly for their first calls, XLA's "
+            "optimised program swapped in once compiled in the background (two; the swap's moment, and so the "
+            "last bits of a run's values, depend on timing); XLA's optimised program from the first call (one)",
+            {"two": ("two", "2"), "one": ("one", "1")}, "core/tiers.py"),
     Setting("AST_HYBRID_WEIGHT_FIRST", "auto",
             "GEMMs over few rows take their weight first: when the parameters exceed the last-level cache "
             "(auto), always (on), never (off)",

@@ -29,6 +29,7 @@ from ast_hybrid.core.errors import DeferredInitializationError  # noqa: F401  (g
 from ast_hybrid.core.ndarray import NDArray, ndarray
 from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.ops._core import raw
+from ast_hybrid.ops.normalization import running_update
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
@@ -346,7 +347,7 @@ class Parameter:
         if trace is not None:
             trace.update_running(self, batch, momentum)
             return
-        self.set_data((self._data * momentum + raw(batch) * (1 - momentum)).astype(self._data.dtype))
+        self.set_data(running_update(self._data, raw(batch), momentum, 1 - momentum))
 
     def _set(self, value):
         import jax.numpy as jnp

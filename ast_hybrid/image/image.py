@@ -31,7 +31,7 @@ import numpy as np
 from ast_hybrid import nd
 from ast_hybrid.core.errors import unsupported
 from ast_hybrid.core.ndarray import NDArray
-from ast_hybrid.ops._core import op
+from ast_hybrid.ops._core import from_host, op
 
 numeric_types = (float, int, np.generic)     # mxnet.base.numeric_types (mxnet.base is the door's)
 
@@ -151,7 +151,6 @@ def _resize_separable(data, width, height, kind):
     pass in float32 rounded to nearest (OpenCV's SIMD path for cubic; the same bits as its integer pass for
     Lanczos on the sizes measured), saturated.  A concrete image is computed on the host (numpy; no compile
     per size)."""
-    import jax.numpy as jnp
 
     xp, data = _host_or_traced(data)
     xi, xw = _TAPS[kind](data.shape[1], width)
@@ -170,7 +169,7 @@ def _resize_separable(data, width, height, kind):
     out = rows[yi[:, 0]] * beta[:, 0, None, None]
     for k in range(1, yi.shape[1]):
         out = out + rows[yi[:, k]] * beta[:, k, None, None]
-    return jnp.asarray(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
+    return from_host(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
 
 
 def _area_taps(src, dst):
@@ -212,7 +211,6 @@ def _resize_area(data, width, height):
     paths); other factors weigh the covered cells (float32, across then down, accumulated tap by tap as
     OpenCV does).  A side growing: OpenCV's area-weighted bilinear on both sides (uint8 in its 11-bit fixed
     point).  A concrete image is computed on the host (numpy; no compile per size)."""
-    import jax.numpy as jnp
 
     xp, data = _host_or_traced(data)
     h, w = data.shape[0], data.shape[1]
@@ -223,25 +221,25 @@ def _resize_area(data, width, height):
             d = data.astype(np.float32)
             rows = d[:, x0] * (1 - fx)[None, :, None] + d[:, x1] * fx[None, :, None]
             out = rows[y0] * (1 - fy)[:, None, None] + rows[y1] * fy[:, None, None]
-            return jnp.asarray(out.astype(data.dtype))
+            return from_host(out.astype(data.dtype))
         ax = np.round((1 - fx) * 2048).astype(np.int32)[None, :, None]
         ay = np.round((1 - fy) * 2048).astype(np.int32)[:, None, None]
         d = data.astype(np.int32)
         rows = d[:, x0] * ax + d[:, x1] * (2048 - ax)
         out = (((ay * (rows[y0] >> 4)) >> 16) + (((2048 - ay) * (rows[y1] >> 4)) >> 16) + 2) >> 2
-        return jnp.asarray(xp.clip(out, 0, 255).astype(np.uint8))
+        return from_host(xp.clip(out, 0, 255).astype(np.uint8))
     fy, fx = h // height, w // width
     if fy * height == h and fx * width == w:
         blocks = data.reshape(height, fy, width, fx, data.shape[2])
         if data.dtype == np.uint8:
             total = blocks.astype(np.int32).sum((1, 3))
             if fy == fx == 2:
-                return jnp.asarray(((total + 2) >> 2).astype(np.uint8))
-            return jnp.asarray(_to_uint8(xp, total.astype(np.float32) * np.float32(1 / (fy * fx))))
+                return from_host(((total + 2) >> 2).astype(np.uint8))
+            return from_host(_to_uint8(xp, total.astype(np.float32) * np.float32(1 / (fy * fx))))
         total = blocks[:, 0, :, 0]
         for k in range(1, fy * fx):
             total = total + blocks[:, k // fx, :, k % fx]
-        return jnp.asarray((total * np.float32(1 / (fy * fx))).astype(data.dtype))
+        return from_host((total * np.float32(1 / (fy * fx))).astype(data.dtype))
     # OpenCV's order: each row's sum across, then the rows' weighted sum, each accumulated tap by tap
     d = data.astype(np.float32)
     xi, xw = _area_taps(w, width)
@@ -252,16 +250,15 @@ def _resize_area(data, width, height):
     out = rows[yi[:, 0]] * yw[:, 0, None, None]
     for k in range(1, yi.shape[1]):
         out = out + rows[yi[:, k]] * yw[:, k, None, None]
-    return jnp.asarray(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
+    return from_host(_to_uint8(xp, out) if data.dtype == np.uint8 else out.astype(data.dtype))
 
 
 @op
 def _resize_nearest(data, width, height):
     """(H, W, C) by OpenCV's INTER_NEAREST (on the host for a concrete image)."""
-    import jax.numpy as jnp
 
     _, data = _host_or_traced(data)
-    return jnp.asarray(data[_nearest_index(data.shape[0], height)][:, _nearest_index(data.shape[1], width)])
+    return from_host(data[_nearest_index(data.shape[0], height)][:, _nearest_index(data.shape[1], width)])
 
 
 def imresize(src, w, h, interp=1, out=None):

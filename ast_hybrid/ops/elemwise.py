@@ -62,10 +62,10 @@ def _binary(opname, fn, lhs, rhs, same_shape=False, compare=False):
         raise OpError(f"{opname}: type {type(None)} not supported")
     if _is_scalar(rhs):
         a = _as_array(lhs)
-        return _run_kernel(fn, a, scalar_like(rhs, a.dtype))
+        return _run_kernel(fn, a, scalar_like(rhs, a.dtype, like=a))
     if _is_scalar(lhs):
         b = _as_array(rhs)
-        return _run_kernel(fn, scalar_like(lhs, b.dtype), b)
+        return _run_kernel(fn, scalar_like(lhs, b.dtype, like=b), b)
     a, b = _as_array(lhs), _as_array(rhs)
     _check_pair(opname, a, b, same_shape)
     return _run_kernel(fn, a, b)
@@ -409,7 +409,7 @@ def smooth_l1(data, scalar=1.0):
 def clip(data, a_min, a_max):
     """Clip to ``[a_min, a_max]``; the bounds are cast to ``data``'s dtype first."""
     check(a_min is not None and a_max is not None, "clip", "a_min and a_max are required")
-    return clip_kernel(data, scalar_like(a_min, data.dtype), scalar_like(a_max, data.dtype))
+    return clip_kernel(data, scalar_like(a_min, data.dtype, like=data), scalar_like(a_max, data.dtype, like=data))
 
 
 @op

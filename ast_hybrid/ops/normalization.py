@@ -33,7 +33,7 @@ from jax import lax
 
 from ast_hybrid.core import autograd
 from ast_hybrid.core.ndarray import NDArray
-from ast_hybrid.ops._core import check, choice, norm_axis, op
+from ast_hybrid.ops._core import check, choice, norm_axis, op, rounded
 
 __all__ = ["BatchNorm", "BatchNorm_v1", "LayerNorm", "InstanceNorm", "GroupNorm", "L2Normalization", "LRN",
            "batch_norm_kernel"]
@@ -106,12 +106,21 @@ def _predict_normalise_bwd(axis, res, dy):
 _predict_normalise.defvjp(_predict_normalise_fwd, _predict_normalise_bwd)
 
 
+@jax.jit
+def running_update(value, batch, momentum, rest):
+    """A running statistic's update, ``value * momentum + batch * rest`` (``rest = 1 - momentum``, both Python
+    floats) in ``value``'s dtype, as one program (op by op, five dispatches were 10% of a training step of
+    mobilenetv2); each product rounded before the sum, as MXNet's kernel and the ops one by one round them
+    (XLA:CPU would contract them into a fused multiply-add)."""
+    return (rounded(value * momentum) + rounded(batch * rest)).astype(value.dtype)
+
+
 def _rebind(moving_mean, moving_var):
     """The public op's update: the NDArrays given as moving_mean/moving_var are rebound (MXNet writes them)."""
     def update(mean, var, momentum):
         for aux, batch in ((moving_mean, mean), (moving_var, var)):
             if isinstance(aux, NDArray):
-                aux._arr = (aux._arr * momentum + batch * (1 - momentum)).astype(aux._arr.dtype)
+                aux._arr = running_update(aux._arr, batch, momentum, 1 - momentum)
     return update
 
 

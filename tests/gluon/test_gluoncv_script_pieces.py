@@ -94,3 +94,25 @@ out['bias_momentum'] = tr._updaters[0].states[0].asnumpy()
     tr.save_states(str(own))
     tr.load_states(str(own))
     assert tr._t == 2
+
+
+def test_validation_transforms_of_images_of_any_size_compile_nothing_new(compiles):
+    """The script's validation chain (``Resize(keep_ratio=True)``, ``CenterCrop``, ``ToTensor``,
+    ``Normalize``) over images of many sizes: the resize's result, computed on the host, was put on the device
+    with ``jnp.asarray``, which in JAX 0.10 compiles a program (``stage``) per shape and dtype: one compile per
+    image size (``ops._core.from_host`` now)."""
+    from ast_hybrid import nd
+    from ast_hybrid.gluon.data.vision import transforms
+
+    chain = transforms.Compose([transforms.Resize(20, keep_ratio=True), transforms.CenterCrop(16),
+                                transforms.ToTensor(), transforms.Normalize(0.5, 0.25)])
+    rng = np.random.default_rng(2)
+    sizes = [(30 + i, 41 + 2 * i) for i in range(8)]
+    images = [nd.array(rng.integers(0, 256, (h, w, 3)), dtype="uint8") for h, w in sizes]
+    chain(images[0]).wait_to_read()
+    compiles.on = True
+    outs = [chain(im) for im in images[1:]]
+    for o in outs:
+        o.wait_to_read()
+    assert list(compiles) == []
+    assert {o.shape for o in outs} == {(3, 16, 16)}

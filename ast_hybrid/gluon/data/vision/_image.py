@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ast_hybrid.ops._core import op
+from ast_hybrid.ops._core import from_host, op
 
 _COEF_BITS = 11
 _COEF_SCALE = 1 << _COEF_BITS
@@ -48,7 +48,6 @@ def host_or_traced(data):
 @op
 def resize_hwc(data, width, height):
     """``data`` (H, W, C) or (N, H, W, C) to ``height`` x ``width`` (bilinear, OpenCV's rounding)."""
-    import jax.numpy as jnp
 
     xp, data = host_or_traced(data)
     h_axis = data.ndim - 3
@@ -66,13 +65,13 @@ def resize_hwc(data, width, height):
         s0, s1 = xp.take(rows, y0, axis=h_axis), xp.take(rows, y1, axis=h_axis)
         b0, b1 = ay.reshape(shape_y), (_COEF_SCALE - ay).reshape(shape_y)
         vector = (((b0 * (s0 >> 4)) >> 16) + ((b1 * (s1 >> 4)) >> 16) + 2) >> 2
-        return jnp.asarray(xp.clip(vector, 0, 255).astype(np.uint8))
+        return from_host(xp.clip(vector, 0, 255).astype(np.uint8))
     d = data.astype(np.float32)
     rows = (xp.take(d, x0, axis=h_axis + 1) * (1 - fx).reshape(shape_x)
             + xp.take(d, x1, axis=h_axis + 1) * fx.reshape(shape_x))
     out = (xp.take(rows, y0, axis=h_axis) * (1 - fy).reshape(shape_y)
            + xp.take(rows, y1, axis=h_axis) * fy.reshape(shape_y))
-    return jnp.asarray(out.astype(data.dtype))
+    return from_host(out.astype(data.dtype))
 
 
 def resize_size(size, keep_ratio, src_h, src_w):

@@ -15,13 +15,13 @@ from __future__ import annotations
 import random
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ast_hybrid.gluon.block import Block, HybridBlock
 from ast_hybrid.gluon.data.vision import _color, _image
 from ast_hybrid.gluon.nn import HybridSequential, Sequential
 from ast_hybrid.core.ndarray import NDArray
+from ast_hybrid.ops._core import from_host
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomResizedCrop",
            "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness", "RandomContrast", "RandomSaturation",
@@ -121,7 +121,7 @@ def _fixed_crop(src, x0, y0, w, h, size=None):
         out = np.ascontiguousarray(np.asarray(src._arr)[y0:y0 + h, x0:x0 + w])
         if size is not None and (w, h) != size:
             return _image.resize_hwc(out, width=size[0], height=size[1])
-        return NDArray(jnp.asarray(out))
+        return NDArray(from_host(out))
     out = src[y0:y0 + h, x0:x0 + w]
     if size is not None and (w, h) != size:
         out = _image.resize_hwc(out, width=size[0], height=size[1])

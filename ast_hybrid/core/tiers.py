@@ -1,0 +1,178 @@
+"""A program compiled twice, as a JIT compiles hot code: quickly for its first calls, then optimised in the
+background and swapped in (two tiers).
+
+XLA:CPU spends most of a large program's compile in LLVM's optimisation passes and its fusion emitters.
+With :data:`QUICK_OPTIONS` (LLVM at -O0, XLA's older loop emitter) the same program compiles in a fraction
+of the time and runs slower: op-by-op training of mobilenetv2_0.25 (GluonCV's ImageNet script, batch 16 at
+64x64) compiles its recorded backward in 2.5 s instead of 9.2 s and its optimizer step over every parameter
+in 0.64 s instead of 4.2 s, and a step then takes about 1.5x as long.  :class:`Tiered` compiles a
+program's first signature that way, and from its :data:`AFTER`-th call (a program met again: a training
+loop's) compiles it with XLA's own options in a thread of its own (``ast-hybrid tier-up``, one compile at a
+time); the calls go on with the quick program and take the optimised one as soon as it is there.  Both are
+compiled from one lowering (traced once, on the calling thread): the same computation, whose values differ
+in their last bits (XLA's two code generators round a few reductions differently: mobilenetv2's gradients
+within 2e-7 of their scale, ``tests/core/test_tiers.py``).  Which calls run which depends on how soon the
+optimised compile ends, so a run's values can differ in those bits from one run to the next:
+``AST_HYBRID_TIERS=one`` compiles the optimised program at the first call instead (reproducible bit for bit,
+the first call slower).  Off the CPU there is one tier: XLA's own options from the first call.
+
+A call is keyed by its arguments' signature (each array's shape, dtype, weak type and sharding; the type of
+a Python scalar): a new signature is lowered and compiled quick again.  A failed optimised compile leaves
+the quick program running (logged at debug level).  :func:`finish` waits for the optimised compiles under
+way (what a benchmark calls before it times steady calls); at exit they are waited for (at most
+:data:`EXIT_WAIT` seconds: a thread compiling while the interpreter shuts down can crash it).
+
+May import: the standard library, jax (inside functions), ``core.settings``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+
+from ast_hybrid.core import settings
+
+__all__ = ["QUICK_OPTIONS", "AFTER", "Tiered", "quick_options", "finish", "signature"]
+
+#: XLA's compile options for a program that must answer soon (on CPU): LLVM at -O0, no fusion emitters
+QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0}
+AFTER = 2              # the call of a signature from which its optimised program is compiled
+ENV = "AST_HYBRID_TIERS"
+EXIT_WAIT = 60.0
+THREAD_NAME = "ast-hybrid tier-up"
+_LOG = logging.getLogger(__name__)
+_ONE_AT_A_TIME = threading.Lock()      # the background compiles, one after another (XLA uses the cores)
+
+
+def quick_options(platform: str) -> dict | None:
+    """:data:`QUICK_OPTIONS` for a program on ``platform`` ('cpu'), None elsewhere."""
+    return dict(QUICK_OPTIONS) if platform == "cpu" else None
+
+
+def signature(args) -> tuple:
+    """What a compiled program's call depends on: the tree of ``args`` and each leaf's shape, dtype, weak
+    type and sharding (a Python or NumPy scalar: its type)."""
+    import jax
+
+    leaves, tree = jax.tree_util.tree_flatten(args)
+    sig = [tree]
+    for x in leaves:
+        aval = getattr(x, "aval", None)
+        if aval is not None:
+            sig.append((aval.shape, aval.dtype, aval.weak_type, x.sharding))
+        else:
+            sig.append((type(x), getattr(x, "shape", None), getattr(x, "dtype", None)))
+    return tuple(sig)
+
+
+def _platform(args) -> str:
+    import jax
+
+    for x in jax.tree_util.tree_leaves(args):
+        devices = getattr(x, "devices", None)
+        if devices is not None:
+            return next(iter(devices())).platform
+    return jax.default_backend()
+
+
+class _Entry:
+    __slots__ = ("exe", "lowered", "calls", "thread", "optimised")
+
+    def __init__(self, exe, lowered):
+        self.exe, self.lowered, self.calls, self.thread, self.optimised = exe, lowered, 1, None, None
+
+
+class Tiered:
+    """``fn`` (a pure function of arrays, pytrees of them and scalars; no static arguments) compiled per
+    signature of its arguments, quick first and optimised from its :data:`AFTER`-th call (module doc).
+    ``tiers=1`` compiles XLA's own way at once (what the program ran as before tiers)."""
+
+    def __init__(self, fn, *, tiers: int = 2):
+        self._fn, self._tiers = fn, tiers
+        self._jit = None
+        self._table: dict = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, *args):
+        sig = signature(args)
+        entry = self._table.get(sig)
+        if entry is None:
+            entry = self._first(sig, args)
+        elif entry.lowered is not None:
+            self._count(entry)
+        return entry.exe(*args)
+
+    def _first(self, sig, args):
+        import jax
+
+        if self._jit is None:
+            self._jit = jax.jit(self._fn)
+        lowered = self._jit.lower(*args)
+        options = quick_options(_platform(args)) if self._tiers > 1 and settings.get(ENV) == "two" else None
+        if options is None:
+            entry = _Entry(lowered.compile(), None)
+        else:
+            entry = _Entry(lowered.compile(options), lowered)
+        with self._lock:
+            if len(self._table) >= 64:      # ever new signatures: bounded, as JAX's own caches are not
+                self._table.clear()
+            self._table[sig] = entry
+        return entry
+
+    def _count(self, entry):
+        with self._lock:
+            if entry.optimised is not None:         # the optimised program is there: from now on it runs
+                entry.exe, entry.lowered, entry.thread = entry.optimised, None, None
+                return
+            entry.calls += 1
+            if entry.calls < AFTER or entry.thread is not None:
+                return
+            entry.thread = threading.Thread(target=self._optimise, args=(entry,), name=THREAD_NAME, daemon=True)
+            entry.thread.start()
+
+    @staticmethod
+    def _optimise(entry):
+        with _ONE_AT_A_TIME:
+            try:
+                exe = entry.lowered.compile()
+            except Exception as exc:        # an optimisation: the quick program keeps running
+                _LOG.debug("optimised compile failed, the quick program kept: %s: %s", type(exc).__name__, exc)
+                return
+        entry.optimised = exe
+
+    def finish(self):
+        """Wait for this program's optimised compiles under way and run them from the next call."""
+        for entry in list(self._table.values()):
+            thread = entry.thread
+            if thread is not None:
+                thread.join()
+            with self._lock:
+                if entry.optimised is not None:
+                    entry.exe, entry.lowered, entry.thread = entry.optimised, None, None
+
+    @property
+    def signatures(self) -> int:
+        """How many signatures have a program (each traced and compiled once)."""
+        return len(self._table)
+
+    @property
+    def optimised(self) -> bool:
+        """Whether every signature met runs its optimised program."""
+        return all(e.lowered is None for e in self._table.values())
+
+
+def finish():
+    """Wait for every optimised compile under way in this process (their programs run from their next call)."""
+    for t in threading.enumerate():
+        if t.name == THREAD_NAME and t.is_alive():
+            t.join()
+
+
+def _join_at_exit():
+    for t in threading.enumerate():
+        if t.name == THREAD_NAME and t.is_alive():
+            t.join(EXIT_WAIT)
+
+
+atexit.register(_join_at_exit)
