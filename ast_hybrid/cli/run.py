@@ -5,7 +5,9 @@ As ``python SCRIPT ARGS...`` would: the script runs as ``__main__`` (``runpy``),
 starts, ``ast_hybrid.mxnet.install()`` makes ``mxnet`` the compatibility package (refused, exit 2, when a
 real MXNet is importable, unless ``--force``) and numpy's removed aliases (``np.float``, ``np.int``...)
 are restored with a one-time warning each, and jax's x64 mode is turned on (unless ``JAX_ENABLE_X64`` is set):
-MXNet computes in float64/int64 where a script asks for them.  ``--hybridize`` hybridizes every block the
+MXNet computes in float64/int64 where a script asks for them; JAX's persistent compilation cache is turned on
+(``xla.compile_cache.ensure``: the programs of ops run one by one are kept for the next run, as a
+hybridized block's are).  ``--hybridize`` hybridizes every block the
 script calls, HybridBlock or Block (``gluon/whole.py``; ``AST_HYBRID_HYBRIDIZE=all``).  ``python -m
 ast_hybrid.run SCRIPT`` is the same command.
 """
@@ -38,6 +40,9 @@ def run(args) -> int:
         err(str(exc))
         return EXIT_ERROR
     restore_numpy_aliases()
+    from ast_hybrid.xla import compile_cache
+
+    compile_cache.ensure()
     if getattr(args, "hybridize", False):       # every block the script calls (gluon/whole.py)
         from ast_hybrid.core import settings
 

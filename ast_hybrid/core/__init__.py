@@ -7,8 +7,8 @@
 - ``autograd``: recording and training mode (per thread), the tape, ``backward``/``grad``; ``tape_program``:
   a tape as one compiled backward; ``storage``: what a parameter's data or a gradient handed out as an array
   writes into;
-- ``tiers``: a program compiled quickly for its first calls, XLA's optimised one swapped in once compiled in
-  the background (a recorded backward, an optimizer step);
+- ``tiers``: the program of a recorded backward or an optimizer step (``jax.jit``; on request, compiled
+  quickly for its first calls, XLA's optimised one swapped in once compiled in the background);
 - ``errors``: the errors the front raises on purpose and the cleaner that takes them back out of JAX;
 - ``settings``: every ``AST_HYBRID_*`` switch, its default, accepted values and help (the one module that
   reads them from the environment).

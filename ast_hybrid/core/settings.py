@@ -116,11 +116,12 @@ SETTINGS: tuple[Setting, ...] = (
             "after its first call, which runs the program as traced, in the background and in short slices of "
             "the next calls (later); before its first call returns (first)",
             {"later": ("later",), "first": ("first",)}, "xla/tuning.py"),
-    Setting("AST_HYBRID_TIERS", "two",
-            "how a recorded backward and an optimizer step compile on CPU: quickly for their first calls, XLA's "
-            "optimised program swapped in once compiled in the background (two; the swap's moment, and so the "
-            "last bits of a run's values, depend on timing); XLA's optimised program from the first call (one)",
-            {"two": ("two", "2"), "one": ("one", "1")}, "core/tiers.py"),
+    Setting("AST_HYBRID_TIERS", "one",
+            "how a recorded backward and an optimizer step compile on CPU: XLA's optimised program at the first "
+            "call (one); quickly for the first calls, the optimised program compiled in the background and "
+            "swapped in (two: for cores to spare; the swap's moment, and so the last bits of the values, depend "
+            "on timing)",
+            {"one": ("one", "1"), "two": ("two", "2")}, "core/tiers.py"),
     Setting("AST_HYBRID_WEIGHT_FIRST", "auto",
             "GEMMs over few rows take their weight first: when the parameters exceed the last-level cache "
             "(auto), always (on), never (off)",
@@ -147,7 +148,7 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 READ = {
     "XLA_FLAGS": "XLA's flags: part of the program cache's and the convolution timings' keys",
     "JAX_ENABLE_X64": "64-bit dtypes; `ast-hybrid run` turns them on unless set (MXNet's float64/int64 where asked)",
-    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "left to JAX when set (else the compile cache uses 0.1 s)",
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "left to JAX when set (else the compile cache uses 0.02 s)",
     "XDG_CACHE_HOME": "the cache folder's parent on Linux (default ~/.cache)",
     "LOCALAPPDATA": "the cache folder's parent on Windows",
     "APPDATA": "MXNet's data folder's parent on Windows",

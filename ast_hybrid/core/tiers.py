@@ -1,26 +1,30 @@
 """A program compiled twice, as a JIT compiles hot code: quickly for its first calls, then optimised in the
-background and swapped in (two tiers).
+background and swapped in (two tiers); on request (``AST_HYBRID_TIERS=two``), not by default.
 
 XLA:CPU spends most of a large program's compile in LLVM's optimisation passes and its fusion emitters.
 With :data:`QUICK_OPTIONS` (LLVM at -O0, XLA's older loop emitter) the same program compiles in a fraction
 of the time and runs slower: op-by-op training of mobilenetv2_0.25 (GluonCV's ImageNet script, batch 16 at
 64x64) compiles its recorded backward in 2.5 s instead of 9.2 s and its optimizer step over every parameter
-in 0.64 s instead of 4.2 s, and a step then takes about 1.5x as long.  :class:`Tiered` compiles a
-program's first signature that way, and from its :data:`AFTER`-th call (a program met again: a training
-loop's) compiles it with XLA's own options in a thread of its own (``ast-hybrid tier-up``, one compile at a
-time); the calls go on with the quick program and take the optimised one as soon as it is there.  Both are
-compiled from one lowering (traced once, on the calling thread): the same computation, whose values differ
-in their last bits (XLA's two code generators round a few reductions differently: mobilenetv2's gradients
-within 2e-7 of their scale, ``tests/core/test_tiers.py``).  Which calls run which depends on how soon the
-optimised compile ends, so a run's values can differ in those bits from one run to the next:
-``AST_HYBRID_TIERS=one`` compiles the optimised program at the first call instead (reproducible bit for bit,
-the first call slower).  Off the CPU there is one tier: XLA's own options from the first call.
+in 0.64 s instead of 4.2 s, and the backward then runs 2-3.5x slower, the step 2x.  :class:`Tiered`
+compiles a program's first signature that way, and from its :data:`AFTER`-th call (a program met again: a
+training loop's) compiles it with XLA's own options in a thread of its own (``ast-hybrid tier-up``, one
+compile at a time); the calls go on with the quick program and take the optimised one as soon as it is
+there.  Both are compiled from one lowering (traced once, on the calling thread): the same computation,
+whose values differ in their last bits (XLA's two code generators round a few reductions differently:
+``tests/core/test_tiers.py``), so which calls run which, a matter of timing, shows in those bits.
 
-A call is keyed by its arguments' signature (each array's shape, dtype, weak type and sharding; the type of
-a Python scalar): a new signature is lowered and compiled quick again.  A failed optimised compile leaves
-the quick program running (logged at debug level).  :func:`finish` waits for the optimised compiles under
-way (what a benchmark calls before it times steady calls); at exit they are waited for (at most
-:data:`EXIT_WAIT` seconds: a thread compiling while the interpreter shuts down can crash it).
+Measured on this project's 2-core machine it does not pay (bench/HISTORY.md, session 49): on that script the
+background compiles take the cores the training needs, and the first epoch took 25.0 s with two tiers
+against 23.6 s with one, the next four 1.6-4.3 s against 1.2-1.5 s.  So :func:`compiled` gives a plain
+``jax.jit`` unless ``AST_HYBRID_TIERS=two`` asks for tiers (a machine with cores to spare; a run of few
+steps, where the quick program never needs replacing), compiled with :func:`loop_options`.  Off the CPU
+there is one tier whatever is asked.
+
+A :class:`Tiered` call is keyed by its arguments' signature (each array's shape, dtype, weak type and
+sharding; the type of a Python scalar): a new signature is lowered and compiled quick again.  A failed
+optimised compile leaves the quick program running (logged at debug level).  :func:`finish` waits for the
+optimised compiles under way (what a benchmark calls before it times steady calls); at exit they are waited
+for (at most :data:`EXIT_WAIT` seconds: a thread compiling while the interpreter shuts down can crash it).
 
 May import: the standard library, jax (inside functions), ``core.settings``.
 """
@@ -33,16 +37,40 @@ import threading
 
 from ast_hybrid.core import settings
 
-__all__ = ["QUICK_OPTIONS", "AFTER", "Tiered", "quick_options", "finish", "signature"]
+__all__ = ["QUICK_OPTIONS", "LOOP_OPTIONS", "AFTER", "Tiered", "compiled", "loop_options", "quick_options", "finish",
+           "signature"]
 
 #: XLA's compile options for a program that must answer soon (on CPU): LLVM at -O0, no fusion emitters
 QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False, "xla_backend_optimization_level": 0}
+#: XLA's options for programs of one op, of a recorded backward, of an optimizer step (on CPU)
+LOOP_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 AFTER = 2              # the call of a signature from which its optimised program is compiled
 ENV = "AST_HYBRID_TIERS"
 EXIT_WAIT = 60.0
 THREAD_NAME = "ast-hybrid tier-up"
 _LOG = logging.getLogger(__name__)
 _ONE_AT_A_TIME = threading.Lock()      # the background compiles, one after another (XLA uses the cores)
+
+
+def compiled(fn):
+    """``fn`` (a pure function of arrays, pytrees of them and scalars) as the program of a recorded backward or
+    an optimizer step: ``jax.jit`` with :func:`loop_options`, or a :class:`Tiered` where
+    ``AST_HYBRID_TIERS=two`` (read now)."""
+    if settings.get(ENV) == "two":
+        return Tiered(fn)
+    import jax
+
+    return jax.jit(fn, compiler_options=loop_options(jax.default_backend()))
+
+
+def loop_options(platform: str) -> dict | None:
+    """XLA's options for an op's own program, a recorded backward and an optimizer step (on CPU): XLA's older
+    loop emitter instead of its fusion emitters.  A one-op program compiles in about two thirds of the time
+    and runs as fast; mobilenetv2_0.25's recorded backward (GluonCV's ImageNet script, batch 16 at 64x64)
+    compiles in 6.3-6.6 s instead of 9.8-10.1 s and its optimizer step in 1.5-1.9 s instead of 4.5 s, and
+    the epochs after the first take 0.94-1.47 s instead of 1.26-1.77 s.  A hybridized network's program
+    keeps the fusion emitters (they ran resnet18_v1's predict program up to 20% faster)."""
+    return dict(LOOP_OPTIONS) if platform == "cpu" else None
 
 
 def quick_options(platform: str) -> dict | None:
@@ -85,11 +113,10 @@ class _Entry:
 
 class Tiered:
     """``fn`` (a pure function of arrays, pytrees of them and scalars; no static arguments) compiled per
-    signature of its arguments, quick first and optimised from its :data:`AFTER`-th call (module doc).
-    ``tiers=1`` compiles XLA's own way at once (what the program ran as before tiers)."""
+    signature of its arguments, quick first and optimised from its :data:`AFTER`-th call (module doc)."""
 
-    def __init__(self, fn, *, tiers: int = 2):
-        self._fn, self._tiers = fn, tiers
+    def __init__(self, fn):
+        self._fn = fn
         self._jit = None
         self._table: dict = {}
         self._lock = threading.Lock()
@@ -109,7 +136,7 @@ class Tiered:
         if self._jit is None:
             self._jit = jax.jit(self._fn)
         lowered = self._jit.lower(*args)
-        options = quick_options(_platform(args)) if self._tiers > 1 and settings.get(ENV) == "two" else None
+        options = quick_options(_platform(args))
         if options is None:
             entry = _Entry(lowered.compile(), None)
         else:

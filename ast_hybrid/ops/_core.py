@@ -78,14 +78,15 @@ def _tracked(args, kwargs, live):
 
 def _eager_compiler_options():
     """XLA's options for an op's own program run eagerly (op by op; inside a hybridized program the op is
-    inlined and the program's options hold): on CPU, XLA's older loop emitter instead of its fusion emitters,
-    which compile a one-op program in about two thirds of the time (densenet121's first call op by op: its
-    65 BatchNorm programs 3.65 -> 2.2-2.5 s, 66 convolutions 1.31 -> 0.9-1.0 s) and run it as fast (one
-    fusion per program: BatchNorm at 8x128x28x28 492 -> 502 us); a whole network keeps the fusion emitters
-    (resnet18_v1 hybridized runs 20% slower without them)."""
+    inlined and the program's options hold): ``core.tiers.loop_options``, on CPU XLA's older loop emitter
+    instead of its fusion emitters, which compile a one-op program in about two thirds of the time
+    (densenet121's first call op by op: its 65 BatchNorm programs 3.65 -> 2.2-2.5 s, 66 convolutions 1.31 ->
+    0.9-1.0 s) and run it as fast (one fusion per program: BatchNorm at 8x128x28x28 492 -> 502 us)."""
     import jax
 
-    return {"xla_cpu_use_fusion_emitters": False} if jax.default_backend() == "cpu" else None
+    from ast_hybrid.core.tiers import loop_options
+
+    return loop_options(jax.default_backend())
 
 
 def _compiled(impl, arrays):

@@ -35,13 +35,12 @@ def test_quick_first_then_the_optimised_program():
     assert len(calls) == 2 and not program.optimised
 
 
-def test_one_tier_when_asked(monkeypatch):
+def test_one_tier_unless_two_are_asked_for(monkeypatch):
     from ast_hybrid.core import tiers
 
-    monkeypatch.setenv("AST_HYBRID_TIERS", "one")
-    program = tiers.Tiered(lambda x: x * 2)
-    program(jnp.ones(3))
-    assert program.optimised
+    assert not isinstance(tiers.compiled(lambda x: x * 2), tiers.Tiered)     # a plain jax.jit by default
+    monkeypatch.setenv("AST_HYBRID_TIERS", "two")
+    assert isinstance(tiers.compiled(lambda x: x * 2), tiers.Tiered)
 
 
 def _mobilenet_step():
@@ -69,6 +68,7 @@ def _mobilenet_step():
 def test_a_long_tape_compiles_at_its_first_backward_and_tiers_up(monkeypatch, compiles):
     from ast_hybrid.core import tape_program, tiers
 
+    monkeypatch.setenv("AST_HYBRID_TIERS", "two")
     net, step = _mobilenet_step()
     tape_program._TAPE_PROGRAMS.clear()
     compiles.on = True
@@ -118,6 +118,7 @@ def test_the_tiers_agree_to_float32_rounding_on_a_smooth_tape(monkeypatch):
     from ast_hybrid import autograd, nd
     from ast_hybrid.core import tape_program, tiers
 
+    monkeypatch.setenv("AST_HYBRID_TIERS", "two")
     tape_program._TAPE_PROGRAMS.clear()
     rs = np.random.RandomState(1)
     ws = [nd.array(rs.standard_normal((16, 16)) / 4) for _ in range(12)]
@@ -148,6 +149,34 @@ def test_the_tiers_agree_to_float32_rounding_on_a_smooth_tape(monkeypatch):
     backward()
     assert program.optimised and len(seen) == 1
     _close(program, seen[0], 2e-6)
+
+
+def test_by_default_a_long_tape_is_one_jitted_program_from_its_first_backward():
+    from ast_hybrid import autograd, nd
+    from ast_hybrid.core import tape_program, tiers
+
+    tape_program._TAPE_PROGRAMS.clear()
+    rs = np.random.RandomState(2)
+    w0, x0 = rs.standard_normal((8, 8)).astype("f4") / 3, rs.standard_normal((4, 8)).astype("f4")
+    w = nd.array(w0)
+    w.attach_grad()
+    with autograd.record():
+        h = nd.array(x0)
+        for _ in range(tape_program.AT_ONCE):
+            h = nd.tanh(nd.dot(h, w))
+        loss = h.sum()
+    loss.backward()
+    (program,) = tape_program._TAPE_PROGRAMS.values()
+    assert not isinstance(program, tiers.Tiered) and program._cache_size() == 1
+
+    def chain(a):
+        h = jnp.asarray(x0)
+        for _ in range(tape_program.AT_ONCE):
+            h = jnp.tanh(h @ a)
+        return h.sum()
+
+    np.testing.assert_allclose(w.grad.asnumpy(), np.asarray(jax.grad(chain)(jnp.asarray(w0))), rtol=1e-5,
+                               atol=1e-6)
 
 
 def test_a_short_tape_still_runs_op_by_op_the_first_time():
