@@ -39,28 +39,37 @@ class _Const(tuple):
     """In a node's spec: a pytree of the node's arrays (``("const", treedef, first index, count)``)."""
 
 
-def _keyed(impl, plain_args, plain_kwargs, slots):
-    """``(key, consts, spec)`` of a node (``_Node``), or ``(None, (), None)`` where a static argument is not
-    hashable."""
+def _template(v, consts, scalar_types):
+    """In a node's key and spec: ``v`` as it is (a static argument), or a ``_Const`` marker whose arrays go into
+    ``consts`` (a NumPy scalar stays static, its type going into ``scalar_types``).  A function of the module,
+    not a closure of ``_keyed``: a closure that calls itself is a reference cycle, which kept every node of a
+    training step (and the arrays it held) until Python's cyclic collector ran (300 ms pauses in an op-by-op
+    ImageNet epoch)."""
     import jax
     import numpy as np
 
+    if v.__class__ in (int, float, bool, str, type(None)) or isinstance(v, type):     # (dtype=np.float32)
+        return v
+    if isinstance(v, np.generic):     # a NumPy scalar (a shape's np.int64): static, its type in the key
+        scalar_types.append(v.__class__)
+        return v
+    if v.__class__ in (list, tuple):
+        return v.__class__(_template(x, consts, scalar_types) for x in v)
+    leaves, treedef = jax.tree_util.tree_flatten(v)
+    if any(hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves):
+        first = len(consts)
+        consts.extend(leaves)
+        return _Const(("const", treedef, first, len(leaves)))
+    return v
+
+
+def _keyed(impl, plain_args, plain_kwargs, slots):
+    """``(key, consts, spec)`` of a node (``_Node``), or ``(None, (), None)`` where a static argument is not
+    hashable."""
     consts, scalar_types = [], []
 
     def template(v):
-        if v.__class__ in (int, float, bool, str, type(None)) or isinstance(v, type):     # (dtype=np.float32)
-            return v
-        if isinstance(v, np.generic):     # a NumPy scalar (a shape's np.int64): static, its type in the key
-            scalar_types.append(v.__class__)
-            return v
-        if v.__class__ in (list, tuple):
-            return v.__class__(template(x) for x in v)
-        leaves, treedef = jax.tree_util.tree_flatten(v)
-        if any(hasattr(x, "shape") and hasattr(x, "dtype") for x in leaves):
-            first = len(consts)
-            consts.extend(leaves)
-            return _Const(("const", treedef, first, len(leaves)))
-        return v
+        return _template(v, consts, scalar_types)
 
     where = {}
     for k, (w, j) in enumerate(slots):

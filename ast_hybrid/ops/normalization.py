@@ -135,7 +135,8 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.
     if training:
         fn = update if update is not None else _rebind(moving_mean, moving_var)
         momentum = float(np.float32(momentum))      # MXNet's BatchNormParam holds it as a float (float64 steps)
-        autograd.on_backward(out, lambda: fn(mean._arr, var._arr, momentum))
+        batch_mean, batch_var = mean._arr, var._arr     # the arrays, not the node's outputs: no cycle through it
+        autograd.on_backward(out, lambda: fn(batch_mean, batch_var, momentum))
     return [out, mean, inv] if output_mean_var else out
 
 

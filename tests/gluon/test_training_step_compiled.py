@@ -158,3 +158,31 @@ def test_numpy_scalars_in_an_ops_arguments_are_static():
             y.backward()
             np.testing.assert_allclose(x.grad.asnumpy(), [[6.0], [6.0]])
     assert len(tape_program._TAPE_PROGRAMS) == 2
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_a_training_step_leaves_no_cyclic_garbage(hybridize):
+    """A step's tape, its nodes and the arrays they hold are freed when the step's arrays go, without Python's
+    cyclic collector: a node's key built by a closure calling itself, and BatchNorm's backward action holding
+    the node's own outputs, were cycles that kept every node of a step until a gen-2 collection (GluonCV's
+    ImageNet script op by op: 71,000 objects, 300 ms pauses, activations held longer)."""
+    import gc
+
+    from ast_hybrid import gluon
+
+    net, grads = _setup(hybridize)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    for _ in range(3):
+        grads()
+        trainer.step(8)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        grads()
+        trainer.step(8)
+        gc.collect()
+        garbage = [type(o).__name__ for o in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        del gc.garbage[:]
+    assert garbage == []
