@@ -310,6 +310,8 @@ class Block:
     def __call__(self, *args, **kwargs):
         if "_ah_auto" not in self.__dict__:      # ast-hybrid run --hybridize (gluon/whole.py)
             whole.auto_hybridize(self)
+        if "_ah_shapes" in self.__dict__:
+            whole.watch_shapes(self, args)
         if self._hooks is not None:
             return self._call_hooked(args, kwargs)
         return self._unhooked(*args, **kwargs)
@@ -417,6 +419,8 @@ class HybridBlock(Block):
     def __call__(self, *args):
         if "_ah_auto" not in self.__dict__:      # ast-hybrid run --hybridize (gluon/whole.py)
             whole.auto_hybridize(self)
+        if "_ah_shapes" in self.__dict__:
+            whole.watch_shapes(self, args)
         if self._hooks is not None:
             return self._call_hooked(args, {})
         if NP_MODE.array:       # npx.set_np() (Block.__call__)

@@ -18,7 +18,9 @@ op by op on its first call, which gives them their shapes.
 Inside any program (a hybridized block's, this one's), a plain Block's forward is converted too
 (``Block._unhooked``), so its control flow on tensor values becomes part of the program.
 ``hybridize(active=False)`` runs the forward op by op again.  ``ast-hybrid run --hybridize`` hybridizes every
-block a script calls (``AST_HYBRID_HYBRIDIZE=all``): the outermost block called, at its first call.
+block a script calls (``AST_HYBRID_HYBRIDIZE=all``): the outermost block called, at its first call; one
+whose inputs keep changing shape (a data transform called on each image) goes back to op by op
+(``watch_shapes``).
 
 May import: what ``gluon/block.py`` may.
 """
@@ -33,7 +35,7 @@ from ast_hybrid.core import autograd, settings
 from ast_hybrid.core.ndarray import ARRAYS
 from ast_hybrid.core.trace import FRAMES
 
-__all__ = ["Whole", "converted", "HybridizeFallbackWarning", "auto_hybridize", "ENV"]
+__all__ = ["Whole", "converted", "HybridizeFallbackWarning", "auto_hybridize", "watch_shapes", "AUTO_SHAPES", "ENV"]
 
 ENV = "AST_HYBRID_HYBRIDIZE"
 
@@ -123,6 +125,31 @@ def auto_hybridize(block):
     with warnings.catch_warnings():     # MXNet's advice to a Sequential of HybridBlocks hybridized by its
         warnings.filterwarnings("ignore", "All children of this Sequential layer")     # script: not this one
         block.hybridize()
+    object.__setattr__(block, "_ah_shapes", set())
+
+
+# the input signatures a block hybridized by ``--hybridize`` may meet before it runs op by op
+AUTO_SHAPES = 6
+
+
+def watch_shapes(block, args):
+    """A block ``--hybridize`` hybridized whose inputs keep changing shape runs op by op from its
+    :data:`AUTO_SHAPES`-th input signature on, said once: each shape compiles a program of its own (GluonCV's
+    ImageNet script: its per-image transforms, a ``Compose`` called on images of every size, compiled one
+    program per image and took its first epoch from 5 s to 150 s).  A block the script hybridized itself is
+    not watched (MXNet compiles per shape too)."""
+    shapes = block.__dict__["_ah_shapes"]
+    sig = tuple((a.shape, a.dtype) if a.__class__ in ARRAYS else type(a) for a in args)
+    if sig in shapes:
+        return
+    shapes.add(sig)
+    if len(shapes) < AUTO_SHAPES:
+        return
+    del block.__dict__["_ah_shapes"]
+    block.hybridize(False)
+    warnings.warn(f"{type(block).__name__} {block.name!r} was hybridized (--hybridize) but runs op by op: its inputs "
+                  f"came in {len(shapes)} shapes, and each shape compiles a program of its own",
+                  HybridizeFallbackWarning, stacklevel=4)
 
 
 def _reason(exc):

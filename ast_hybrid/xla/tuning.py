@@ -39,6 +39,7 @@ import threading
 import time
 
 from ast_hybrid.core import settings
+from ast_hybrid.core.tiers import background_priority
 
 __all__ = ["Job", "Swap", "SLICE", "Tuning", "run_now", "deferred", "finish_all", "ENV"]
 
@@ -218,6 +219,7 @@ class Tuning:
 
     def _start(self, job):
         def work():
+            background_priority()       # the calls first: the job takes the cores they leave
             try:
                 with _entered(self._states), \
                         self._compiling() if self._compiling is not None else contextlib.nullcontext():

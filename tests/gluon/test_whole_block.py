@@ -247,3 +247,28 @@ def test_finish_tuning_reaches_a_hybridized_blocks_program():
     (program,) = net._whole.compiled.predict.table.values()
     assert isinstance(program, tuning.Tuning) and not program.pending
     np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_block_hybridized_by_the_flag_whose_input_shape_keeps_changing_runs_op_by_op(monkeypatch):
+    """``--hybridize`` on GluonCV's ImageNet script hybridized its per-image transforms (a ``Compose`` called on
+    images of every size): a program per image, first epoch 5 s -> 150 s.  Such a block goes back to op by op
+    at its ``AUTO_SHAPES``-th shape, with one warning; one with steady shapes stays compiled."""
+    from ast_hybrid.gluon import whole
+    from ast_hybrid.gluon.data.vision import transforms
+
+    monkeypatch.setenv("AST_HYBRID_HYBRIDIZE", "all")
+    chain = transforms.Compose([transforms.Resize(8), transforms.ToTensor()])
+    steady = nn.HybridSequential()
+    steady.add(nn.Dense(3))
+    steady.initialize()
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(whole.AUTO_SHAPES + 2):
+            image = nd.array(rng.integers(0, 256, (10 + i, 12, 3)), dtype="uint8")
+            assert chain(image).shape == (3, 8, 8)
+            steady(nd.ones((2, 4)))
+    said = [str(w.message) for w in caught if issubclass(w.category, HybridizeFallbackWarning)]
+    assert len(said) == 1 and "compose" in said[0] and f"{whole.AUTO_SHAPES} shapes" in said[0], said
+    assert chain.__dict__.get("_whole") is None and "_ah_shapes" not in chain.__dict__
+    assert steady._active and steady._compiled is not None
