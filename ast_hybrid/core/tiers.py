@@ -7,11 +7,12 @@ of the time and runs slower: op-by-op training of mobilenetv2_0.25 (GluonCV's Im
 64x64) compiles its recorded backward in 2.5 s instead of 9.2 s and its optimizer step over every parameter
 in 0.64 s instead of 4.2 s, and the backward then runs 2-3.5x slower, the step 2x.  :class:`Tiered`
 compiles a program's first signature that way, and from its :data:`AFTER`-th call (a program met again: a
-training loop's) compiles it with XLA's own options in a thread of its own (``ast-hybrid tier-up``, one
-compile at a time); the calls go on with the quick program and take the optimised one as soon as it is
-there.  Both are compiled from one lowering (traced once, on the calling thread): the same computation,
-whose values differ in their last bits (XLA's two code generators round a few reductions differently:
-``tests/core/test_tiers.py``), so which calls run which, a matter of timing, shows in those bits.
+training loop's) compiles it as one tier would (:func:`loop_options`, LLVM optimising) in a thread of its
+own (``ast-hybrid tier-up``, one compile at a time); the calls go on with the quick program and take the
+optimised one as soon as it is there.  Both are compiled from one lowering (traced once, on the calling
+thread): the same computation, whose values differ in their last bits (optimised code rounds some operations
+differently: ``tests/core/test_tiers.py``), so which calls run which, a matter of timing, shows in those
+bits.
 
 Measured on this project's 2-core machine it does not pay (bench/HISTORY.md, session 49): on that script the
 background compiles take the cores the training needs, and the first epoch took 25.0 s with two tiers
@@ -181,7 +182,7 @@ class Tiered:
         background_priority()
         with _ONE_AT_A_TIME:
             try:
-                exe = entry.lowered.compile()
+                exe = entry.lowered.compile(dict(LOOP_OPTIONS))     # the one-tier program (quick: CPU only)
             except Exception as exc:        # an optimisation: the quick program keeps running
                 _LOG.debug("optimised compile failed, the quick program kept: %s: %s", type(exc).__name__, exc)
                 return
