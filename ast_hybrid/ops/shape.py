@@ -96,7 +96,7 @@ def infer_reshape(shape, dshape, reverse=False):
     return tuple(out)
 
 
-@op
+@op(compile_arrays=("data",))
 def reshape(data, shape=None, reverse=False, target_shape=None, keep_highest=False):
     """MXNet's reshape with the special codes 0/-1/-2/-3/-4 and ``reverse`` (see the module doc)."""
     data = jnp.asarray(data)
@@ -126,7 +126,7 @@ def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end
     return lhs.reshape(new)
 
 
-@op
+@op(compile_arrays=("data",))
 def transpose(data, axes=()):
     """Permute the axes (reversed when ``axes`` is empty)."""
     data = jnp.asarray(data)
@@ -138,7 +138,7 @@ def transpose(data, axes=()):
     return jnp.transpose(data, axes)
 
 
-@op
+@op(compile_arrays=("data",))
 def expand_dims(data, axis):
     data = jnp.asarray(data)
     axis = int(axis)
