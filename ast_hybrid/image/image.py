@@ -151,7 +151,6 @@ def _resize_separable(data, width, height, kind):
     pass in float32 rounded to nearest (OpenCV's SIMD path for cubic; the same bits as its integer pass for
     Lanczos on the sizes measured), saturated.  A concrete image is computed on the host (numpy; no compile
     per size)."""
-
     xp, data = _host_or_traced(data)
     xi, xw = _TAPS[kind](data.shape[1], width)
     yi, yw = _TAPS[kind](data.shape[0], height)
@@ -211,7 +210,6 @@ def _resize_area(data, width, height):
     paths); other factors weigh the covered cells (float32, across then down, accumulated tap by tap as
     OpenCV does).  A side growing: OpenCV's area-weighted bilinear on both sides (uint8 in its 11-bit fixed
     point).  A concrete image is computed on the host (numpy; no compile per size)."""
-
     xp, data = _host_or_traced(data)
     h, w = data.shape[0], data.shape[1]
     if width > w or height > h:
@@ -256,7 +254,6 @@ def _resize_area(data, width, height):
 @op
 def _resize_nearest(data, width, height):
     """(H, W, C) by OpenCV's INTER_NEAREST (on the host for a concrete image)."""
-
     _, data = _host_or_traced(data)
     return from_host(data[_nearest_index(data.shape[0], height)][:, _nearest_index(data.shape[1], width)])
 

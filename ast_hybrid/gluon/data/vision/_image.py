@@ -48,7 +48,6 @@ def host_or_traced(data):
 @op
 def resize_hwc(data, width, height):
     """``data`` (H, W, C) or (N, H, W, C) to ``height`` x ``width`` (bilinear, OpenCV's rounding)."""
-
     xp, data = host_or_traced(data)
     h_axis = data.ndim - 3
     sh, sw = data.shape[h_axis], data.shape[h_axis + 1]
