@@ -21,7 +21,7 @@ from ast_hybrid.mxnet import _nd_image, io, kvstore, lr_scheduler, metric, name,
 from ast_hybrid.mxnet import test_utils  # noqa: E402,F401  (MXNet's package imports it: mx.test_utils works)
 from ast_hybrid.mxnet import _ndarray_module, numpy_op_signature, runtime  # noqa: E402,F401
 from ast_hybrid.symbol import executor as _executor  # noqa: E402
-from ast_hybrid.mxnet import callback, model, module, rnn  # noqa: E402,F401
+from ast_hybrid.mxnet import callback, model, module, onnx, rnn  # noqa: E402,F401
 from ast_hybrid.mxnet._activate import install, installed, uninstall  # noqa: F401
 from ast_hybrid.mxnet.base import MXNetError  # noqa: F401
 from ast_hybrid.mxnet.context import Context, cpu, cpu_pinned, current_context, gpu  # noqa: F401

@@ -21,7 +21,7 @@ import numpy as np
 from ast_hybrid.symbol.graph import Symbol, _symbols_in, _topo, unscoped, variable
 from ast_hybrid.symbol.recorder import _make_op, _MethodCall, _signature
 
-__all__ = ["load_json", "to_json"]
+__all__ = ["load_json", "parse_attr", "to_json"]
 
 
 #: MXNet's dtype codes (mshadow's ``TypeFlag``) as ``__dtype__`` attributes give them
@@ -31,7 +31,8 @@ _NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "r
                ("_image_", "image"))
 
 
-def _parse_attr(text):
+def parse_attr(text):
+    """An attribute's text as the Python value it writes (``\"(3, 3)\"``, ``\"True\"``); other text as it is."""
     import ast
 
     if not isinstance(text, str):
@@ -72,7 +73,7 @@ def load_json(text, where="the graph"):
     built = []
     for node in nodes:
         given = node.get("attrs") or node.get("attr") or node.get("param") or {}
-        attrs = {k: _parse_attr(v) for k, v in given.items()}
+        attrs = {k: parse_attr(v) for k, v in given.items()}
         if node["op"] == "null":
             shape = attrs.pop("__shape__", None)
             dtype = _DTYPE_CODES.get(attrs.pop("__dtype__", None))
@@ -122,7 +123,7 @@ def _fused_node(node, attrs, built, where):
     options = {"no_bias": False, "bn_eps": 1e-3, "bn_fix_gamma": True}     # MXNet's defaults
     acts = []
     for sub in node["subgraphs"][0]["nodes"]:
-        sub_attrs = {k: _parse_attr(v) for k, v in (sub.get("attrs") or {}).items()}
+        sub_attrs = {k: parse_attr(v) for k, v in (sub.get("attrs") or {}).items()}
         if sub["op"] == "Convolution":
             options.update({k: sub_attrs[k] for k in _CONV_OPTIONS if k in sub_attrs})
         elif sub["op"] == "BatchNorm":

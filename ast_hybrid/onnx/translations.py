@@ -1,0 +1,9 @@
+"""Every translation, by MXNet's registered op name: the families' tables merged (one place to look)."""
+
+from __future__ import annotations
+
+from ast_hybrid.onnx import elemwise, nn, shape
+
+__all__ = ["TABLE"]
+
+TABLE = {**elemwise.TABLE, **shape.TABLE, **nn.TABLE}
