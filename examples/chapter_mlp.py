@@ -1,7 +1,7 @@
 """The hybridization chapter's MLP, with only the import lines changed.
 
-Run: ``python examples/chapter_mlp.py`` (writes my_mlp-symbol.json,
-my_mlp-symbol.stablehlo and my_mlp-0000.params in the current directory).
+Run: ``python examples/chapter_mlp.py`` (writes my_mlp-symbol.json, MXNet's graph, and my_mlp-0000.params
+in the current directory: the files MXNet 1.9.1 writes and loads).
 """
 
 import time
@@ -41,9 +41,9 @@ net.hybridize()
 print('after hybridizing: %.4f sec' % (benchmark(net, x)))
 
 net.export('my_mlp')
-print('exported: my_mlp-symbol.json, my_mlp-symbol.stablehlo, my_mlp-0000.params')
+print('exported: my_mlp-symbol.json, my_mlp-0000.params')
 
-# reload the exported program and run it without the model's Python code
+# reload the exported graph and run it without the model's Python code
 deployed = SymbolBlock.imports('my_mlp-symbol.json', ['data'], 'my_mlp-0000.params')
 print('reloaded program gives the same output:',
       float(abs(nd.array(deployed(x)) - net(x)).max().asscalar()) <= 1e-6)

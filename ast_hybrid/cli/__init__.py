@@ -1,7 +1,7 @@
 """The ``ast-hybrid`` command line (also ``python -m ast_hybrid``).
 
 Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``, ``run``, ``launch``,
-``config``)::
+``config``, ``export``)::
 
     ast-hybrid lint PATH...        # hybridizability diagnostics (never imports the code)
     ast-hybrid rules               # every rule: code, name, fixability, summary
@@ -11,6 +11,7 @@ Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, 
     ast-hybrid config              # every AST_HYBRID_* setting, its current value and what it does
     ast-hybrid run SCRIPT [ARGS]   # run an MXNet script unchanged (`import mxnet` is ast-hybrid)
     ast-hybrid launch -n N SCRIPT  # N local processes running it together (kvstore='dist_sync')
+    ast-hybrid export SYMBOL.json PARAMS --input-shape 1,3,224,224   # MXNet's saved model as ONNX
 
 Exit codes, as ruff: 0 when no finding fails the run, 1 when there are
 findings (errors or warnings; *notes never fail a run*), 2 for a usage error,
@@ -34,7 +35,8 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # subcommand -> the module of this package that runs it (``run(args) -> exit code``),
 # imported only when that command runs: ``lint`` never loads jax
 COMMANDS = {"lint": "lint", "check": "lint", "rules": "rules", "rule": "rules",
-            "convert": "convert", "demo": "demo", "run": "run", "launch": "launch", "config": "config"}
+            "convert": "convert", "demo": "demo", "run": "run", "launch": "launch", "config": "config",
+            "export": "export"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -128,6 +130,19 @@ def build_parser() -> argparse.ArgumentParser:
     launch.add_argument("--force", action="store_true", help="as for `run`")
     launch.add_argument("script", metavar="SCRIPT", help="the Python file to run")
     launch.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the script's own arguments")
+    export = sub.add_parser("export", help="write MXNet's saved model (-symbol.json + .params) as ONNX",
+                            description="Write an MXNet graph and its parameters (what HybridBlock.export "
+                                        "writes) as an ONNX model, op by op as mx.onnx.export_model.")
+    export.add_argument("symbol", metavar="SYMBOL_JSON", help="the graph: PREFIX-symbol.json")
+    export.add_argument("params", metavar="PARAMS", help="its parameters: PREFIX-EPOCH.params")
+    export.add_argument("--input-shape", action="append", required=True, metavar="1,3,224,224",
+                        help="an input's shape (once per input, in the graph's order)")
+    export.add_argument("--input-type", action="append", metavar="DTYPE",
+                        help="an input's dtype (once per input, or once for all; default float32)")
+    export.add_argument("--dynamic", action="store_true", help="leave every input dimension free")
+    export.add_argument("-o", "--output", metavar="FILE.onnx", help="where to write (default PREFIX.onnx)")
+    export.add_argument("--check", action="store_true",
+                        help="run the file in ONNX Runtime on random inputs and compare with the graph run here")
     return p
 
 

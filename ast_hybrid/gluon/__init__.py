@@ -8,7 +8,8 @@ calls (``ast_hybrid/xla/tuning.py``).
 
 May import: the ops (``ast_hybrid.ops``) and MXNet's other twins at the package root (``nd``,
 ``ndarray``, ``autograd``, ``init``), jax, numpy, and the transpiler's ``api`` (a ``hybrid_forward`` with
-control flow on tensors is converted when it is hybridized).  Never the linter, the CLI or ``testing``.
+control flow on tensors is converted when it is hybridized), ``ast_hybrid.onnx`` (``export(format='onnx')``).
+Never the linter, the CLI or ``testing``.
 """
 
 from ast_hybrid.gluon import contrib, data, loss, nn, rnn

@@ -543,12 +543,19 @@ class HybridBlock(Block):
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
 
-    def export(self, path, epoch=0, remove_amp_cast=True):
+    def export(self, path, epoch=0, remove_amp_cast=True, format=None):
         """Write ``path-symbol.stablehlo`` (the predict program, jax.export), ``path-symbol.json``
         (its manifest) and ``path-%04d.params`` (``arg:``/``aux:`` names, MXNet's format).  Returns None, as
-        MXNet 1.9.1's does (a notebook cell ending in ``net.export(...)`` shows nothing)."""
+        MXNet 1.9.1's does (a notebook cell ending in ``net.export(...)`` shows nothing).
+
+        ``format='onnx'``: ``path.onnx`` instead, the block's graph and parameters as an ONNX model for the
+        inputs of its last call (``mx.onnx.export_model``); returns its path."""
         from ast_hybrid.gluon import export as _export
 
+        if format == "onnx":
+            return _export.export_onnx(self, path)
+        if format is not None:
+            raise ValueError(f"export: format={format!r}; it takes None (MXNet's files) or 'onnx'")
         _export.export_block(self, path, epoch)
 
 

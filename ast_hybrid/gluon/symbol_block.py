@@ -155,7 +155,7 @@ class SymbolBlock(HybridBlock):
             p._listeners.append(block._drop_leaves)
             block._order.append(p)
         if param_file is not None:
-            loaded = params_io.load(param_file)
+            loaded = params_io.load(param_file) or {}       # a block without parameters: an empty file
             loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
             from ast_hybrid.gluon.parameter import assign_loaded
 
@@ -178,7 +178,7 @@ class SymbolBlock(HybridBlock):
                              f"{[n for n in out.list_arguments() if not n.endswith(_PARAM_SUFFIXES)][:10]}")
         block = SymbolBlock(out, [symbolic.variable(n) for n in names])
         if param_file is not None:
-            loaded = params_io.load(param_file)
+            loaded = params_io.load(param_file) or {}       # a block without parameters: an empty file
             loaded = {k.split(":", 1)[1] if k.startswith(("arg:", "aux:")) else k: v for k, v in loaded.items()}
             assign_loaded(dict(block._params.items()), loaded, os.fspath(param_file), allow_missing, ignore_extra)
         return block
@@ -215,7 +215,12 @@ class SymbolBlock(HybridBlock):
         leaves = self._leaves
         if leaves is None:
             leaves = self._leaves = tuple(p.data()._arr for p in self._order)
-        out = self._exported.call(leaves, *[a._arr if a.__class__ in ARRAYS else a for a in args])
+
+        def raw(a):         # lists of arrays too: the program was exported on the inputs' structure
+            return [raw(v) for v in a] if isinstance(a, list) else tuple(raw(v) for v in a) \
+                if isinstance(a, tuple) else a._arr if a.__class__ in ARRAYS else a
+
+        out = self._exported.call(leaves, *[raw(a) for a in args])
         return wrap_outputs(out)
 
     forward = __call__

@@ -81,6 +81,20 @@ def _scalar(op, reverse):
     return translate
 
 
+def _mixed(op):
+    """ast-hybrid's ``maximum``/``minimum``/``power`` nodes: two arrays, or one and a scalar option (``lhs`` or
+    ``base`` on the left, ``rhs`` or ``exp`` on the right)."""
+    def translate(e, n):
+        if len(n.inputs) == 2:
+            return _finish(e, n, op, n.inputs)
+        for key, first in (("lhs", True), ("base", True), ("rhs", False), ("exp", False), ("scalar", False)):
+            if n.attr(key) is not None:
+                c = e.const(np.asarray(float(n.attr(key))).astype(n.in_dtypes[0]), hint=n.name + "_scalar")
+                return _finish(e, n, op, [c, n.inputs[0]] if first else [n.inputs[0], c])
+        raise n.error("has neither two inputs nor a scalar option")
+    return translate
+
+
 def square(e, n):
     e.op("Mul", [n.inputs[0], n.inputs[0]], n.out)
 
@@ -168,4 +182,5 @@ TABLE = {
     "hard_sigmoid": hard_sigmoid, "logical_not": logical_not, "clip": clip, "Cast": cast, "cast": cast,
     "amp_cast": cast, "add_n": add_n, "ElementWiseSum": add_n, "where": where,
     "zeros_like": _filled(0), "ones_like": _filled(1),
+    "maximum": _mixed("Max"), "minimum": _mixed("Min"), "power": _mixed("Pow"),
 }

@@ -128,7 +128,10 @@ def to_onnx(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_shape
         raise ValueError("dynamic_input_shapes is specified. Please set dynamic=True to enable dynamic input shapes")
     for idx, node in enumerate(nodes):
         op, name = node["op"], node["name"]
-        if name in seen_names:          # MXNet's export renames a repeated name the same way
+        if op == "null" and name in seen_names:     # one variable, named twice: the same value
+            tensor[(idx, 0)] = name
+            continue
+        if name in seen_names:          # MXNet's export renames a repeated node name the same way
             name = f"idx_{idx}_{name}"
         seen_names.add(name)
         if op == "null":

@@ -228,11 +228,9 @@ def log_softmax(e, n):
 
 
 def softmax_activation(e, n):
-    if n.attr("mode", "instance") == "channel" or len(n.in_shapes[0]) == 2:
-        e.op("Softmax", [n.inputs[0]], n.out, axis=1)
-        return
-    flat = e.op("Softmax", [e.op("Flatten", [n.inputs[0]], axis=1)], axis=1)
-    e.op("Reshape", [flat, e.op("Shape", [n.inputs[0]])], n.out)
+    """``channel``: over axis 1; ``instance`` (the default): over the last axis (MXNet flattens to 2-d keeping
+    the last)."""
+    e.op("Softmax", [n.inputs[0]], n.out, axis=1 if n.attr("mode", "instance") == "channel" else -1)
 
 
 def softmax_output(e, n):

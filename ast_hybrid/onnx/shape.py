@@ -93,39 +93,39 @@ def slice_like(e, n):
     _slice(e, n, [0] * len(axes), [out[a] for a in axes], list(axes))
 
 
-def split(e, n):
-    axis = int(n.attr("axis", 1))
-    count = len(n.outputs)
+def _split(e, n, axis, sizes):
+    """ONNX's Split into ``n.outputs`` (sizes an initialiser, or equal parts when None), each squeezed on
+    ``axis`` under ``squeeze_axis``."""
     squeeze_axis = n.flag("squeeze_axis")
-    size = n.static_shape(0)[axis] if not e.dynamic else None
-    parts = e.op("Split", [n.inputs[0], e.ints([size // count] * count, n.name + "_sizes")] if size else
-                 [n.inputs[0]], None if squeeze_axis else n.outputs, axis=axis)
-    if count == 1:
-        parts = [parts]
-    if squeeze_axis:
-        axes = e.ints([axis], n.name + "_axis")
-        for p, out in zip(parts if count > 1 else [parts[0]], n.outputs):
-            e.op("Squeeze", [p, axes], out)
-
-
-def split_v2(e, n):
-    axis = int(n.attr("axis", 0))
-    indices = n.ints("indices", ())
-    sections = int(n.attr("sections", 0) or 0)
-    dim = n.static_shape(0)[axis]
-    if sections:
-        bounds = [i * dim // sections for i in range(sections)] + [dim]
-    else:
-        bounds = list(indices) + [dim]
-    sizes = [b - a for a, b in zip(bounds, bounds[1:])]
-    squeeze_axis = n.flag("squeeze_axis")
-    parts = e.op("Split", [n.inputs[0], e.ints(sizes, n.name + "_sizes")], None if squeeze_axis else n.outputs,
-                 axis=axis)
-    parts = parts if isinstance(parts, list) else [parts]
+    parts = [e.fresh(f"{n.name}_part{i}") for i in range(len(n.outputs))] if squeeze_axis else n.outputs
+    ins = [n.inputs[0]] + ([e.ints(sizes, n.name + "_sizes")] if sizes else [])
+    e.op("Split", ins, parts, axis=axis)
     if squeeze_axis:
         axes = e.ints([axis], n.name + "_axis")
         for p, out in zip(parts, n.outputs):
             e.op("Squeeze", [p, axes], out)
+
+
+def split(e, n):
+    axis = int(n.attr("axis", 1))
+    count = len(n.outputs)
+    size = None if e.dynamic else n.in_shapes[0][axis]
+    _split(e, n, axis, [size // count] * count if size else None)
+
+
+def split_v2(e, n):
+    """MXNet's ``_split_v2`` (``indices`` with a leading 0, or ``sections``) and ast-hybrid's ``split_v2``
+    (``indices_or_sections``)."""
+    axis = int(n.attr("axis", 0))
+    dim = n.static_shape(0)[axis]
+    given = n.attr("indices_or_sections")
+    sections = given if isinstance(given, int) else int(n.attr("sections", 0) or 0)
+    if sections:
+        bounds = [i * dim // sections for i in range(sections)]
+    else:
+        bounds = [0] + [i for i in (given if given is not None else n.ints("indices", ())) if i != 0]
+    bounds.append(dim)
+    _split(e, n, axis, [b - a for a, b in zip(bounds, bounds[1:])])
 
 
 def _axes(n):
@@ -140,6 +140,14 @@ def _axes(n):
     return axes
 
 
+def _scalar_as_vector(e, n, y):
+    """MXNet's reduction of every axis is of shape (1,) where ONNX's is a scalar."""
+    if len(n.out_shapes[0]) == 1 and len(n.in_shapes[0]) and not n.flag("keepdims") and \
+            len(_axes(n)) == len(n.in_shapes[0]):
+        return e.op("Reshape", [y, e.ints([1], n.name + "_one")], n.out)
+    return e.op("Identity", [y], n.out)
+
+
 def _reduce(op):
     def translate(e, n):
         axes = _axes(n)
@@ -147,9 +155,9 @@ def _reduce(op):
         if not axes:
             e.op("Identity", n.inputs[:1], n.out)
         elif op == "ReduceSum":     # opset 13 on: its axes are an input
-            e.op(op, [n.inputs[0], e.ints(axes, n.name + "_axes")], n.out, keepdims=keep)
+            _scalar_as_vector(e, n, e.op(op, [n.inputs[0], e.ints(axes, n.name + "_axes")], keepdims=keep))
         else:
-            e.op(op, n.inputs[:1], n.out, axes=axes, keepdims=keep)
+            _scalar_as_vector(e, n, e.op(op, n.inputs[:1], axes=axes, keepdims=keep))
     return translate
 
 
@@ -165,8 +173,8 @@ def _arg(op):
         axis = n.attr("axis")
         x = n.inputs[0]
         keep = int(n.flag("keepdims"))
-        if axis in (None, "None"):
-            x, axis, keep = e.op("Reshape", [x, e.ints([-1], n.name + "_flat")]), 0, 0
+        if axis in (None, "None"):      # over the flattened array, MXNet's answer of shape (1,)
+            x, axis, keep = e.op("Reshape", [x, e.ints([-1], n.name + "_flat")]), 0, 1
         idx = e.op(op, [x], axis=int(axis), keepdims=keep)
         e.op("Cast", [idx], n.out, to=onnx_dtype(n.out_dtypes[0]))     # MXNet's indices are floats
     return translate
@@ -273,7 +281,7 @@ TABLE = {
     "Flatten": flatten, "flatten": flatten, "Concat": concat, "concat": concat, "stack": stack,
     "Reshape": reshape, "reshape": reshape, "reshape_like": reshape_like, "transpose": transpose,
     "expand_dims": expand_dims, "squeeze": squeeze, "slice_axis": slice_axis, "slice": slice_op, "crop": slice_op,
-    "slice_like": slice_like, "SliceChannel": split, "split": split, "_split_v2": split_v2,
+    "slice_like": slice_like, "SliceChannel": split, "split": split, "_split_v2": split_v2, "split_v2": split_v2,
     "sum": _reduce("ReduceSum"), "sum_axis": _reduce("ReduceSum"), "mean": _reduce("ReduceMean"),
     "max": _reduce("ReduceMax"), "min": _reduce("ReduceMin"), "prod": _reduce("ReduceProd"), "norm": norm,
     "argmax": _arg("ArgMax"), "argmin": _arg("ArgMin"), "dot": dot, "batch_dot": batch_dot,

@@ -32,7 +32,7 @@ _NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "r
 
 
 def parse_attr(text):
-    """An attribute's text as the Python value it writes (``\"(3, 3)\"``, ``\"True\"``); other text as it is."""
+    """An attribute's text as the Python value it writes (``"(3, 3)"``, ``"True"``); other text as it is."""
     import ast
 
     if not isinstance(text, str):

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from ast_hybrid import init
+from ast_hybrid import init, nd
 from ast_hybrid.gluon import HybridBlock, SymbolBlock, nn
 from ast_hybrid.gluon.functional import functional
 
@@ -147,6 +147,41 @@ def test_export_and_symbolblock_run_without_source(tmp_path):
     np.testing.assert_allclose(np.asarray(block(xb)), np.asarray(net(xb)), rtol=1e-6)
     with pytest.raises(RuntimeError, match="hybridize"):
         _mlp("v_").export(str(tmp_path / "n"))
+
+
+def test_export_writes_mxnets_graph_and_falls_back_to_the_program(tmp_path):
+    """A block that runs on Symbols is written as MXNet's graph JSON, its parameters under the graph's
+    ``arg:``/``aux:`` names; one whose inputs are a list (no MXNet graph) as the StableHLO program."""
+    import json
+
+    from ast_hybrid.io import params_file as params_io
+
+    net = nn.HybridSequential(prefix="e_")
+    with net.name_scope():
+        net.add(nn.Dense(8), nn.BatchNorm(), nn.Dense(3))
+    net.initialize()
+    net.hybridize()
+    y = np.asarray(net(X))
+    net.export(str(tmp_path / "g"))
+    graph = json.loads((tmp_path / "g-symbol.json").read_text())
+    assert [n["name"] for n in graph["nodes"] if n["op"] == "null"][0] == "data"
+    names = sorted(params_io.load(tmp_path / "g-0000.params"))
+    assert "aux:e_batchnorm0_running_mean" in names and "arg:e_dense0_weight" in names
+    assert not (tmp_path / "g-symbol.stablehlo").exists()
+    again = SymbolBlock.imports(str(tmp_path / "g-symbol.json"), ["data"], str(tmp_path / "g-0000.params"))
+    np.testing.assert_allclose(np.asarray(again(X)), y, rtol=1e-6)
+
+    class Pair(nn.HybridBlock):
+        def hybrid_forward(self, F, xs):
+            return xs[0] + xs[1]
+
+    pair = Pair()
+    pair.hybridize()
+    pair([nd.array(X), nd.array(X)])
+    pair.export(str(tmp_path / "p"))
+    assert (tmp_path / "p-symbol.stablehlo").exists()
+    again = SymbolBlock.imports(str(tmp_path / "p-symbol.json"), ["data"], str(tmp_path / "p-0000.params"))
+    np.testing.assert_allclose(np.asarray(again([nd.array(X), nd.array(X)])), 2 * X, rtol=1e-6)
 
 
 def test_a_symbolblock_graph_runs_as_one_program_without_hybridize():

@@ -95,6 +95,29 @@ def test_our_graph_json_runs_in_mxnet(oracle, tmp_path, name):
     assert json.loads(graph.tojson())["heads"] == [[len(json.loads(graph.tojson())["nodes"]) - 1, 0, 0]]
 
 
+@pytest.mark.parametrize("name", ["resnet18_v2", "mobilenetv2_0.25"])
+def test_our_export_files_run_in_mxnet(oracle, tmp_path, name):
+    """``HybridBlock.export`` writes MXNet's files: MXNet 1.9.1's ``SymbolBlock.imports`` runs them to our
+    output (``aux:`` running statistics included)."""
+    from ast_hybrid.gluon.model_zoo import vision
+
+    size = MODELS[name]
+    x = np.random.RandomState(3).uniform(-1, 1, (2, 3, size, size)).astype("float32")
+    net = vision.get_model(name, classes=10)
+    net.initialize()
+    net.hybridize()
+    net(nd.array(x))
+    for k, p in net.collect_params().items():
+        if k.endswith(("running_mean", "running_var")):
+            p.set_data(nd.random.uniform(0.5, 1.5, shape=p.shape))
+    ours = net(nd.array(x)).asnumpy()
+    net.export(str(tmp_path / name), epoch=2)
+    ref = oracle.run(IMPORT.format(graph=str(tmp_path / f"{name}-symbol.json"),
+                                   params=str(tmp_path / f"{name}-0002.params")), x=x)
+    for key in ("y", "h"):
+        np.testing.assert_allclose(ref[key], ours, rtol=0, atol=1e-4 * np.abs(ours).max())
+
+
 OPERATORS = """
 x = mx.sym.var('data')
 outs = [x > 0.3, x >= 0.3, x < -0.2, x <= -0.2, x == 0.5, x != 0.5, x ** 2, 2 ** x, x % 0.7, 0.7 % (x + 2),

@@ -49,7 +49,7 @@ _FRONT = {
     "optimizer": {"core", "ops", "nd"},
     "metric": {"core", "nd"},
     "gluon": {"core", "ops", "xla", "io", "parallel", "nd", "init", "symbol", "optimizer", "common",
-              "transpiler"},                    # transpiler: its api converts a hybrid_forward with control flow
+              "transpiler", "onnx"},            # transpiler: its api converts a hybrid_forward with control flow
     "image": {"core", "ops", "nd", "io", "gluon"},
     "module": {"core", "ops", "nd", "io", "init", "symbol", "sym", "optimizer", "metric", "gluon"},   # mx.mod, mx.rnn
     "onnx": {"core", "nd", "symbol"},           # mx.onnx: graphs to ONNX
