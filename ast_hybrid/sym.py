@@ -72,8 +72,15 @@ def _guarded(op, name, path):
 class _Namespace:
     """``sym.contrib`` and the like: the op module, its ops building nodes when given Symbols."""
 
+    __slots__ = ("_module", "_path")
+
     def __init__(self, module, path):
         self._module, self._path = module, path
+
+    @property
+    def __dict__(self):
+        """The namespace's names, as MXNet's module's (``'box_decode' in F.contrib.__dict__``)."""
+        return self._module.__dict__
 
     def __getattr__(self, attr):
         return _guarded(getattr(self._module, attr), attr, self._path)

@@ -81,17 +81,27 @@ def _scalar(op, reverse):
     return translate
 
 
-def _mixed(op):
-    """ast-hybrid's ``maximum``/``minimum``/``power`` nodes: two arrays, or one and a scalar option (``lhs`` or
-    ``base`` on the left, ``rhs`` or ``exp`` on the right)."""
+def _python_mod(e, n, a, b):
+    """MXNet's ``mod``: the sign of the divisor (Python's %), 0 for a divisor 0."""
+    dt = n.in_dtypes[0]
+    if dt.kind in "iu":
+        return e.op("Mod", [a, b], n.out, fmod=0)
+    zero = e.const(np.asarray(0, dt), hint=n.name + "_zero")
+    r = e.op("Mod", [a, b], fmod=1)
+    wrong = e.op("And", [e.op("Not", [e.op("Equal", [r, zero])]),
+                         e.op("Xor", [e.op("Less", [r, zero]), e.op("Less", [b, zero])])])
+    fixed = e.op("Where", [wrong, e.op("Add", [r, b]), r])
+    e.op("Where", [e.op("Equal", [b, zero]), zero, fixed], n.out)
+
+
+def mod(e, n):
+    _python_mod(e, n, *n.inputs[:2])
+
+
+def _mod_scalar(reverse):
     def translate(e, n):
-        if len(n.inputs) == 2:
-            return _finish(e, n, op, n.inputs)
-        for key, first in (("lhs", True), ("base", True), ("rhs", False), ("exp", False), ("scalar", False)):
-            if n.attr(key) is not None:
-                c = e.const(np.asarray(float(n.attr(key))).astype(n.in_dtypes[0]), hint=n.name + "_scalar")
-                return _finish(e, n, op, [c, n.inputs[0]] if first else [n.inputs[0], c])
-        raise n.error("has neither two inputs nor a scalar option")
+        c = e.const(np.asarray(float(n.attr("scalar", 1.0))).astype(n.in_dtypes[0]), hint=n.name + "_scalar")
+        _python_mod(e, n, *([c, n.inputs[0]] if reverse else [n.inputs[0], c]))
     return translate
 
 
@@ -153,6 +163,12 @@ def cast(e, n):
     e.op("Cast", n.inputs[:1], n.out, to=onnx_dtype(n.out_dtypes[0]))
 
 
+def amp_multicast(e, n):
+    """AMP's casts to the widest of its inputs' types (``cast_narrow``: the narrowest)."""
+    for x, out, dt in zip(n.inputs, n.outputs, n.out_dtypes):
+        e.op("Cast", [x], out, to=onnx_dtype(dt))
+
+
 def add_n(e, n):
     e.op("Sum", n.inputs, n.out) if len(n.inputs) > 1 else e.op("Identity", n.inputs, n.out)
 
@@ -180,7 +196,8 @@ TABLE = {
     "square": square, "rsqrt": rsqrt, "round": round_away, "rint": _unary("Round"), "fix": fix, "trunc": fix,
     "log2": _log_base(2), "log10": _log_base(10), "log1p": log1p, "expm1": expm1,
     "hard_sigmoid": hard_sigmoid, "logical_not": logical_not, "clip": clip, "Cast": cast, "cast": cast,
-    "amp_cast": cast, "add_n": add_n, "ElementWiseSum": add_n, "where": where,
+    "amp_cast": cast, "amp_multicast": amp_multicast, "add_n": add_n, "ElementWiseSum": add_n, "where": where,
     "zeros_like": _filled(0), "ones_like": _filled(1),
-    "maximum": _mixed("Max"), "minimum": _mixed("Min"), "power": _mixed("Pow"),
+    "broadcast_mod": mod, "elemwise_mod": mod, "_mod": mod, "_mod_scalar": _mod_scalar(False),
+    "_rmod_scalar": _mod_scalar(True),
 }

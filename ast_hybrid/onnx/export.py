@@ -89,7 +89,7 @@ def to_onnx(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_shape
 
     from ast_hybrid.onnx.translations import TABLE
 
-    graph = json.loads(sym.tojson())
+    graph = json.loads(sym.tojson(remove_amp_cast=False))   # every node of get_internals(), in its order
     nodes = graph["nodes"]
     label = nodes[-1]["name"] + "_label" if nodes else None
     inputs = [n for n in sym.list_inputs() if n not in params and n != label]

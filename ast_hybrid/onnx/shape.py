@@ -241,6 +241,28 @@ def take(e, n):
     e.op("Gather", [n.inputs[0], idx], n.out, axis=axis)
 
 
+def repeat(e, n):
+    """Each element ``repeats`` times along ``axis`` (the flattened array without one): a new axis after it,
+    tiled, merged back."""
+    count = int(n.attr("repeats"))
+    axis = n.attr("axis")
+    x = n.inputs[0]
+    if axis in (None, "None"):
+        x, axis = e.op("Reshape", [x, e.ints([-1], n.name + "_flat")]), 0
+    rank = len(n.in_shapes[0]) if n.attr("axis") not in (None, "None") else 1
+    axis = int(axis) % rank
+    wide = e.op("Unsqueeze", [x, e.ints([axis + 1], n.name + "_axis")])
+    tiled = e.op("Tile", [wide, e.ints([1] * (axis + 1) + [count] + [1] * (rank - axis - 1), n.name + "_reps")])
+    target = [0] * axis + [-1] + list(n.out_shapes[0][axis + 1:]) if e.dynamic and axis == rank - 1 \
+        else n.out_shapes[0]
+    e.op("Reshape", [tiled, e.ints(target, n.name + "_shape")], n.out)
+
+
+def reverse(e, n):
+    axes = [int(a) for a in n.ints("axis", ())]
+    _slice(e, n, [-1] * len(axes), [-_BIG - 1] * len(axes), axes, [-1] * len(axes))
+
+
 def pad(e, n):
     width = list(n.ints("pad_width", ()))
     mode = n.attr("mode", "constant")
@@ -288,5 +310,5 @@ TABLE = {
     "broadcast_to": broadcast_static, "broadcast_axis": broadcast_static, "broadcast_axes": broadcast_static,
     "broadcast_like": broadcast_like, "tile": tile, "take": take, "Pad": pad, "pad": pad,
     "_zeros": created, "_ones": created, "_full": created, "_arange": arange,
-    "shape_array": shape_array, "size_array": size_array,
+    "shape_array": shape_array, "size_array": size_array, "repeat": repeat, "reverse": reverse, "flip": reverse,
 }

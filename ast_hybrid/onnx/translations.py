@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ast_hybrid.onnx import elemwise, nn, shape
+from ast_hybrid.onnx import detection, elemwise, nn, shape
 
 __all__ = ["TABLE"]
 
-TABLE = {**elemwise.TABLE, **shape.TABLE, **nn.TABLE}
+TABLE = {**elemwise.TABLE, **shape.TABLE, **nn.TABLE, **detection.TABLE}

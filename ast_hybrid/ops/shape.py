@@ -261,7 +261,7 @@ def slice(data, begin, end, step=()):
 
 
 @op
-def slice_axis(data, axis, begin, end):
+def slice_axis(data, axis, begin, end=None):
     """``data[..., begin:end, ...]`` on one ``axis``; ``end=None`` runs to the end."""
     data = jnp.asarray(data)
     axis = norm_axis(axis, data.ndim, "slice_axis")

@@ -233,11 +233,11 @@ class Symbol:
     # -- MXNet's graph format -----------------------------------------------------------------------------
     def tojson(self, remove_amp_cast=True):
         """The graph as MXNet's JSON (what ``mx.sym.load_json``, and MXNet 1.9.1's own, read)."""
-        return to_json(self._entries)
+        return to_json(self._entries, remove_amp_cast)
 
     def save(self, fname, remove_amp_cast=True):
         with open(fname, "w") as f:
-            f.write(self.tojson())
+            f.write(self.tojson(remove_amp_cast))
 
     # -- MXNet's executors (symbol/executor.py) ---------------------------------------------------------
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None, shared_exec=None):
@@ -624,8 +624,8 @@ def load_json(text, where="the graph"):
     return symbol_json.load_json(text, where)
 
 
-def to_json(entries):
+def to_json(entries, remove_amp_cast=True):
     """MXNet's graph JSON of ``entries`` (``symbol_json.to_json``)."""
     from ast_hybrid.symbol import graph_json as symbol_json
 
-    return symbol_json.to_json(entries)
+    return symbol_json.to_json(entries, remove_amp_cast)

@@ -7,8 +7,8 @@
 "heads", "attrs": {"mxnet_version": ...}}``: variables are ``"null"`` nodes (``__shape__``/``__dtype__`` where
 known), attributes are strings (``"(3, 3)"``, ``"True"``).  MXNet's oneDNN fused ``_sg_mkldnn_conv`` nodes (float
 and int8: GluonCV's ``*_int8`` graphs) carry their Convolution/BatchNorm/Activation subgraph, read here into the
-op's options (``ops/quantization.py``).  An op ast-hybrid lacks is NotSupported naming it and its node.  Checked both ways against MXNet 1.9.1
-(tests/gluon/test_mxnet_graph_import.py).
+op's options (``ops/quantization.py``).  An op ast-hybrid lacks is NotSupported naming it and its node.  Checked
+both ways against MXNet 1.9.1 (tests/gluon/test_mxnet_graph_import.py).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _json_op(name):
     """The op MXNet registered as ``name`` (``Convolution``, ``_plus_scalar``, ``_contrib_box_nms``), or None."""
     from ast_hybrid import ops
 
-    if name in ("_zeros", "_ones"):     # sym.zeros/ones: creation nodes (symbol/recorder.py's _CREATIONS)
+    if name in ("_zeros", "_ones", "_arange", "_eye", "_linspace"):  # creation nodes (recorder.py's _CREATIONS)
         return getattr(ops, name[1:])
     for prefix, space in _NAMESPACES:
         if name.startswith(prefix):
@@ -210,12 +210,48 @@ def _json_attrs(node):
     return attrs
 
 
-def to_json(entries):
+# ``mx.sym.maximum``/``minimum``/``power``/``hypot`` are Python functions in MXNet that record one of three
+# registered ops: two arrays, the array and a scalar, the scalar first (power's ``_rpower_scalar``)
+_SCALAR_FORMS = {"maximum": ("_maximum", "_maximum_scalar", "_maximum_scalar"),
+                 "minimum": ("_minimum", "_minimum_scalar", "_minimum_scalar"),
+                 "power": ("_power", "_power_scalar", "_rpower_scalar"),
+                 "hypot": ("_hypot", "_hypot_scalar", "_hypot_scalar")}
+
+
+def _registered(op, attrs, inputs):
+    """``(op, attrs)`` as MXNet's graph names them."""
+    forms = _SCALAR_FORMS.get(op)
+    if forms is None:
+        return op, attrs
+    if inputs == 2:
+        return forms[0], {}
+    for key, first in (("lhs", True), ("base", True), ("rhs", False), ("exp", False)):
+        if key in attrs:
+            return forms[2 if first else 1], {"scalar": attrs[key]}
+    return op, attrs
+
+
+_AMP_CASTS = ("amp_cast", "amp_multicast")
+
+
+def to_json(entries, remove_amp_cast=True):
     """MXNet's graph JSON of the nodes ``entries`` depend on (``nodes``, ``arg_nodes``, ``node_row_ptr``,
-    ``heads``), each op under MXNet's registered name."""
+    ``heads``), each op under MXNet's registered name; ``remove_amp_cast``: without the AMP casts (each output
+    of an ``amp_cast``/``amp_multicast`` read from its input), as MXNet's ``export`` writes it."""
     import json
 
-    order = _topo(entries)
+    cast_inputs = {}
+    if remove_amp_cast:
+        for n in _topo(entries):
+            if n.kind != "var" and n.op in _AMP_CASTS:
+                cast_inputs[id(n)] = [s._entries[0] for s in _symbols_in((n.args, n.kwargs))]
+
+    def source(node, i):
+        while id(node) in cast_inputs:
+            node, i = cast_inputs[id(node)][i]
+        return node, i
+
+    order = [n for n in _topo(entries) if id(n) not in cast_inputs]
     index = {id(n): i for i, n in enumerate(order)}
     nodes, rows = [], [0]
     for n in order:
@@ -230,12 +266,13 @@ def to_json(entries):
                 attrs["__dtype__"] = str(_DTYPE_NUMBERS[np.dtype(dtype).name])
             nodes.append({"op": "null", "name": n.name, **({"attrs": attrs} if attrs else {}), "inputs": []})
         else:
-            ins = [[index[id(s._entries[0][0])], s._entries[0][1], 0] for s in _symbols_in((n.args, n.kwargs))]
-            attrs = _json_attrs(n)
-            nodes.append({"op": n.op, "name": n.name, **({"attrs": attrs} if attrs else {}), "inputs": ins})
+            ins = [source(*s._entries[0]) for s in _symbols_in((n.args, n.kwargs))]
+            op, attrs = _registered(n.op, _json_attrs(n), len(ins))
+            nodes.append({"op": op, "name": n.name, **({"attrs": attrs} if attrs else {}),
+                          "inputs": [[index[id(m)], i, 0] for m, i in ins]})
         rows.append(rows[-1] + n.nout)
     graph = {"nodes": nodes, "arg_nodes": [i for i, n in enumerate(order) if n.kind == "var"],
-             "node_row_ptr": rows, "heads": [[index[id(n)], i, 0] for n, i in entries],
+             "node_row_ptr": rows, "heads": [[index[id(m)], i, 0] for m, i in (source(*e) for e in entries)],
              "attrs": {"mxnet_version": ["int", 10901]}}
     return json.dumps(graph, indent=2)
 

@@ -257,8 +257,15 @@ class _SymbolF:
     """``F`` while a block is called with Symbols: ``ast_hybrid.nd``'s names, every op recording a node
     (MXNet passes ``mx.sym``).  Sub-namespaces (``F.contrib``) likewise."""
 
+    __slots__ = ("_module", "_path")
+
     def __init__(self, module, path=()):
         self._module, self._path = module, path
+
+    @property
+    def __dict__(self):
+        """The namespace's names, as a module's: GluonCV asks ``'box_decode' in F.contrib.__dict__``."""
+        return self._module.__dict__
 
     def __getattr__(self, attr):
         if not self._path and attr in _SYMBOL_API:

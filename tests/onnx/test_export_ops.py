@@ -240,3 +240,43 @@ def test_what_cannot_be_written_is_named(tmp_path):
     with pytest.raises(ExportError, match="dynamic"):
         export_model(sym.Reshape(x, shape=(-3, 0)), {}, [(2, 3, 4)], np.float32, str(tmp_path / "r.onnx"),
                      dynamic=True)
+
+
+def _boxes(batch, count, classes=3, seed=0):
+    r = np.random.RandomState(seed)
+    ids = r.randint(0, classes, (batch, count, 1))
+    scores = np.round(r.uniform(0, 1, (batch, count, 1)), 2)       # ties: MXNet's order is the input's
+    xy = r.uniform(0, 20, (batch, count, 2))
+    wh = r.uniform(-2, 10, (batch, count, 2))                       # some of negative width or height
+    return np.concatenate([ids, scores, xy, xy + wh], -1).astype(np.float32)
+
+
+@pytest.mark.parametrize("opts", [dict(force_suppress=True), dict(id_index=0), dict(id_index=0, topk=10),
+                                  dict(id_index=0, background_id=1, valid_thresh=0.3, overlap_thresh=0.3),
+                                  dict(in_format="center", out_format="center", id_index=0)])
+def test_box_nms(tmp_path, opts):
+    """MXNet's box_nms, not ONNX's: candidates are the topk best, classes apart, boxes of negative extent
+    overlap nothing, kept rows first in score order and the rest -1."""
+    out = sym.contrib.box_nms(x, coord_start=2, score_index=1, **opts)
+    check(tmp_path, out, {"x": _boxes(2, 60)}, atol=0)
+    check(tmp_path, out, {"x": _boxes(1, 40, seed=1)[0]}, atol=0)
+
+
+def test_detection_ops(tmp_path):
+    r = np.random.RandomState(3)
+    deltas, anchors = u(2, 10, 4), r.uniform(0, 1, (1, 10, 4)).astype(np.float32)
+    out = sym.Group([sym.contrib.box_decode(x, y, std0=0.1, std1=0.1, std2=0.2, std3=0.2, clip=0.5, format=f)
+                     for f in ("center", "corner")])
+    check(tmp_path, out, {"x": deltas, "y": anchors})
+    feat = u(2, 3, 16, 16)
+    rois = np.array([[0, 1, 1, 9, 12], [1, 0.5, 2, 15, 15], [0, 3, 3, 4, 4]], np.float32)
+    out = sym.Group([sym.contrib.ROIAlign(x, y, pooled_size=(4, 4), spatial_scale=0.5, sample_ratio=2),
+                     sym.contrib.ROIAlign(x, y, pooled_size=(3, 3), spatial_scale=1.0)])
+    check(tmp_path, out, {"x": feat, "y": rois})
+    v = u(3, 7)
+    ks = [sym.topk(x, k=2, axis=0), sym.topk(x, k=2, is_ascend=True, ret_typ="value")]
+    out = sym.Group(list(sym.topk(x, k=3, ret_typ="both")) + ks
+                    + [sym.gather_nd(x, y), sym.repeat(x, repeats=2, axis=1), sym.repeat(x, repeats=3),
+                       sym.reverse(x, axis=1), sym.reverse(x, axis=(0, 1)), x % 0.4, 0.4 % x])
+    check(tmp_path, out, {"x": v, "y": np.array([[0, 2, 1], [6, 0, 3]], np.float32)})
+    check(tmp_path, sym.broadcast_mod(x, y), {"x": u(3, 4) * 3, "y": np.array([[0.7, -0.4, 0, 1.5]], np.float32)})
