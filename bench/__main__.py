@@ -10,6 +10,8 @@ contenders interleaved round by round, medians, ratios to MXNet 1.9.1 static_all
 - ``zoo``: the vision model zoo at batch 1 and 16, and at batch 1 on a 64x64 input where the model takes one,
   with ONNX Runtime on MXNet's export; first calls on an empty compile cache and in a second process on a
   filled one (``bench/zoo.py``; ``--quick``: two models at 64x64, batch 1 and 4);
+- ``deploy``: the model zoo's CPU inference here (XLA), through our ONNX export in ONNX Runtime, and through
+  MXNet's own ONNX export in the same ONNX Runtime (``bench/deploy.py``);
 - ``blocks``: plain ``nn.Block`` models hybridized against op by op (``bench/block_hybridize.py``);
 - ``train``: training steps, ``bench/train.py``'s ``main()`` where that file exists;
 - ``convert``: conversion of every function of MXNet's mxnet/gluon (``bench/convert_speed.py``);
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from bench import harness
 
-SCENARIOS = ("mlp", "control_flow", "zoo", "blocks", "train", "convert", "lint")
+SCENARIOS = ("mlp", "control_flow", "zoo", "deploy", "blocks", "train", "convert", "lint")
 
 
 def run_train(report, quick, mxnet=True):
@@ -62,7 +64,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-onnx", action="store_true", help="leave ONNX Runtime (on MXNet's export) out")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = ap.parse_args(argv)
-    from bench import block_hybridize, control_flow, convert_speed, lint_speed, mlp, zoo
+    from bench import block_hybridize, control_flow, convert_speed, deploy, lint_speed, mlp, zoo
 
     zoo.fresh_compile_cache()     # first calls timed compiling, and the user's cache left alone
     report = harness.Report()
@@ -72,6 +74,7 @@ def main(argv=None) -> int:
                  "control_flow": lambda: control_flow.scenario(report, quick),
                  "zoo": lambda: zoo.scenario(report, mx, quick,
                                              onnx=zoo.onnx_folder(report, mx is not None and not args.no_onnx)),
+                 "deploy": lambda: deploy.scenario(report, mx if not args.no_onnx else None, quick),
                  "blocks": lambda: block_hybridize.scenario(report, 20 if quick else None),
                  "train": lambda: run_train(report, quick, not args.no_mxnet),
                  "convert": lambda: convert_speed.scenario(report, quick),

@@ -181,7 +181,10 @@ def op_recorder(fn, attr, path=(), always=False):
         kwargs.pop("attr", None)
         kwargs.pop("out", None)
         mx_op = "_" + "_".join(path) + "_" + attr if path and path[0] != "_internal" else attr
-        return _make_op(fn, attr, args, kwargs, name, hint=mx_op.lower() if path else None,
+        # named as MXNet names them: sym.contrib.box_nms's node "box_nms0", sym.random.uniform's (a Python
+        # wrapper of _internal._random_uniform) "_random_uniform0"
+        hint = (mx_op if path[0] == "random" else attr).lower() if path else None
+        return _make_op(fn, attr, args, kwargs, name, hint=hint,
                         key=key if key in _outputs_table() else op_name, mx_op=mx_op)
 
     return call
@@ -235,6 +238,9 @@ def _operator(fn, hint, a, b, mx_op):
     return _make_op(fn, hint, (a, b), {}, hint=hint, mx_op=mx_op)
 
 
+_CAMEL = ("_plus", "_minus", "_mul", "_div", "_mod", "_power")
+
+
 def _binary(fn, hint, mx_op, reflected=False):
     """``sym <op> other``: MXNet's ``mx_op`` between Symbols, ``<hint>_scalar`` (``_r...`` reflected) with a
     number; the scalar is the node's ``scalar`` attribute in its graph JSON."""
@@ -244,7 +250,10 @@ def _binary(fn, hint, mx_op, reflected=False):
         elif isinstance(other, (numbers.Number, np.generic)):
             flip = reflected and hint in ("_minus", "_div", "_power", "_mod")
             pair = (other, self) if reflected else (self, other)
-            h, op = f"{'_r' + hint[1:] if flip else hint}scalar", f"{'_r' + hint[1:] if flip else hint}_scalar"
+            op = f"{'_r' + hint[1:] if flip else hint}_scalar"
+            # the node's name as MXNet's: its arithmetic calls _internal._MulScalar (hint "_mulscalar"), its
+            # comparisons and __rpow__ the snake-case ops (``_greater_scalar``)
+            h = op if hint not in _CAMEL or (flip and hint == "_power") else op.replace("_scalar", "scalar")
         else:
             return NotImplemented
         return _operator(fn, h, *pair, mx_op=op)
