@@ -80,7 +80,7 @@ class _Namespace:
     @property
     def __dict__(self):
         """The namespace's names, as MXNet's module's (``'box_decode' in F.contrib.__dict__``)."""
-        return self._module.__dict__
+        return dict(self._module.__dict__)     # a copy: GluonCV's export_block pops from it
 
     def __getattr__(self, attr):
         return _guarded(getattr(self._module, attr), attr, self._path)

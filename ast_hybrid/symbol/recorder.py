@@ -274,7 +274,7 @@ class _SymbolF:
     @property
     def __dict__(self):
         """The namespace's names, as a module's: GluonCV asks ``'box_decode' in F.contrib.__dict__``."""
-        return self._module.__dict__
+        return dict(self._module.__dict__)     # a copy: GluonCV's export_block pops from it
 
     def __getattr__(self, attr):
         if not self._path and attr in _SYMBOL_API:
