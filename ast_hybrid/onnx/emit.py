@@ -112,7 +112,8 @@ class Emitter:
 
         arr = np.asarray(value, dtype=dtype)
         name = self.fresh(hint)
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        # (np.ascontiguousarray would make a 0-d array 1-d: ONNX's Clip takes 0-d bounds)
+        self.initializers.append(numpy_helper.from_array(np.asarray(arr, order="C"), name))
         return name
 
     def ints(self, values, hint="ints") -> str:

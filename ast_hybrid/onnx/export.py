@@ -140,7 +140,7 @@ def to_onnx(sym, params, in_shapes, in_types, dynamic=False, dynamic_input_shape
             if name in params:
                 from onnx import numpy_helper
 
-                e.initializers.append(numpy_helper.from_array(np.ascontiguousarray(params[name]), name))
+                e.initializers.append(numpy_helper.from_array(np.asarray(params[name], order="C"), name))
             elif name in inputs:
                 i = inputs.index(name)
                 shape = given[i] if dynamic else in_shapes[i]

@@ -263,11 +263,13 @@ def bilinear_resize(e, n):
         hs, ws = float(n.attr("scale_height")), float(n.attr("scale_width", n.attr("scale_height")))
         sizes = None
         scales = e.const(np.array([1, 1, hs, ws], np.float32), hint=n.name + "_scales")
-    else:
+    elif e.dynamic:
         sizes = e.op("Concat", [e.op("Slice", [e.op("Shape", [n.inputs[0]]), e.ints([0], n.name + "_0"),
                                                e.ints([2], n.name + "_2")]),
                                 e.ints(rank_hw, n.name + "_hw")], axis=0)
         scales = None
+    else:
+        sizes, scales = e.ints(n.out_shapes[0], n.name + "_sizes"), None
     align = n.flag("align_corners", True)
     e.op("Resize", [n.inputs[0], "", scales or "", sizes or ""][:4 if sizes else 3], n.out, mode="linear",
          coordinate_transformation_mode="align_corners" if align else "half_pixel")

@@ -41,7 +41,8 @@ def reshape(e, n):
 
 
 def reshape_like(e, n):
-    if any(n.attr(k) not in (None, "None") for k in ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")):
+    ranges = ("lhs_begin", "lhs_end", "rhs_begin", "rhs_end")
+    if not e.dynamic or any(n.attr(k) not in (None, "None") for k in ranges):
         e.op("Reshape", [n.inputs[0], e.ints(n.out_shapes[0], n.name + "_shape")], n.out)
     else:
         e.op("Reshape", [n.inputs[0], e.op("Shape", [n.inputs[1]])], n.out)
@@ -74,7 +75,8 @@ def _slice(e, n, starts, ends, axes, steps=None):
 
 def slice_axis(e, n):
     end = n.attr("end")
-    _slice(e, n, [int(n.attr("begin", 0))], [_BIG if end in (None, "None") else int(end)], [int(n.attr("axis"))])
+    axis = int(n.attr("axis")) % len(n.in_shapes[0])
+    _slice(e, n, [int(n.attr("begin", 0))], [_BIG if end in (None, "None") else int(end)], [axis])
 
 
 def slice_op(e, n):
@@ -212,7 +214,7 @@ def broadcast_static(e, n):
 
 
 def broadcast_like(e, n):
-    if any(n.attr(k) not in (None, "None") for k in ("lhs_axes", "rhs_axes")):
+    if not e.dynamic or any(n.attr(k) not in (None, "None") for k in ("lhs_axes", "rhs_axes")):
         broadcast_static(e, n)
     else:
         e.op("Expand", [n.inputs[0], e.op("Shape", [n.inputs[1]])], n.out)

@@ -1,7 +1,8 @@
 """``mx.onnx.export_model`` against MXNet 1.9.1's own, on MXNet's files: MXNet builds a model-zoo network (random
 BatchNorm statistics), ``export()``s its ``-symbol.json`` and ``.params`` and writes its ONNX file with its
 ``mx.onnx.export_model``; ours reads the same two files and writes ours.  ONNX Runtime runs both: ours gives
-MXNet's own output, and the output of MXNet's file, for every family of the vision model zoo."""
+MXNet's own output, and the output of MXNet's file, for every family of the vision model zoo; MXNet's ONNX file
+imported here (``mx.contrib.onnx.import_model``) gives it too."""
 
 import numpy as np
 import pytest
@@ -67,3 +68,6 @@ def test_our_export_of_mxnets_files(oracle, onnx_folder, tmp_path, name):
     got = run(ours, x)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-4 * scale)
     np.testing.assert_allclose(got, run(path + "-mxnet.onnx", x), rtol=0, atol=1e-4 * scale)
+    # and the other way: MXNet's ONNX file imported (mx.contrib.onnx.import_model) and run here
+    again, args, aux = mx.contrib.onnx.import_model(path + "-mxnet.onnx")
+    np.testing.assert_allclose(again.eval(data=x, **args, **aux)[0].asnumpy(), want, rtol=0, atol=1e-4 * scale)
