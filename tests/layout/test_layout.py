@@ -52,7 +52,7 @@ _FRONT = {
               "transpiler", "onnx"},            # transpiler: its api converts a hybrid_forward with control flow
     "image": {"core", "ops", "nd", "io", "gluon"},
     "module": {"core", "ops", "nd", "io", "init", "symbol", "sym", "optimizer", "metric", "gluon"},   # mx.mod, mx.rnn
-    "onnx": {"core", "nd", "symbol"},           # mx.onnx: graphs to ONNX
+    "onnx": {"core", "nd", "symbol", "sym"},    # mx.onnx: graphs to ONNX and back (sym builds the imported)
 }
 _FRONT["mxnet"] = set(_FRONT) - {"mxnet"}       # the import door: any room of the front
 _TOOLS = {
