@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from bench import harness
+from bench.first_call import until_tuned
 from bench.zoo import FULL, QUICK, _input, onnx_folder, vision
 
 OURS_ONNX = "ours-onnx"
@@ -126,6 +127,7 @@ def _models(report, mx, folder, quick, models, calls, d):
                 report.cannot(f"our ONNX export, {name} b{b}", "ONNX Runtime's output differs from ours")
                 continue
             contenders[OURS_ONNX] = timer
+            until_tuned(net, xn)    # steady state: after the tuning the first call started (xla/tuning.py)
             contenders[harness.OURS] = harness.local(net, xn, warmup=1)
             n = calls or (3 if b == 1 else 1) * (1 if quick else 2)
             t = harness.interleave(contenders, n, rounds=3 if quick else 5)

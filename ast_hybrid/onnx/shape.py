@@ -53,6 +53,14 @@ def transpose(e, n):
     e.op("Transpose", n.inputs[:1], n.out, perm=list(axes))
 
 
+def swapaxes(e, n):
+    rank = len(n.in_shapes[0])
+    perm = list(range(rank))
+    a, b = int(n.attr("dim1", 0)) % rank, int(n.attr("dim2", 0)) % rank
+    perm[a], perm[b] = perm[b], perm[a]
+    e.op("Transpose", n.inputs[:1], n.out, perm=perm)
+
+
 def expand_dims(e, n):
     e.op("Unsqueeze", [n.inputs[0], e.ints([int(n.attr("axis"))], n.name + "_axis")], n.out)
 
@@ -304,6 +312,7 @@ def size_array(e, n):
 TABLE = {
     "Flatten": flatten, "flatten": flatten, "Concat": concat, "concat": concat, "stack": stack,
     "Reshape": reshape, "reshape": reshape, "reshape_like": reshape_like, "transpose": transpose,
+    "SwapAxis": swapaxes, "swapaxes": swapaxes,
     "expand_dims": expand_dims, "squeeze": squeeze, "slice_axis": slice_axis, "slice": slice_op, "crop": slice_op,
     "slice_like": slice_like, "SliceChannel": split, "split": split, "_split_v2": split_v2, "split_v2": split_v2,
     "sum": _reduce("ReduceSum"), "sum_axis": _reduce("ReduceSum"), "mean": _reduce("ReduceMean"),
