@@ -58,7 +58,7 @@ def both(oracle, mx):
         out, meta = {}, {}
         with mx.name.NameManager():
             exec(compile(code, "<ours>", "exec"), {"mx": mx, "nd": mx.nd, "gluon": mx.gluon, "np": np,
-                                                    "inp": dict(inputs), "out": out, "meta": meta})
+                                                   "inp": dict(inputs), "out": out, "meta": meta})
         ours = {k: np.asarray(v) for k, v in out.items()}
         if meta:
             ours["meta"] = meta

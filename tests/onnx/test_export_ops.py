@@ -188,7 +188,8 @@ def test_reshape_reverse_and_like(tmp_path):
 
 def test_shape_ops(tmp_path):
     out = sym.Group([sym.Flatten(x), sym.concat(x, x, dim=2), sym.stack(x, x, axis=1), sym.transpose(x),
-                     sym.transpose(x, axes=(0, 2, 1, 3)), sym.swapaxes(x, 1, 3), sym.expand_dims(x, axis=-1), sym.expand_dims(x, axis=0),
+                     sym.transpose(x, axes=(0, 2, 1, 3)), sym.swapaxes(x, 1, 3), sym.expand_dims(x, axis=-1),
+                     sym.expand_dims(x, axis=0),
                      sym.squeeze(sym.slice_axis(x, axis=1, begin=1, end=2)), sym.squeeze(y, axis=(0,)),
                      sym.slice_axis(x, axis=-1, begin=-3, end=None), sym.slice(x, begin=(None, 1), end=(None, 3)),
                      sym.slice(x, begin=(1, None, 4), end=(None, None, 0), step=(-1, 2, -2)),
