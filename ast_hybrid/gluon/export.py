@@ -123,7 +123,7 @@ def export_onnx(block, path):
     if found is None:
         raise ValueError("export(format='onnx'): the block's forward does not build an MXNet graph (its inputs "
                          "are lists, or its forward does not run on Symbols); nothing to write as ONNX")
-    out, names = found
+    out, _ = found
     specs = block._compiled.input_specs
     params = {p.name: p.data() for p in block.collect_params().values()}
     return export_model(out, params, [s.shape for s in specs], [s.dtype for s in specs], f"{path}.onnx")

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ast_hybrid.onnx.emit import ExportError
+from ast_hybrid.core.errors import NotSupported
 
 __all__ = ["import_model", "get_model_metadata", "from_onnx"]
 
 
-class OnnxImportError(ExportError):
+class OnnxImportError(NotSupported):
     """An ONNX operator (or one of its options) the import cannot express as MXNet operators."""
 
 
@@ -215,18 +215,20 @@ def gemm(n, ins, values, syms):
     if n.attr("transA", 0):
         a = s.transpose(a)
     bias = ins[2] if len(ins) > 2 and ins[2] is not None else None
-    if n.inputs[1] in values and alpha == 1.0 and beta == 1.0:      # a dense layer: FullyConnected
-        w = values[n.inputs[1]]
+    w = values.get(n.inputs[1])
+    units = None if w is None else w.shape[0] if n.attr("transB", 0) else w.shape[1]
+    c = values.get(n.inputs[2]) if bias is not None else None
+    # a dense layer (FullyConnected) when the weight is known and the bias, if any, one value per unit
+    if w is not None and alpha == 1.0 and beta == 1.0 and (bias is None or (c is not None and c.size == units)):
         if not n.attr("transB", 0):
             name = n.inputs[1] + "_T"
             values[name] = np.ascontiguousarray(w.T)
             b = syms[name] = _variable(name, values[name].shape)
-        units = w.shape[0] if n.attr("transB", 0) else w.shape[1]
-        if bias is not None and values.get(n.inputs[2]) is not None and values[n.inputs[2]].shape != (units,):
-            bias = s.reshape(bias, shape=(-1,)) if values[n.inputs[2]].size == units else None
-        if bias is not None:
-            return s.FullyConnected(a, b, bias, num_hidden=units, name=n.name)
-        return s.FullyConnected(a, b, num_hidden=units, no_bias=True, name=n.name)
+        if bias is None:
+            return s.FullyConnected(a, b, num_hidden=units, no_bias=True, name=n.name)
+        if c.shape != (units,):
+            bias = s.reshape(bias, shape=(-1,))
+        return s.FullyConnected(a, b, bias, num_hidden=units, name=n.name)
     y = s.dot(a, b, transpose_b=bool(n.attr("transB", 0)))
     if alpha != 1.0:
         y = y * alpha

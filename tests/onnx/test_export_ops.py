@@ -290,3 +290,23 @@ def test_detection_ops(tmp_path):
     check(tmp_path, out, {"x": v, "y": np.array([[0, 2, 1], [6, 0, 3]], np.float32)}, back=False)
     divisors = np.array([[0.7, -0.4, 0, 1.5]], np.float32)
     check(tmp_path, sym.broadcast_mod(x, y), {"x": u(3, 4) * 3, "y": divisors}, back=False)
+
+
+@pytest.mark.parametrize("trans_b, bias_shape", [(1, (4,)), (0, (1, 4)), (1, ()), (1, (3, 4))])
+def test_import_gemm_biases(trans_b, bias_shape):
+    """Another exporter's Gemm: a bias per unit becomes a FullyConnected's; any other broadcast bias (a scalar,
+    one per row) is added as given, never dropped."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    w = u(4, 5) if trans_b else u(5, 4)
+    c = u(*bias_shape) if bias_shape else np.float32(0.5)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["x", "W", "C"], ["y"], transB=trans_b)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(np.asarray(c), "C")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    v = u(3, 5)
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": v})[0]
+    again, args, _ = import_model(model)
+    np.testing.assert_allclose(again.eval(x=v, **args)[0].asnumpy(), want, rtol=1e-5, atol=1e-6)
