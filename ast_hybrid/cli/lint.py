@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ast_hybrid.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, err
 from ast_hybrid.common.diagnostics import Severity
 from ast_hybrid.common.rules import RULES
-from ast_hybrid.common.render import render, render_statistics, render_summary
+from ast_hybrid.common.render import STATISTICS_FORMATS, render, render_statistics, render_summary
 from ast_hybrid.linter.api import lint_file, lint_files, lint_source, resolve_settings
 from ast_hybrid.linter.config import ConfigError, discover
 
@@ -43,6 +43,9 @@ def run(args) -> int:
         err(str(exc))
         return EXIT_ERROR
     fmt = args.output_format or settings.output_format
+    if args.statistics and fmt not in STATISTICS_FORMATS:
+        err(f"--statistics cannot be written as {fmt}; use one of {', '.join(STATISTICS_FORMATS)}")
+        return EXIT_ERROR
     if paths == ["-"]:
         return _lint_stdin(args, settings, fmt)
     files, missing = discover(paths, settings)
@@ -94,18 +97,23 @@ def lint_or_fix(args, files, settings) -> Outcome:
     return out
 
 
+#: the formats printed for people: a summary follows the diagnostics (ruff's full and concise)
+_TEXT = ("text", "full", "concise")
+
+
 def report(args, outcome: Outcome, fmt: str) -> None:
-    """Print the diagnostics in ``fmt`` (or ``--statistics``), then the summary for text."""
+    """Print the diagnostics in ``fmt`` (or, with ``--statistics``, their counts), then the summary for text."""
     diagnostics, out = outcome.diagnostics, sys.stdout
+    color = args.color if args.color is not None else (fmt in _TEXT and out.isatty())
     if args.statistics:
-        if diagnostics:
-            print(render_statistics(diagnostics, unsafe_fixes=args.unsafe_fixes))
-        return
-    color = args.color if args.color is not None else (fmt == "text" and out.isatty())
-    text = render(diagnostics, fmt, color=color, unsafe_fixes=args.unsafe_fixes)
-    if fmt == "text":
+        text = render_statistics(diagnostics, fmt, unsafe_fixes=args.unsafe_fixes, color=color)
+    else:
+        text = render(diagnostics, fmt, color=color, unsafe_fixes=args.unsafe_fixes)
+    if fmt in _TEXT:
         if text:
             out.write(text + "\n")
+        if fmt == "concise" and text and not args.statistics:
+            out.write("\n")
         if not args.quiet:
             print(render_summary(diagnostics, unsafe_fixes=args.unsafe_fixes, fixed=outcome.fixed,
                                  fix_enabled=args.fix))
@@ -138,11 +146,7 @@ def _lint_stdin(args, settings, fmt) -> int:
             print(render(diagnostics, "text", unsafe_fixes=args.unsafe_fixes), file=sys.stderr)
     else:
         diagnostics = lint_text(text)
-        out = render(diagnostics, fmt, unsafe_fixes=args.unsafe_fixes)
-        if out:
-            print(out)
-        if fmt == "text" and not args.quiet:
-            print(render_summary(diagnostics, unsafe_fixes=args.unsafe_fixes))
+        report(args, Outcome(diagnostics), fmt)
     return exit_code(diagnostics, args.exit_zero)
 
 

@@ -1,7 +1,8 @@
 """Renderers for diagnostics, modelled on ruff's output formats.
 
-- ``text``: ``path:line:col: CODE [*] message``, a numbered source excerpt
+- ``text`` (alias ``full``, ruff's name): ``path:line:col: CODE [*] message``, a numbered source excerpt
   with carets under the exact span, a ``help:`` line, and a summary;
+- ``concise``: only the first line of each (ruff's ``concise``), and the summary;
 - ``json``: ruff's JSON shape (``code``, ``message``, ``filename``,
   ``location``, ``end_location``, ``fix``, ``url``, ``noqa_row``; plus
   ``severity``; ``url`` is the rule's page, a path in ast-hybrid's repository,
@@ -37,10 +38,12 @@ from collections import Counter
 
 from .diagnostics import Severity
 
-__all__ = ["FORMATS", "render", "render_text", "render_summary", "render_statistics",
+__all__ = ["FORMATS", "STATISTICS_FORMATS", "render", "render_concise", "render_text", "render_summary", "render_statistics",
            "render_json", "render_sarif", "render_github", "is_fixable"]
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "full", "concise", "json", "sarif", "github")
+#: the formats ``--statistics`` can be written in (ruff's: its text layout, or JSON)
+STATISTICS_FORMATS = ("text", "full", "concise", "json")
 
 # ANSI styles, used only when color=True.
 _BOLD, _RED, _YELLOW, _CYAN, _BLUE, _GREEN, _RESET = (
@@ -105,15 +108,7 @@ def render_text(diagnostics, color: bool = False, *, unsafe_fixes: bool = False,
 
 def _text_block(d, cache: _Lines, color: bool, unsafe_fixes: bool, show_source: bool) -> str:
     sev = _severity(d)
-    loc = f"{d.span.line}:{d.span.col}:" if d.span else ""
-    head = _paint(d.path, _BOLD, color) + ":" + (loc and loc) + " "
-    head += _paint(d.code, _SEV_COLOR[sev] + _BOLD, color)
-    if is_fixable(d, unsafe_fixes):
-        head += " " + _paint("[*]", _CYAN, color)
-    if sev is not Severity.ERROR:
-        head += " " + _paint(f"{sev.value}:", _SEV_COLOR[sev], color)
-    head += f" {d.message}"
-    out = [head]
+    out = [_head(d, color, unsafe_fixes)]
     if show_source and d.span is not None:
         out.extend(_excerpt(d, cache, color, sev))
     if d.help:
@@ -126,6 +121,31 @@ def _text_block(d, cache: _Lines, color: bool, unsafe_fixes: bool, show_source: 
         out.append(f"  = fix: {d.fix.message} (unsafe: needs --unsafe-fixes)")
     out.append("")
     return "\n".join(out)
+
+
+def _head(d, color: bool, unsafe_fixes: bool) -> str:
+    """``path:line:col: CODE [*] [note:] message``: a diagnostic's first line (all of it in ``concise``)."""
+    sev = _severity(d)
+    loc = f"{d.span.line}:{d.span.col}:" if d.span else ""
+    head = _paint(d.path, _BOLD, color) + ":" + loc + " "
+    head += _paint(d.code, _SEV_COLOR[sev] + _BOLD, color)
+    if is_fixable(d, unsafe_fixes):
+        head += " " + _paint("[*]", _CYAN, color)
+    if sev is not Severity.ERROR:
+        head += " " + _paint(f"{sev.value}:", _SEV_COLOR[sev], color)
+    return head + f" {d.message}"
+
+
+def render_concise(diagnostics, color: bool = False, *, unsafe_fixes: bool = False) -> str:
+    """ruff's ``concise`` format: one line per diagnostic.
+
+    >>> from ast_hybrid.common.diagnostics import Diagnostic
+    >>> from ast_hybrid.common.source import Span
+    >>> print(render_concise([Diagnostic("HY010", "Python `if` on tensor `x`", "m.py", Span(3, 8, 3, 15),
+    ...                                  severity=Severity.NOTE)]))
+    m.py:3:8: HY010 note: Python `if` on tensor `x`
+    """
+    return "\n".join(_head(d, color, unsafe_fixes) for d in diagnostics)
 
 
 def _excerpt(d, cache: _Lines, color: bool, sev: Severity) -> list[str]:
@@ -212,20 +232,36 @@ def render_summary(diagnostics, *, unsafe_fixes: bool = False, fixed: int = 0,
     return "\n".join(lines)
 
 
-def render_statistics(diagnostics, *, unsafe_fixes: bool = False) -> str:
-    """``--statistics``: one line per code, most frequent first (ruff's layout)."""
+def render_statistics(diagnostics, fmt: str = "text", *, unsafe_fixes: bool = False,
+                      color: bool = False) -> str:
+    """``--statistics``: one row per code, most frequent first, as ruff writes them.
+
+    Text (``text``, ``full``, ``concise``): ``count<TAB>code<TAB>[*] name``, the count right-aligned and
+    the code left-aligned to their widest, the ``[*]``/``[ ]`` mark only when some code is fixable; a
+    code is fixable when each of its findings has a fix ``--fix`` would apply.  ``json``: a list of
+    ``{"code", "name", "count", "fixable"}``.  Other formats have no statistics (ValueError).
+    """
     from .rules import RULES
 
+    if fmt not in STATISTICS_FORMATS:
+        raise ValueError(f"--statistics cannot be written as {fmt}; use {', '.join(STATISTICS_FORMATS)}")
     counts = Counter(d.code for d in diagnostics)
-    fixable = {d.code for d in diagnostics if is_fixable(d, unsafe_fixes)}
+    unfixable = {d.code for d in diagnostics if not is_fixable(d, unsafe_fixes)}
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    width = max((len(str(n)) for _, n in rows), default=1)
+    stats = [{"code": code, "name": RULES[code].name if code in RULES else "", "count": n,
+              "fixable": code not in unfixable} for code, n in rows]
+    if fmt == "json":
+        return json.dumps(stats, indent=2)
+    if not stats:
+        return ""
+    count_w = max(len(str(r["count"])) for r in stats)
+    code_w = max(len(r["code"]) for r in stats)
+    any_fixable = any(r["fixable"] for r in stats)
     out = []
-    for code, n in rows:
-        rule = RULES.get(code)
-        name = rule.name if rule else ""
-        mark = "[*]" if code in fixable else "[ ]"
-        out.append(f"{n:>{width}}\t{code}\t{mark} {name}".rstrip())
+    for r in stats:
+        mark = ("[" + _paint("*", _CYAN, color) + "] " if r["fixable"] else "[ ] ") if any_fixable else ""
+        out.append(f"{_paint(str(r['count']).rjust(count_w), _BOLD, color)}\t"
+                   f"{_paint(r['code'].ljust(code_w), _RED + _BOLD, color)}\t{mark}{r['name']}".rstrip())
     return "\n".join(out)
 
 
@@ -380,8 +416,10 @@ def render_github(diagnostics) -> str:
 def render(diagnostics, fmt: str = "text", *, color: bool = False, unsafe_fixes: bool = False) -> str:
     """Render in one of :data:`FORMATS` (text without its summary)."""
     diagnostics = list(diagnostics)
-    if fmt == "text":
+    if fmt in ("text", "full"):
         return render_text(diagnostics, color=color, unsafe_fixes=unsafe_fixes)
+    if fmt == "concise":
+        return render_concise(diagnostics, color=color, unsafe_fixes=unsafe_fixes)
     if fmt == "json":
         return render_json(diagnostics)
     if fmt == "sarif":

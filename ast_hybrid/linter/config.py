@@ -11,7 +11,7 @@ Settings come from ``[tool.ast-hybrid]`` in the nearest ``pyproject.toml``
     exclude = ["tests/data"]         # gitignore-style, relative to the pyproject's folder
     extend-exclude = []
     per-file-ignores = { "examples/*.py" = ["HY012"] }
-    output-format = "text"           # text, json, sarif, github
+    output-format = "text"           # text (or full), concise, json, sarif, github
 
 File discovery: a directory is walked recursively for ``*.py`` files
 (``.pyi`` stubs hold no ``hybrid_forward`` bodies and are skipped unless named

@@ -87,6 +87,22 @@ def test_fix_statistics_diff(proj, fake_linter, capsys):
     assert main(["lint", "--fix", "m.py"]) == 0 and (proj / "m.py").read_text() == fixed
 
 
+def test_concise_and_statistics_formats(proj, fake_linter, capsys):
+    assert main(["lint", "--output-format", "concise", "m.py"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == ["m.py:2:5: HY001 [*] in-place `+=` on tensor `x`",
+                       "m.py:3:5: HY006 note: " + out[1].split("note: ", 1)[1], ""]
+    assert out[3] == "Found 1 error."
+    assert main(["lint", "--statistics", "--output-format", "json", "m.py"]) == 1
+    stats = json.loads(capsys.readouterr().out)
+    assert [(r["code"], r["count"], r["fixable"]) for r in stats] == [("HY001", 1, True), ("HY006", 1, False)]
+    assert main(["lint", "--statistics", "--output-format", "github", "m.py"]) == 2
+    assert "--statistics cannot be written as github" in capsys.readouterr().err
+    (proj / "pyproject.toml").write_text('[tool.ast-hybrid]\noutput-format = "concise"\n')
+    assert main(["lint", "m.py"]) == 1
+    assert capsys.readouterr().out.startswith("m.py:2:5: HY001 [*] in-place `+=` on tensor `x`\nm.py:3:5")
+
+
 def test_internal_error_is_a_diagnostic(proj, monkeypatch, capsys):
     import ast_hybrid.linter as linter
 

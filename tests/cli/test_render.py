@@ -1,8 +1,10 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from ast_hybrid.common.diagnostics import Diagnostic, Edit, Fix, Severity
-from ast_hybrid.common.render import (render_github, render_json, render_sarif, render_statistics,
+from ast_hybrid.common.render import (render_concise, render_github, render_json, render_sarif, render_statistics,
                                render_summary, render_text)
 from ast_hybrid.common.rules import RULES
 from ast_hybrid.common.source import Span
@@ -135,3 +137,28 @@ def test_statistics():
     rows = [r.split("\t") for r in out.splitlines()]
     assert rows[0] == ["2", "HY001", "[*] inplace-augmented-assignment"]
     assert rows[1][:2] == ["1", "HY006"]
+    assert rows[1][2] == "[ ] print-tensor"     # ruff marks the unfixable ones when some code is fixable
+
+
+def test_statistics_as_ruff_writes_them():
+    unsafe = Fix("Replace", (Edit(Span(2, 5, 2, 11), "x = x + 1"),), "unsafe")
+    many = [_diag("m.py", code="HY006", fix=None)] * 12 + [_diag("m.py"), _diag("n.py", fix=unsafe)]
+    rows = render_statistics(many).splitlines()
+    # the count right-aligned to the widest; no [*]: HY001 has a finding --fix would not fix
+    assert rows == ["12\tHY006\tprint-tensor", " 2\tHY001\tinplace-augmented-assignment"]
+    assert render_statistics(many, unsafe_fixes=True).splitlines()[1] == \
+        " 2\tHY001\t[*] inplace-augmented-assignment"
+    assert json.loads(render_statistics(many, "json")) == [
+        {"code": "HY006", "name": "print-tensor", "count": 12, "fixable": False},
+        {"code": "HY001", "name": "inplace-augmented-assignment", "count": 2, "fixable": False}]
+    assert render_statistics([]) == "" and json.loads(render_statistics([], "json")) == []
+    with pytest.raises(ValueError, match="sarif"):
+        render_statistics(many, "sarif")
+
+
+def test_concise_is_one_line_each():
+    out = render_concise([_diag("m.py"), _diag("m.py", code="HY006", fix=None, severity=Severity.NOTE)])
+    assert out.splitlines() == ["m.py:2:5: HY001 [*] in-place `+=` on tensor `x`",
+                                "m.py:2:5: HY006 note: in-place `+=` on tensor `x`"]
+    # the first line of the full format, and nothing else
+    assert render_text([_diag("m.py")]).splitlines()[0] == out.splitlines()[0]
