@@ -15,7 +15,9 @@ contenders interleaved round by round, medians, ratios to MXNet 1.9.1 static_all
 - ``blocks``: plain ``nn.Block`` models hybridized against op by op (``bench/block_hybridize.py``);
 - ``train``: training steps, ``bench/train.py``'s ``main()`` where that file exists;
 - ``convert``: conversion of every function of MXNet's mxnet/gluon (``bench/convert_speed.py``);
-- ``lint``: lint throughput against flake8 (``bench/lint_speed.py``).
+- ``lint``: lint throughput against flake8 (``bench/lint_speed.py``);
+- ``lsp``: the language server's diagnostics round trip on an edit of a 2,000-line file, against linting
+  the same text in-process (``bench/lsp_latency.py``).
 
 ``python -m bench --gpu-check [--dry-run]`` runs the GPU check instead (``bench/gpu_check.py``).
 
@@ -35,7 +37,7 @@ from pathlib import Path
 
 from bench import harness
 
-SCENARIOS = ("mlp", "control_flow", "zoo", "deploy", "blocks", "train", "convert", "lint")
+SCENARIOS = ("mlp", "control_flow", "zoo", "deploy", "blocks", "train", "convert", "lint", "lsp")
 
 
 def run_train(report, quick, mxnet=True):
@@ -64,7 +66,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-onnx", action="store_true", help="leave ONNX Runtime (on MXNet's export) out")
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
     args = ap.parse_args(argv)
-    from bench import block_hybridize, control_flow, convert_speed, deploy, lint_speed, mlp, zoo
+    from bench import block_hybridize, control_flow, convert_speed, deploy, lint_speed, lsp_latency, mlp, zoo
 
     zoo.fresh_compile_cache()     # first calls timed compiling, and the user's cache left alone
     report = harness.Report()
@@ -78,7 +80,8 @@ def main(argv=None) -> int:
                  "blocks": lambda: block_hybridize.scenario(report, 20 if quick else None),
                  "train": lambda: run_train(report, quick, not args.no_mxnet),
                  "convert": lambda: convert_speed.scenario(report, quick),
-                 "lint": lambda: lint_speed.scenario(report, quick)}
+                 "lint": lambda: lint_speed.scenario(report, quick),
+                 "lsp": lambda: lsp_latency.scenario(report, quick)}
         for name in args.only or SCENARIOS:
             t = time.perf_counter()
             print(f"== {name}", flush=True)

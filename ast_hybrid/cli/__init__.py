@@ -1,7 +1,7 @@
 """The ``ast-hybrid`` command line (also ``python -m ast_hybrid``).
 
 Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, ``demo``, ``run``, ``launch``,
-``config``, ``export``)::
+``config``, ``export``, ``server``)::
 
     ast-hybrid lint PATH...        # hybridizability diagnostics (never imports the code)
     ast-hybrid rules               # every rule: code, name, fixability, summary
@@ -12,6 +12,7 @@ Subcommands (one module of this package each: ``lint``, ``rules``, ``convert``, 
     ast-hybrid run SCRIPT [ARGS]   # run an MXNet script unchanged (`import mxnet` is ast-hybrid)
     ast-hybrid launch -n N SCRIPT  # N local processes running it together (kvstore='dist_sync')
     ast-hybrid export SYMBOL.json PARAMS --input-shape 1,3,224,224   # MXNet's saved model as ONNX
+    ast-hybrid server              # the linter as a language server (LSP over stdio) for editors
 
 Exit codes, as ruff: 0 when no finding fails the run, 1 when there are
 findings (errors or warnings; *notes never fail a run*), 2 for a usage error,
@@ -36,7 +37,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 # imported only when that command runs: ``lint`` never loads jax
 COMMANDS = {"lint": "lint", "check": "lint", "rules": "rules", "rule": "rules",
             "convert": "convert", "demo": "demo", "run": "run", "launch": "launch", "config": "config",
-            "export": "export"}
+            "export": "export", "server": "server"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -143,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", metavar="FILE.onnx", help="where to write (default PREFIX.onnx)")
     export.add_argument("--check", action="store_true",
                         help="run the file in ONNX Runtime on random inputs and compare with the graph run here")
+    sub.add_parser("server", help="the linter as a language server for editors (LSP over stdin/stdout)",
+                   description="Speak the Language Server Protocol on stdin/stdout: lint each open Python file "
+                               "as the editor holds it, with code actions for the fixes and the rules' pages "
+                               "on hover. Settings: [tool.ast-hybrid] of the nearest pyproject.toml.")
     return p
 
 

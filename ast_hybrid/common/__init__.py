@@ -5,6 +5,7 @@
 - ``walkers``: walks over gast trees (scopes, children, parameter lists, beniget's chains, silenced);
 - ``diagnostics``: the one ``Diagnostic`` type (with its fixes and edits) and ``ConversionError``;
 - ``rules``: the rule catalogue, the one source of each rule's facts;
+- ``rule_pages``: a rule's page (Markdown) made from the catalogue;
 - ``render``: diagnostics as text, JSON, SARIF and GitHub annotations;
 - ``op_outputs``: how many outputs each MXNet operator declares (the linter's HY rules and Symbol graphs);
 - ``fluent``: MXNet's NDArray methods that give tensors, by name: the fluent ops the front installs on

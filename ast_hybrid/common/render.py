@@ -38,8 +38,8 @@ from collections import Counter
 
 from .diagnostics import Severity
 
-__all__ = ["FORMATS", "STATISTICS_FORMATS", "render", "render_concise", "render_text", "render_summary", "render_statistics",
-           "render_json", "render_sarif", "render_github", "is_fixable"]
+__all__ = ["FORMATS", "STATISTICS_FORMATS", "render", "render_concise", "render_text", "render_summary",
+           "render_statistics", "render_json", "render_sarif", "render_github", "is_fixable"]
 
 FORMATS = ("text", "full", "concise", "json", "sarif", "github")
 #: the formats ``--statistics`` can be written in (ruff's: its text layout, or JSON)

@@ -39,7 +39,7 @@ from pathlib import Path
 from ast_hybrid.common.render import FORMATS
 from ast_hybrid.common.rules import RULES, TARGETS
 
-__all__ = ["Settings", "ConfigError", "IgnoreMatcher", "find_pyproject", "load_settings",
+__all__ = ["Settings", "ConfigError", "excluded", "IgnoreMatcher", "find_pyproject", "load_settings",
            "discover", "DEFAULT_EXCLUDE", "TARGETS"]
 
 OUTPUT_FORMATS = FORMATS   # the renderers'
@@ -337,6 +337,24 @@ def _initial_matcher(folder: Path, settings: Settings) -> IgnoreMatcher:
             if lines:
                 m = m.extended(lines, str(d))
     return m
+
+
+def excluded(path: str | os.PathLike, settings: Settings) -> bool:
+    """Would a walk of the configuration's folder skip ``path``?  The default excludes and the
+    ``exclude``/``extend-exclude`` patterns, tested on the file and each folder above it up to the
+    configuration's root (``.gitignore`` files are not read: an editor shows what its user opens).
+    The language server asks this; the command line lints a file named explicitly whatever it says.
+
+    >>> s = Settings(root="/p", exclude=DEFAULT_EXCLUDE + ("tests/data",))
+    >>> excluded("/p/tests/data/m.py", s), excluded("/p/.venv/lib/m.py", s), excluded("/p/src/m.py", s)
+    (True, True, False)
+    """
+    root = settings.root.resolve()
+    m = IgnoreMatcher.from_lines(settings.exclude + settings.extend_exclude, base=str(root))
+    m = IgnoreMatcher(IgnoreMatcher.parse(DEFAULT_EXCLUDE, "/") + m.patterns)
+    full = Path(os.path.abspath(path))
+    chain = [d for d in full.parents if d == root or root in d.parents]
+    return any(m.ignored(d.as_posix(), True) for d in reversed(chain)) or m.ignored(full.as_posix(), False)
 
 
 def discover(paths, settings: Settings):

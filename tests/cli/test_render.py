@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 from ast_hybrid.common.diagnostics import Diagnostic, Edit, Fix, Severity
-from ast_hybrid.common.render import (render_concise, render_github, render_json, render_sarif, render_statistics,
-                               render_summary, render_text)
+from ast_hybrid.common.render import (render_concise, render_github, render_json, render_sarif,
+                                      render_statistics, render_summary, render_text)
 from ast_hybrid.common.rules import RULES
 from ast_hybrid.common.source import Span
 

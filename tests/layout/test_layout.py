@@ -30,6 +30,7 @@ _TOOLCHAIN = {
     "transpiler.runtime": {"common", "transpiler.ast_tools"},
     "passes": {"common", "transpiler.ast_tools", "transpiler.sites"},
     "transpiler": {"common", "linter", "passes", "transpiler.ast_tools", "transpiler.sites", "transpiler.runtime"},
+    "lsp": {"common", "linter"},                # the language server: the linter for editors
 }
 _FRONT = {
     "core": set(),
@@ -66,7 +67,7 @@ LAYERS = {(r if r == "passes" else A + r): {d if d == "passes" else A + d for d 
           for r, deps in {**_TOOLCHAIN, **_FRONT, **_TOOLS}.items()}
 
 NUMERICAL = ("jax", "jaxlib", "numpy")
-NO_NUMERICAL = (A + "common", A + "linter", A + "transpiler.ast_tools", "passes")    # lint must start without them
+NO_NUMERICAL = (A + "common", A + "linter", A + "lsp", A + "transpiler.ast_tools", "passes")    # lint must start without them
 PRIVATE_JAX_ROOM = A + "xla"
 # the one module that reads the environment, and the modules that pass it on or are MXNet's API for it
 ENVIRONMENT = A + "core.settings"
