@@ -129,7 +129,7 @@ class _Session:
         key = (unit, name)
         found = self.evidence.get(key)
         if found is None:
-            self.evidence[key] = (False, False)  # a recursive helper: no evidence while in progress
+            self.evidence[key] = (0, 0)          # a recursive helper: no evidence while in progress
             found = self.evidence[key] = param_evidence(
                 unit, name, lambda call, where: self._helper_evidence(unit, call, where, depth))
         return found

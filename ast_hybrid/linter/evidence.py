@@ -19,15 +19,23 @@ and answers with two flags:
   tensors with ints (a Symbol's ``[i]`` picks an output), so what it indexes
   and uses whole is a list.
 
-What the function *declares* counts too: an annotation, or the parameter's
-type in the docstring (``target : NDArray or Symbol``; ``begin_state : list``;
-numpydoc's ``name : type`` lines, of the function, of the class's
-``__call__``/``forward``, or the class's ``- **name**: ...`` inputs).  Indexing with an int, iterating, ``len(x)``, truth
-tests and passing it to a child block say nothing either way.  :func:`refine` turns the flags into tags:
-a tensor only with evidence of a tensor and none of a list; a sequence of
-tensors with evidence of a list and none of a tensor; otherwise tensor-or-tuple,
-which the rules that need certainty (iteration, ``len``, indexing, truth tests,
-item assignment) leave alone.
+Evidence has a strength.  *Weak* evidence of a list is an item used as a tensor (``xs[0]``,
+``a, b = xs``, ``for f in xs: f[-1]``): that is also how a tensor that is wrongly indexed looks,
+the silently wrong model this linter is for (a Symbol's ``[0]`` is its first output, the whole
+tensor).  *Weak* evidence of a tensor is what a list does too: ``+`` or ``*`` with an operand that
+is not a number (``states + new_states`` concatenates lists, ``xs * 2`` repeats one), ``+=``/``*=``
+with one, a comparison.  Everything else is *strong*.  Strong evidence of a tensor wins over weak
+evidence of a list: ``x.shape`` and ``F.norm(x)`` beside ``x[0]`` make ``x`` a tensor, and its
+``x[0]`` a finding.
+
+What the function *declares* counts too: an annotation, or the parameter's type in the docstring
+(``target : NDArray or Symbol``; ``begin_state : list``; numpydoc's ``name : type`` lines, of the
+function, of the class's ``__call__``/``forward``, or the class's ``- **name**: ...`` inputs).
+Indexing with an int, iterating, ``len(x)``, truth tests and passing it to a child block say nothing
+either way.  :func:`refine` turns the evidence into tags: a tensor with evidence of a tensor and none
+of a list, or strong evidence of a tensor and only weak of a list; a sequence of tensors with evidence
+of a list and none of a tensor; otherwise tensor-or-tuple, which the rules that need certainty
+(iteration, ``len``, indexing, truth tests, item assignment) leave alone.
 """
 
 from __future__ import annotations
@@ -48,11 +56,13 @@ _SHAPE_TEXT = re.compile(r"\bshape\s*(?:of|is|=|:)?\s*[\[(][^\])]*[\])]", re.I)
 _TENSOR_WORDS = re.compile(r"\b(nd\.)?(ndarray|symbol|tensor)\b", re.I)
 #: a documented Python scalar or numpy array (``glob_num_columns : int``; ``mask : numpy.ndarray``)
 _HOST_WORDS = re.compile(r"^\s*(int|float|bool|str|string|number|scalar|(np|numpy)\.(nd)?array|numpy array)\b", re.I)
-_NO_EVIDENCE = (False, False)
+#: evidence strengths: none, weak, strong (see the module docstring); a flag of evidence is one of them
+NONE, WEAK, STRONG = 0, 1, 2
+_NO_EVIDENCE = (NONE, NONE)
 
 
-def refine(tags: frozenset, evidence: tuple[bool, bool], *, optional: bool) -> frozenset:
-    """The tags of a parameter bound to ``tags``, given its uses' ``(tensor, sequence)``.
+def refine(tags: frozenset, evidence: tuple[int, int], *, optional: bool) -> frozenset:
+    """The tags of a parameter bound to ``tags``, given its uses' ``(tensor, sequence)`` strengths.
 
     ``optional``: its default is None (``begin_state=None``): without evidence
     of a tensor it is tensor-or-tuple.
@@ -60,7 +70,7 @@ def refine(tags: frozenset, evidence: tuple[bool, bool], *, optional: bool) -> f
     tensor, sequence = evidence
     if Tag.TENSOR not in tags:
         return tags
-    if sequence:
+    if sequence and not (tensor == STRONG and sequence == WEAK):
         swap = Tag.TENSOR_OR_TUPLE if tensor else Tag.SEQUENCE_OF_TENSORS
     elif optional and not tensor:
         swap = Tag.TENSOR_OR_TUPLE
@@ -69,18 +79,17 @@ def refine(tags: frozenset, evidence: tuple[bool, bool], *, optional: bool) -> f
     return (tags - {Tag.TENSOR}) | {swap}
 
 
-def element_evidence(unit, target) -> tuple[bool, bool]:
+def element_evidence(unit, target) -> tuple[int, int]:
     """``(tensor, sequence)`` for a loop variable bound at ``target`` (``for f in xs``):
     how its uses treat it (``f[-1]`` used as a tensor: ``xs`` is a list of lists)."""
-    tensor = sequence = False
+    tensor = sequence = NONE
     for use in unit.users.get(target, ()):
         t, s = _use_evidence(unit, use, lambda call, where: None)
-        tensor |= t
-        sequence |= s
+        tensor, sequence = max(tensor, t), max(sequence, s)
     return tensor, sequence
 
 
-def param_evidence(unit, name: str, helper_evidence) -> tuple[bool, bool]:
+def param_evidence(unit, name: str, helper_evidence) -> tuple[int, int]:
     """``(tensor, sequence)``: how ``unit`` uses its parameter ``name`` (see the module docstring).
 
     ``helper_evidence(call, index_or_name)`` gives the evidence of the parameter
@@ -94,14 +103,15 @@ def param_evidence(unit, name: str, helper_evidence) -> tuple[bool, bool]:
         return tensor, sequence
     for use in unit.users.get(param, ()):
         t, s = _use_evidence(unit, use, helper_evidence)
-        tensor |= t
-        sequence |= s
-        if tensor and sequence:
+        tensor, sequence = max(tensor, t), max(sequence, s)
+        if tensor == sequence == STRONG:
             break
     return tensor, sequence
 
 
 _NUMBER_USES = frozenset({"range", "int", "float"})
+#: numpy-style operators (``F.np.stack(xs)``) whose first argument is a sequence of arrays, not one
+_SEQUENCE_ARG_OPS = frozenset({"stack", "concatenate", "vstack", "hstack", "dstack", "column_stack"})
 
 
 def used_as_number(unit, param) -> bool:
@@ -118,14 +128,14 @@ def used_as_number(unit, param) -> bool:
     return "range" in calls or (bool(uses) and len(calls) == len(uses))
 
 
-def declared(unit, param) -> tuple[bool, bool]:
-    """``(tensor, sequence)`` from the parameter's annotation or documented type."""
+def declared(unit, param) -> tuple[int, int]:
+    """``(tensor, sequence)`` from the parameter's annotation or documented type (strong, when there)."""
     text = _declared_text(unit, param)
     if text is None:
         return _NO_EVIDENCE
     if _SEQUENCE_WORDS.search(text):
-        return False, True
-    return bool(_TENSOR_WORDS.search(_HOST_WORDS.sub("", text))), False
+        return NONE, STRONG
+    return (STRONG if _TENSOR_WORDS.search(_HOST_WORDS.sub("", text)) else NONE), NONE
 
 
 def declared_host(unit, param) -> bool:
@@ -176,47 +186,58 @@ def _annotation_text(node) -> str:
     return " ".join(parts)
 
 
-def _use_evidence(unit, use, helper_evidence) -> tuple[bool, bool]:
+_LIST_OPS = (gast.Add, gast.Mult)      # what a list does too: concatenation, repetition
+
+
+def _binop_strength(op, other) -> int:
+    """How sure ``x <op> other`` makes ``x`` a tensor: weak for ``+``/``*`` with an operand that is
+    not a float (``states + new``, ``xs * 2``: lists do that too), strong otherwise."""
+    if type(op) in _LIST_OPS and not (type(other) is gast.Constant and isinstance(other.value, float)):
+        return WEAK
+    return STRONG
+
+
+def _use_evidence(unit, use, helper_evidence) -> tuple[int, int]:
     parent = unit.parents.get(use)
     t = type(parent)
     if t is gast.Starred:
-        return False, True
+        return NONE, STRONG
     if t is gast.Attribute:
         if parent.attr in LIST_METHODS:
-            return False, True
-        return (not parent.attr.startswith("__")), False
+            return NONE, STRONG
+        return (NONE if parent.attr.startswith("__") else STRONG), NONE
     if t is gast.BinOp:
         other = parent.right if parent.left is use else parent.left
         if type(other) in (gast.List, gast.Tuple, gast.ListComp) or Tag.SEQUENCE_OF_TENSORS in unit.kind(other):
-            return False, True
-        return True, False
+            return NONE, STRONG
+        return _binop_strength(parent.op, other), NONE
     if t is gast.UnaryOp:
-        return type(parent.op) is not gast.Not, False
+        return (NONE if type(parent.op) is gast.Not else STRONG), NONE
     if t is gast.Compare:
         if any(type(op) in (gast.Is, gast.IsNot, gast.In, gast.NotIn) for op in parent.ops):
             return _NO_EVIDENCE
         others = [parent.left, *parent.comparators]
         if any(type(o) is gast.Constant and o.value is None for o in others):
             return _NO_EVIDENCE
-        return True, False
+        return WEAK, NONE
     if t is gast.Subscript and parent.value is use:
         index = parent.slice
         if type(index) is gast.Tuple or _is_list(unit, index):
-            return True, False      # `x[:, 0]`; `x[idx]` with idx a Python list (a list's index must be an int)
+            return STRONG, NONE     # `x[:, 0]`; `x[idx]` with idx a Python list (a list's index must be an int)
         if type(index) is not gast.Slice and type(parent.ctx) is gast.Load and _used_as_tensor(unit, parent):
-            return False, True      # `xs[i]` then used as a tensor
+            return NONE, WEAK       # `xs[i]` then used as a tensor
         return _NO_EVIDENCE
     if t is gast.Assign and parent.value is use and type(parent.targets[0]) in (gast.Tuple, gast.List):
         names = [e for e in parent.targets[0].elts if type(e) is gast.Name]
         if any(_used_as_tensor(unit, u) for n in names for u in unit.users.get(n, ())):
-            return False, True      # `a, b = xs` then `a` used as a tensor
+            return NONE, WEAK       # `a, b = xs` then `a` used as a tensor
         return _NO_EVIDENCE
     if t in (gast.For, gast.comprehension) and parent.iter is use and type(parent.target) is gast.Name:
         for u in unit.users.get(parent.target, ()):
             sub = unit.parents.get(u)
             if (type(sub) is gast.Subscript and sub.value is u and type(sub.slice) is not gast.Slice
                     and type(sub.slice) is not gast.Tuple and _used_as_tensor(unit, sub)):
-                return False, True  # `for f in xs: f[-1]` used as a tensor: a list of lists
+                return NONE, WEAK   # `for f in xs: f[-1]` used as a tensor: a list of lists
         return _NO_EVIDENCE
     if t is gast.Call and parent.func is not use:
         return _call_evidence(unit, parent, use, helper_evidence)
@@ -227,10 +248,9 @@ def _use_evidence(unit, use, helper_evidence) -> tuple[bool, bool]:
     if t is gast.AugAssign and parent.target is use:
         value = parent.value
         if type(value) in (gast.List, gast.Tuple, gast.ListComp):
-            return False, True
-        return True, False
+            return NONE, STRONG
+        return _binop_strength(parent.op, value), NONE
     return _NO_EVIDENCE
-
 
 
 def _is_list(unit, node) -> bool:
@@ -254,7 +274,7 @@ def _is_list(unit, node) -> bool:
 
 
 _NOT_TENSOR_USES = frozenset({"len", "isinstance", "print", "str", "repr", "id", "type", "hasattr",
-                               "getattr", "bool", "int", "float"})
+                              "getattr", "bool", "int", "float"})
 
 
 def _used_as_tensor(unit, node, depth=0) -> bool:
@@ -287,26 +307,37 @@ def _used_as_tensor(unit, node, depth=0) -> bool:
     return False
 
 
-def _call_evidence(unit, call, use, helper_evidence, keyword=None) -> tuple[bool, bool]:
+def _call_evidence(unit, call, use, helper_evidence, keyword=None) -> tuple[int, int]:
     func = call.func
     if type(func) is gast.Name and unit.is_global(func):
         if func.id in _SEQUENCE_BUILTINS:
-            return False, True
+            return NONE, STRONG
         if func.id == "isinstance" and len(call.args) == 2 and call.args[0] is use:
             names = call.args[1].elts if type(call.args[1]) is gast.Tuple else [call.args[1]]
             if any(type(n) is gast.Name and n.id in ("list", "tuple") for n in names):
-                return False, True
+                return NONE, STRONG
             return _NO_EVIDENCE
+    if (type(func) is gast.Attribute and func.attr in _SEQUENCE_ARG_OPS and call.args and call.args[0] is use
+            and _attr_name(func.value) == "np"):
+        return NONE, STRONG         # `F.np.stack(xs)`, `np.concatenate(xs, axis=-1)`: a list of arrays
     fk = unit.kind(func)
     if is_op(fk) and Tag.MULTI_OUTPUT_OP not in fk:
         if type(func) is gast.Attribute and func.attr in MULTI_OUTPUT:
             return _NO_EVIDENCE
-        return True, False
+        return STRONG, NONE
     if Tag.TENSOR_METHOD in fk:
-        return True, False
+        return STRONG, NONE
     where = keyword if keyword is not None else call.args.index(use) if use in call.args else None
     if where is None:
         return _NO_EVIDENCE
     found = helper_evidence(call, where)
     return found if found is not None else _NO_EVIDENCE
 
+
+def _attr_name(node) -> str | None:
+    """The last name of ``F.np`` (``np``), of ``np`` (``np``), else None."""
+    if type(node) is gast.Attribute:
+        return node.attr
+    if type(node) is gast.Name:
+        return node.id
+    return None

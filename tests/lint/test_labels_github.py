@@ -37,7 +37,7 @@ def test_rows_are_well_formed():
         assert int(r["line"]) > 0 and int(r["col"]) > 0
         assert r["code"] in RULES
         assert set(r["targets"].split(",")) <= {"jax", "mxnet"}
-        assert r["label"] in ("true", "false") and r["before"] in ("found", "missed")
+        assert r["label"] in ("true", "false") and r["before"] in ("found", "missed", "later")
         assert r["reason"].strip()
         assert r["before"] == "found" or r["label"] == "true"
         assert r["file"].endswith(".py")
@@ -64,6 +64,12 @@ def test_fifth_batch_header_counts_are_the_rows():
     # after the fixes: every true finding still found, 5 of the misses found, one false one left
     assert f"{true + 5 + 1} findings, {true + 5} true: the {true} true ones, and of the {len(missed)} misses: " \
         f"5 found after, {len(missed) - 5} still missed" in header
+    # after issue 34's tensor-evidence rule: every miss, and the later ones the reading had missed too
+    later = [r for r in rows if r["before"] == "later"]
+    n = true + len(missed) + len(later)
+    text = " ".join(ln.lstrip("# ") for ln in header.splitlines() if ln.startswith("#"))
+    assert (f"{n + 1} findings, {n} true: the {true} true ones, all {len(missed)} misses, the {len(later)} "
+            "later ones, and the one false one left") in text
 
 
 def test_sixth_batch_header_counts_are_the_rows():
