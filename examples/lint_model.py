@@ -54,3 +54,17 @@ class GradReverse(autograd.Function):
 
     def backward(self, dy):
         return -dy
+
+
+class Detector(HybridBlock):
+    """Host post-processing behind the block's own flag: one note for the path, not one error per line."""
+
+    def __init__(self, hybridizable=True, **kwargs):
+        super().__init__(**kwargs)
+        self.hybridizable = hybridizable
+
+    def hybrid_forward(self, F, x):
+        scores = F.softmax(x)
+        if self.hybridizable:        # HY015 (note): what follows runs only when built with hybridizable=False
+            return scores
+        return [s.asnumpy() for s in scores]

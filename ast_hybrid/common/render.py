@@ -5,7 +5,8 @@
 - ``concise``: only the first line of each (ruff's ``concise``), and the summary;
 - ``json``: ruff's JSON shape (``code``, ``message``, ``filename``,
   ``location``, ``end_location``, ``fix``, ``url``, ``noqa_row``; plus
-  ``severity``; ``url`` is the rule's page, a path in ast-hybrid's repository,
+  ``severity`` and ``related``: the places a finding lists, each with its location and message, as an
+  imperative-only path's note lists its constructs; ``url`` is the rule's page, a path in ast-hybrid's repository,
   ``docs/rules/HY001.md``);
 - ``sarif``: SARIF 2.1.0, one run, the rule catalogue as ``tool.driver.rules``;
 - ``github``: GitHub Actions workflow commands (``::error ...::``).
@@ -297,6 +298,8 @@ def _json_obj(d) -> dict:
         "location": _loc(s.line, s.col) if s else _loc(1, 1),
         "message": d.message,
         "noqa_row": s.line if s else None,
+        "related": [{"location": _loc(span.line, span.col), "end_location": _loc(span.end_line, span.end_col),
+                     "message": label} for span, label in d.related or ()],
         "severity": _severity(d).value,
         "url": d.url,
     }
@@ -337,6 +340,14 @@ def _sarif_rule(rule) -> dict:
     }
 
 
+def _sarif_physical(path: str, span) -> dict:
+    physical = {"artifactLocation": {"uri": _file_uri(path)}}
+    if span is not None:
+        physical["region"] = {"startLine": span.line, "startColumn": span.col,
+                              "endLine": span.end_line, "endColumn": span.end_col}
+    return physical
+
+
 def render_sarif(diagnostics) -> str:
     """SARIF 2.1.0: the catalogue's rules as ``rules`` (an unknown code that occurs gets an
     entry of its own), one result per diagnostic."""
@@ -350,17 +361,16 @@ def render_sarif(diagnostics) -> str:
         if d.code not in index:
             index[d.code] = len(rules)
             rules.append({"id": d.code})
-        physical = {"artifactLocation": {"uri": _file_uri(d.path)}}
-        if d.span is not None:
-            physical["region"] = {"startLine": d.span.line, "startColumn": d.span.col,
-                                  "endLine": d.span.end_line, "endColumn": d.span.end_col}
         res = {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
             "level": _SARIF_LEVEL[_severity(d)],
             "message": {"text": d.message + (f" (help: {d.help})" if d.help else "")},
-            "locations": [{"physicalLocation": physical}],
+            "locations": [{"physicalLocation": _sarif_physical(d.path, d.span)}],
         }
+        if d.related:
+            res["relatedLocations"] = [{"id": i, "physicalLocation": _sarif_physical(d.path, span),
+                                        "message": {"text": label}} for i, (span, label) in enumerate(d.related)]
         if d.fix is not None:
             res["fixes"] = [{
                 "description": {"text": f"{d.fix.message} ({d.fix.applicability})"},

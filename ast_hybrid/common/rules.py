@@ -360,6 +360,33 @@ _RULES = [
             "under `if F is nd:` in a block that is not hybridized")},
     ),
     Rule(
+        "HY015", "imperative-only-path", "A path the author marked imperative-only, reported once",
+        what="Collapses the findings on a path that only runs imperatively into one note at its guard, "
+             "listing them: after `if self.hybridizable: return ...` (or the `else` of `if self.hybridizable:`, "
+             "the body of `if not self.hybridizable:`; any flag whose name says hybridizable), a flag the "
+             "constructor ties to it (`assert use_nms or not hybridizable`: the path where `self.use_nms` "
+             "is False), and `if F is nd:` / `isinstance(x, nd.NDArray)` guards.",
+        why="Model zoos keep NumPy post-processing behind their own flag: the block hybridizes in its "
+            "default configuration, and the guarded path fails under `hybridize()` only when the user "
+            "builds it with the flag off.  One finding per construct there (dozens in one file) says the "
+            "model cannot be hybridized when it can; one note says which configuration cannot, and lists "
+            "what would fail (as related locations in JSON, SARIF and the editor).",
+        example="def hybrid_forward(self, F, x):\n    out = self.body(x)\n    if self.hybridizable:\n"
+                "        return out\n    return [o.asnumpy() for o in out]",
+        instead="# nothing to change where the flag's default hybridizes; hybridize() only blocks built\n"
+                "# with hybridizable=True, or move the host code out of the forward",
+        jax=NOTE, mxnet=NOTE,
+        messages={
+            "flag": Message(
+                "imperative-only path when {condition}: {n} construct{s} here would fail under hybridize()",
+                "the block hybridizes as long as {on}; built otherwise, call it without hybridize() "
+                "(the constructs are listed below)"),
+            "nd": Message(
+                "imperative-only path (only when {condition}): {n} construct{s} here would fail under "
+                "hybridize()",
+                "it never runs hybridized, where F is mx.sym (the constructs are listed below)")},
+    ),
+    Rule(
         "HY020", "syntax-error", "The file cannot be read or parsed",
         what="Reports a file that cannot be read, decoded (UTF-8 or a PEP 263 coding) or parsed, at "
              "the error's position.",

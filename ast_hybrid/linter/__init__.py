@@ -30,7 +30,9 @@ The pipeline of :func:`check_source`, in order:
    whether ``self.a`` is read back by a later call comes from the class (:mod:`.state`);
 4. :class:`~ast_hybrid.linter.checks.Checker` walks every unit and reports;
 5. severities are set for the target, findings deduplicated, ``# noqa``
-   applied, and the result sorted by position.
+   applied; the findings on a path the author marked imperative-only (``if self.hybridizable:
+   return out`` and what follows, nd guards) become one HY015 note at the guard (:mod:`.imperative`);
+   the result is sorted by position.
 
 Targets: ``"jax"`` (default; what ast-hybrid's conversion rejects) and
 ``"mxnet"`` (what breaks MXNet 1.x ``hybridize()``).  Each rule's severity
@@ -70,8 +72,10 @@ __all__ = ["check_source", "TARGETS", "MAX_ROUNDS"]
 MAX_ROUNDS = 8   # rounds of propagating tags between a forward and its helpers (the engine's)
 
 
-def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:
-    """Every finding in ``src`` for ``target`` ("jax" or "mxnet"), noqa applied."""
+def check_source(src: SourceFile, *, target: str = "jax", imperative_notes: bool = True) -> list[Diagnostic]:
+    """Every finding in ``src`` for ``target`` ("jax" or "mxnet"), noqa applied.  ``imperative_notes``:
+    the findings on a path the author marked imperative-only become one HY015 note at its guard
+    (:mod:`.imperative`); False reports each (the transpiler, which refuses them where they are traced)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     try:
@@ -82,11 +86,12 @@ def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:
     if "forward" not in src.text:
         return []
     from .engine import analyse  # late: gast/beniget only for files that need them
+    from .imperative import collapse
 
     found = analyse(src, tree, target)
-    out, seen = [], set()
+    kept, seen = [], set()
     noqa = noqa_map(src)
-    for d in found:
+    for d, path in found:
         sev = RULES[d.code].severity(target)
         if sev is None:  # not reported on this target
             continue
@@ -97,6 +102,7 @@ def check_source(src: SourceFile, *, target: str = "jax") -> list[Diagnostic]:
         if sev is not d.severity:
             d = d.with_severity(sev)
         if not suppressed(d, noqa):
-            out.append(d)
+            kept.append((d, path if imperative_notes else None))
+    out = [d for d in collapse(kept, src, target) if not suppressed(d, noqa)]
     out.sort(key=lambda d: d.sort_key())
     return out

@@ -10,9 +10,14 @@ target from the catalogue and applies ``# noqa``.
 
 *nd guards.*  Code under ``if F is nd:`` (also ``F is mx.nd``, ``F is
 mx.ndarray``, ``isinstance(x, nd.NDArray)``, the ``else`` of ``F is sym``
-/ ``F is not nd``, and what follows ``if F is mx.sym: raise ...``) only runs imperatively, where NDArray semantics hold:
-inside it HY004-HY011 are not reported.  HY001, HY002, HY003 and HY012 still
-are (they are wrong or stateful whatever ``F`` is).
+/ ``F is not nd``, and what follows ``if F is mx.sym: raise ...``) only runs imperatively, where NDArray
+semantics hold: inside it HY004-HY011 are not reported.  HY001, HY002, HY003 and HY012 still are (they
+are wrong or stateful whatever ``F`` is), as one HY015 note at the guard.
+
+*Flag guards* (:mod:`.imperative`): the path the author's own flag keeps imperative-only (after ``if
+self.hybridizable: return ...``, the ``else`` of ``if self.hybridizable:``, ``if not self.hybridizable:``,
+a flag the constructor ties to it) is checked as any code, and what it finds becomes one HY015 note at
+the guard.  Each :class:`Finding` made on such a path carries its :class:`~.imperative.Region`.
 
 Which rules depend on the style: MXNet 2 style ``forward`` (no ``F``) gets
 neither HY008/HY009/HY011 (MXNet 2's deferred compute handles shapes,
@@ -37,6 +42,7 @@ from . import fixes
 from .checks_assign import AssignmentChecks
 from .checks_calls import CallChecks
 from .checks_flow import FlowChecks
+from .imperative import Region, constructor_ties, flag_test
 from .kinds import Unit
 from .module import module_family
 from .tags import Tag, definitely_tensor, tensorish
@@ -55,6 +61,7 @@ class Finding:
     message: str
     help: str
     fix: Fix | None = None
+    region: Region | None = None      # the imperative-only path it is on (its note collects it)
 
 
 class Checker(FlowChecks, AssignmentChecks, CallChecks):
@@ -68,11 +75,15 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks):
         self._visitors: dict = {}  # node class -> the class's visit_* function or None (filled as met)
         self._truth_done: set = set()
         self.guard = 0  # > 0 inside an nd guard
+        self.regions: list[Region] = []   # the imperative-only paths being walked, outermost first
+        init = unit.cls.methods.get("__init__") if unit.cls is not None else None
+        self._ties = constructor_ties(init)
+        self._self = unit.params[0].id if unit.is_method and unit.params else None
 
     def add(self, code, node, variant="default", fix=None, **values):
         """Report ``code`` at ``node``, worded by the catalogue's ``variant`` of it."""
         message, help = rules.message(code, variant, **values)
-        self.findings.append(Finding(code, node, message, help, fix))
+        self.findings.append(Finding(code, node, message, help, fix, self.regions[0] if self.regions else None))
 
     def kind(self, node):
         return self.u.kind(node)
@@ -145,18 +156,43 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks):
 
     # -- walking -----------------------------------------------------------
     def run(self) -> list[Finding]:
-        body = self.u.fn.body
-        for i, stmt in enumerate(body):
-            self.visit(stmt)
-            if self._exits_unless_nd(stmt):
-                # `if F is sym: raise ...`: what follows only ever runs on NDArrays
-                self._guarded(body[i + 1:])
-                break
+        self._visit_block(self.u.fn.body)
         return self.findings
 
-    def _exits_unless_nd(self, stmt) -> bool:
-        return (isinstance(stmt, gast.If) and not stmt.orelse and self.guard_of(stmt.test) == "sym"
-                and isinstance(stmt.body[-1], (gast.Raise, gast.Return)))
+    def _visit_block(self, stmts):
+        """Visit a statement list; after an early exit that keeps the rest imperative-only (``if F is
+        mx.sym: raise ...``, ``if self.hybridizable: return out``) walk the rest as that path."""
+        for i, stmt in enumerate(stmts):
+            self.visit(stmt)
+            rest = stmts[i + 1:]
+            if not (rest and isinstance(stmt, gast.If) and not stmt.orelse
+                    and isinstance(stmt.body[-1], (gast.Raise, gast.Return))):
+                continue
+            if self.guard_of(stmt.test) == "sym":
+                self._guarded(rest, self._nd_region(stmt.test, holds=False))
+                return
+            flag = self.flag_of(stmt.test)
+            if flag is not None and flag.hybridizable_when_true:
+                self._imperative(rest, flag.region(stmt.test, holds=False))
+                return
+
+    def flag_of(self, test):
+        """What ``test`` says of the block's hybridizable configuration (:func:`.imperative.flag_test`)."""
+        return flag_test(test, self._self, self._ties)
+
+    def _nd_region(self, test, holds: bool) -> Region:
+        text = fixes.segment(self.src, test) if self.src is not None else None
+        text = f"`{text}`" if text and "\n" not in text else "an nd guard"
+        return Region(test, "nd", text if holds else f"{text} is False")
+
+    def _imperative(self, nodes, region: Region):
+        """Walk ``nodes`` as the imperative-only path ``region``: everything reported, into its note."""
+        self.regions.append(region)
+        try:
+            for n in nodes:
+                self.visit(n)
+        finally:
+            self.regions.pop()
 
     def visit(self, node):
         cls = node.__class__
@@ -172,13 +208,16 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks):
         for child in children(node):
             self.visit(child)
 
-    def _guarded(self, nodes):
+    def _guarded(self, nodes, region: Region):
+        """Walk ``nodes`` under an nd guard (HY004-HY011 silent; the rest into ``region``'s note)."""
         self.guard += 1
+        self.regions.append(region)
         try:
             for n in nodes:
                 self.visit(n)
         finally:
             self.guard -= 1
+            self.regions.pop()
 
     # -- guards --------------------------------------------------------------
     def guard_of(self, test) -> str | None:
@@ -216,26 +255,30 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks):
 
     def visit_If(self, node):
         g = self.guard_of(node.test)
+        flag = self.flag_of(node.test) if g is None else None
         self.check_truth(node.test)
         self.visit(node.test)
-        if g == "nd":
-            self._guarded(node.body)
-        else:
-            for s in node.body:
-                self.visit(s)
-        if g == "sym":
-            self._guarded(node.orelse)
-        else:
-            for s in node.orelse:
-                self.visit(s)
+        for branch, holds in ((node.body, True), (node.orelse, False)):
+            if g == ("nd" if holds else "sym"):
+                self._guarded(branch, self._nd_region(node.test, holds))
+            elif flag is not None and flag.hybridizable_when_true != holds:
+                self._imperative(branch, flag.region(node.test, holds))
+            else:
+                self._visit_block(branch)
         return False
 
     def visit_IfExp(self, node):
         g = self.guard_of(node.test)
+        flag = self.flag_of(node.test) if g is None else None
         self.check_truth(node.test)
         self.visit(node.test)
-        (self._guarded if g == "nd" else self._visit_all)([node.body])
-        (self._guarded if g == "sym" else self._visit_all)([node.orelse])
+        for branch, holds in ((node.body, True), (node.orelse, False)):
+            if g == ("nd" if holds else "sym"):
+                self._guarded([branch], self._nd_region(node.test, holds))
+            elif flag is not None and flag.hybridizable_when_true != holds:
+                self._imperative([branch], flag.region(node.test, holds))
+            else:
+                self.visit(branch)
         return False
 
     def _visit_all(self, nodes):

@@ -173,13 +173,14 @@ class _Session:
         for key, u in list(self.units.items()):
             try:
                 for f in Checker(u, self.src, self.target).run():
-                    out.append(Diagnostic(f.code, f.message, self.src.path, self.src.span(f.node),
-                                          help=f.help, fix=f.fix))
+                    d = Diagnostic(f.code, f.message, self.src.path, self.src.span(f.node), help=f.help, fix=f.fix)
+                    r = f.region
+                    out.append((d, None if r is None else (self.src.span(r.guard), r.variant, r.condition, r.on)))
             except RecursionError:
                 raise
             except Exception as exc:  # noqa: BLE001 - reported as HY999
                 self._internal(u.fn, exc)
-        return out + self.errors
+        return out + [(d, None) for d in self.errors]
 
     def _propagate(self):
         """Evaluate the units until their parameters' and returns' tags are stable.  Only a unit
@@ -250,7 +251,9 @@ class _Session:
         self.errors.append(Diagnostic("HY999", text, self.src.path, self.src.span(fn), help=help))
 
 
-def analyse(src, tree, target) -> list[Diagnostic]:
+def analyse(src, tree, target) -> list[tuple]:
+    """``[(diagnostic, path)]``: every finding, and the imperative-only path it is on (a key of
+    :func:`~ast_hybrid.linter.imperative.collapse`) or None."""
     session = _Session(src, tree, target)
     try:
         return session.run()

@@ -236,7 +236,7 @@ def _file_findings(path: str, text: str) -> tuple:
         return ()               # it: HY020 on a syntax error, not one of PRECHECK_CODES)
     from ast_hybrid.linter import check_source
 
-    return tuple(d for d in check_source(SourceFile.from_text(text, path), target="jax")
+    return tuple(d for d in check_source(SourceFile.from_text(text, path), target="jax", imperative_notes=False)
                  if d.code in PRECHECK_CODES and d.severity.value == "error")
 
 

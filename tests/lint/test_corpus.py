@@ -17,15 +17,22 @@ from pathlib import Path
 
 import pytest
 
+from ast_hybrid.common.diagnostics import Diagnostic
 from ast_hybrid.linter import check_source
 from ast_hybrid.common.source import read_file
 
 
 def _lint_tree(tree, target):
+    """``[(file, diagnostic)]``; an imperative-only path's HY015 note stands for the constructs it lists
+    (the labels are of constructs), given as diagnostics at their own places."""
     found = []
     for path in sorted(tree.rglob("*.py")):
         for d in check_source(read_file(path), target=target):
-            found.append((path.relative_to(tree).as_posix(), d))
+            rel = path.relative_to(tree).as_posix()
+            if d.code == "HY015":
+                found.extend((rel, Diagnostic(label.split()[0], label, d.path, span)) for span, label in d.related)
+            else:
+                found.append((rel, d))
     return found
 
 

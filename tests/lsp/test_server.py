@@ -216,3 +216,24 @@ def test_the_server_imports_no_numerical_library():
             "print(sorted(m for m in ('jax', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_imperative_only_path_is_one_diagnostic_with_related_places(project):
+    text = ('class Det(HybridBlock):\n    def __init__(self, hybridizable=True):\n'
+            '        self.hybridizable = hybridizable\n\n    def hybrid_forward(self, F, x):\n'
+            '        y = F.softmax(x)\n        if self.hybridizable:\n            return y\n'
+            '        return [r.asnumpy() for r in y]\n')
+
+    async def go():
+        s = Session()
+        await s.start(project)
+        uri = (project / "d.py").as_uri()
+        s.client.text_document_did_open(open_params(uri, text))
+        (d,) = (await s.diagnostics(uri, 1)).diagnostics
+        assert await s.stop() == 0
+        return uri, d
+    uri, d = asyncio.run(go())
+    assert d.code == "HY015" and d.severity == types.DiagnosticSeverity.Information
+    assert d.range.start == types.Position(6, 11)
+    places = [(r.location.uri, r.location.range.start.line, r.message.split()[0]) for r in d.related_information]
+    assert places == [(uri, 8, "HY004"), (uri, 8, "HY011")]
