@@ -253,7 +253,27 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks):
                 return "sym"
         return None
 
+    def _statically_false(self, test) -> bool:
+        """``if False:``, ``if DEBUG:`` where every definition of ``DEBUG`` reaching the test is a false
+        constant (``DEBUG = False`` in the forward): the body is dead code, never run or traced."""
+        if isinstance(test, gast.Constant):
+            return not test.value
+        if not isinstance(test, gast.Name):
+            return False
+        defs = self.u.reaching.get(test)
+        if not defs:
+            return False
+        for d in defs:
+            bind = self.u.parents.get(d)
+            if not (isinstance(bind, gast.Assign) and len(bind.targets) == 1 and bind.targets[0] is d
+                    and isinstance(bind.value, gast.Constant) and not bind.value.value):
+                return False
+        return True
+
     def visit_If(self, node):
+        if self._statically_false(node.test):      # dead code: only the else runs
+            self._visit_block(node.orelse)
+            return False
         g = self.guard_of(node.test)
         flag = self.flag_of(node.test) if g is None else None
         self.check_truth(node.test)

@@ -24,8 +24,18 @@ class AssignmentChecks:
         for tgt in node.targets:
             self._check_target(tgt)
             if isinstance(tgt, (gast.Tuple, gast.List)) and not self.guard and self.u.style == "F":
-                if self.certain(node.value) and not isinstance(node.value, (gast.Tuple, gast.List)):
+                if (self.certain(node.value) and not isinstance(node.value, (gast.Tuple, gast.List))
+                        and not self._custom_of_another_module(node.value)):
                     self.add("HY011", node.value, "unpacking")
+
+    def _custom_of_another_module(self, value) -> bool:
+        """``F.Custom(..., op_type="t")`` of a prop this file does not register: its outputs are counted
+        as one (MXNet's default), but unpacking it says how many it has (Faster R-CNN's target ops: 2, 3)."""
+        if not (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+                and value.func.attr == "Custom"):
+            return False
+        op_type = next((k.value for k in value.keywords if k.arg == "op_type"), None)
+        return not (isinstance(op_type, gast.Constant) and self.u.facts.registers_custom(op_type.value))
 
     def visit_AnnAssign(self, node):
         self._check_target(node.target)

@@ -129,9 +129,9 @@ class CallChecks:
         return False
 
     def check_print(self, call) -> bool:
-        """HY006: ``print`` of a tensor (also inside an f-string)."""
+        """HY006: ``print`` of a tensor (also inside an f-string, ``'{}'.format(x)``, ``'%s' % x``)."""
         if call.is_global_name and call.name == "print" and (call.arg_tensor or any(
-                self._fstring_has_tensor(a) for a in call.args)):
+                self._formats_tensor(a) for a in call.args)):
             self.add("HY006", call.node)
             return True
         return False
@@ -147,11 +147,20 @@ class CallChecks:
     def _shape_rules(self) -> bool:
         return self.target == "mxnet" and self.u.style == "F" and not self.guard
 
-    def _fstring_has_tensor(self, node) -> bool:
-        if not isinstance(node, gast.JoinedStr):
-            return False
-        return any(isinstance(v, gast.FormattedValue) and tensorish(self.kind(v.value))
-                   for v in node.values)
+    def _formats_tensor(self, node) -> bool:
+        """A string made from a tensor: an f-string, ``'...'.format(x)``, ``'...' % x``."""
+        if isinstance(node, gast.JoinedStr):
+            return any(isinstance(v, gast.FormattedValue) and tensorish(self.kind(v.value))
+                       for v in node.values)
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "format"
+                and isinstance(node.func.value, gast.Constant) and isinstance(node.func.value.value, str)):
+            return any(tensorish(self.kind(a)) for a in node.args) or any(
+                tensorish(self.kind(k.value)) for k in node.keywords)
+        if (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod) and isinstance(node.left, gast.Constant)
+                and isinstance(node.left.value, str)):
+            right = node.right.elts if isinstance(node.right, gast.Tuple) else [node.right]
+            return any(tensorish(self.kind(v)) for v in right)
+        return False
 
     # -- HY008: shape attributes; HY013: F.<name> that mx.sym lacks --------
     def visit_Attribute(self, node):

@@ -214,6 +214,12 @@ class ModuleFacts:
                 return stores[attr]
         return None
 
+    def registers_custom(self, op_type: str) -> bool:
+        """Whether a class of this file is registered as the custom operator ``op_type``."""
+        return any(any(isinstance(d, ast.Call) and (dotted_name(d.func) or "").endswith("register")
+                       and d.args and isinstance(d.args[0], ast.Constant) and d.args[0].value == op_type
+                       for d in cls.node.decorator_list) for cls in self.class_list)
+
     def custom_outputs(self, op_type: str) -> int | None:
         """How many outputs the ``CustomOpProp`` registered in this file as ``op_type``
         (``@mx.operator.register("op_type")``) lists: its ``list_outputs`` returning a list

@@ -435,3 +435,34 @@ mx.npx.reset_np()
     meta = oracle.run(code)["meta"]
     assert meta["slice"] == [2, 4] and meta["int"] == [3, 4]
     assert "has no attribute 'shape'" in meta["shape"]
+
+
+# -- the seventh fresh batch (issue 34): gluon-ocr, gluon-detector, Gluon-Box, sknlp-mxnet, gluon-faster-rcnn --
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_code_under_a_local_false_debug_flag_is_dead(target):
+    # gluon-detector lib/cus_loss/retinanet.py HuberLoss: `DEBUG = False` ... `if DEBUG: label[0, :, :].asnumpy()`
+    body = ("DEBUG = False\npos = F.where(y != 0, F.ones_like(y), F.zeros_like(y))\nif DEBUG:\n"
+            "    label_np = y[0, :, :].asnumpy()\n    print('pos: {}'.format(pos[0, :, :].asnumpy()))\nreturn pos")
+    assert codes(model(body), target) == []
+    assert codes(model("if False:\n    v = x.asnumpy()\nreturn x"), target) == []
+    # a flag that may be true, or is only sometimes false, is no dead code
+    assert codes(model(body.replace("DEBUG = False", "DEBUG = True")), target).count("HY004") == 2
+    assert "HY004" in codes(model(body.replace("DEBUG = False", "DEBUG = False\nif y is None:\n    DEBUG = 1"),
+                                  params="x, y"), target)
+
+
+def test_unpacking_a_custom_op_of_another_module_is_not_hy011():
+    # gluon-faster-rcnn rcnn/anchor.py: the AnchorTarget prop (2 outputs) is registered in rcnn/op/
+    body = ("labels, bbox_targets = F.Custom(x, y, op_type='AnchorTarget', rpn_batch_size=256)\n"
+            "return labels + bbox_targets")
+    assert codes(model(body), "mxnet") == []
+    # one output is still MXNet's default for what else is done with it (gluonts' len(F.Custom(...)))
+    assert codes(model("n = len(F.Custom(x, op_type='digitize'))\nreturn x * n"), "mxnet") == ["HY008"]
+
+
+@pytest.mark.parametrize("arg", ["'sum neg_weight: {}'.format(F.sum(x))", "'loss: {l}'.format(l=x)",
+                                 "'pos_loss: %s' % x", "'%s %s' % (y, x)"])
+def test_a_tensor_printed_through_a_format_string_is_hy006(arg):
+    # gluon-detector lib/centernet_loss.py: print('num_pos: {}'.format(F.sum(label == 1, ...)))
+    assert codes(model(f"print({arg})\nreturn x"), "jax") == ["HY006"]
+    assert codes(model("print('step {}'.format(3), '%d' % 4)\nreturn x"), "jax") == []
