@@ -75,31 +75,29 @@ def test_fifth_batch_header_counts_are_the_rows():
             "later ones, and the one false one left") in text
 
 
-def test_sixth_batch_header_counts_are_the_rows():
-    rows = [r for r in _rows(GITHUB) if r["tree"] in SIXTH]
+def _batch_header(name: str, trees: dict):
+    """The batch's rows' counts as its header states them: ``(found, true, missed, header)``."""
+    rows = [r for r in _rows(GITHUB) if r["tree"] in trees]
     header = " ".join(ln.lstrip("# ") for ln in GITHUB.read_text().splitlines() if ln.startswith("#"))
     found, true, missed = _counts(rows)
-    assert (f"Sixth batch: {len(found)} findings, {true} true, {len(found) - true} false: "
+    assert (f"{name} batch: {len(found)} findings, {true} true, {len(found) - true} false: "
             f"precision {100 * true / len(found):.1f}% before any change") in header
-    for tree in SIXTH:
+    for tree in trees:
         t = [r for r in found if r["tree"] == tree]
         assert f"{tree} {sum(r['label'] == 'true' for r in t)}/{len(t)}" in header
-    assert f"Sixth batch missed (read in every hybrid_forward): {len(missed)}," in header
+    assert f"{name} batch missed (read in every hybrid_forward): {len(missed)}," in header
+    return found, true, missed, header
+
+
+def test_sixth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Sixth", SIXTH)
     # after its fixes: every true finding still found, and every miss
     n = true + len(missed)
     assert f"{n} findings, {n} true: the {true} true ones and all {len(missed)} misses" in header
 
 
 def test_seventh_batch_header_counts_are_the_rows():
-    rows = [r for r in _rows(GITHUB) if r["tree"] in SEVENTH]
-    header = " ".join(ln.lstrip("# ") for ln in GITHUB.read_text().splitlines() if ln.startswith("#"))
-    found, true, missed = _counts(rows)
-    assert (f"Seventh batch: {len(found)} findings, {true} true, {len(found) - true} false: "
-            f"precision {100 * true / len(found):.1f}% before any change") in header
-    for tree in SEVENTH:
-        t = [r for r in found if r["tree"] == tree]
-        assert f"{tree} {sum(r['label'] == 'true' for r in t)}/{len(t)}" in header
-    assert f"Seventh batch missed (read in every hybrid_forward): {len(missed)}," in header
+    found, true, missed, header = _batch_header("Seventh", SEVENTH)
     # after its fixes: every true finding still found, and all misses but the helper passed as a value
     n = true + len(missed) - 1
     assert f"{n} findings, {n} true: the {true} true ones and {len(missed) - 1} of the {len(missed)} misses" in header
