@@ -87,6 +87,8 @@ class CallKinds:
             name = func.id
             if name == "getattr" and node.args and is_op(self.kind(node.args[0])):
                 return frozenset((Tag.OP,))
+            if name == "getattr" and len(node.args) == 2 and Tag.SELF in self.kind(node.args[0]):
+                return frozenset((Tag.SELF_ATTRIBUTE,))    # `getattr(self, 'conv%d' % i)`: a child, called as one
             if name in _BUILTIN_SAME and node.args:
                 return TENSOR_KIND if tensorish(self.kind(node.args[0])) else EMPTY
             if name in ("min", "max") and len(node.args) >= 2:

@@ -15,6 +15,11 @@ from .tags import Tag, holds_tensors, is_op, tensorish
 
 __all__ = ["AssignmentChecks"]
 
+#: what a tensor says of where and how it is stored, not of its values
+_PLACEMENT = frozenset({"context", "ctx", "dtype", "stype"})
+#: methods that give the same values elsewhere (another device, another dtype)
+_MOVES = frozenset({"as_in_context", "as_in_ctx", "copyto", "astype"})
+
 
 class AssignmentChecks:
     """The assignment rules of :class:`~ast_hybrid.linter.checks.Checker`."""
@@ -120,14 +125,28 @@ class AssignmentChecks:
         return False
 
     def _from_inputs(self, value) -> bool:
-        """Whether ``value`` is computed from tensors (a name holding them, an op, a tensor method)."""
-        for n in gast.walk(value):
+        """Whether ``value`` is computed from tensors (a name holding them, an op, a tensor method).  What a
+        tensor says of where it lives (``x.context``, ``x.dtype``) is not its values: a constant moved to the
+        input's device (``self.window.as_in_context(img.context)``) is still the constant."""
+        todo = [value]
+        while todo:
+            n = todo.pop()
             t = type(n)
+            if t is gast.Attribute and n.attr in _PLACEMENT:
+                continue
             if t is gast.Name and holds_tensors(self.kind(n)):
                 return True
-            if t is gast.Call and (is_op(self.kind(n.func)) or Tag.TENSOR_METHOD in self.kind(n.func)):
+            if t is gast.Call and (is_op(self.kind(n.func)) or (
+                    Tag.TENSOR_METHOD in self.kind(n.func) and not self._moves_constant(n))):
                 return True
+            todo.extend(gast.iter_child_nodes(n))
         return False
+
+    def _moves_constant(self, call) -> bool:
+        """``c.as_in_context(ctx)`` (``copyto``, ``astype``) of a ``c`` not computed from the inputs."""
+        func = call.func
+        return (isinstance(func, gast.Attribute) and func.attr in _MOVES
+                and not self._from_inputs(func.value))
 
     def visit_AugAssign(self, node):
         tgt = node.target

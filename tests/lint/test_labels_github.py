@@ -4,6 +4,8 @@ Fifth fresh batch: apache/mxnet 1.9.1's ``example/``, gluon-nlp v0.10.x's ``scri
 ``scripts/``.  Sixth: six repositories of Gluon model code (MXNetSeg, Single-Path-One-Shot-NAS-MXNet,
 MXNet-Detector, mxnet-centernet, handwritten-text-recognition-for-apache-mxnet, Quantization.MXNet).
 Seventh (issue 34): gluon-ocr, gluon-detector, Gluon-Box, gluon-faster-rcnn (and sknlp-mxnet, no finding).
+Eighth (issue 34, linted after the seventh's fixes): CapsuleNet-Gluon, continuous_view_synthesis_gluon, Mxnet_Tutorial,
+deeplabv3p_gluon, Gluon-FashionAI-Attributes, 3d-prostate-segmentation-mxnet, UGATIT-mxnet, sfd.gluoncv, yolov3-mxnet.
 CI cannot fetch GitHub, so nothing here lints them; these tests keep the file well formed and its
 header's numbers equal to what its rows say."""
 
@@ -20,6 +22,11 @@ SIXTH = {"mxnetseg": "BebDong/MXNetSeg", "spos-nas": "CanyonWind/Single-Path-One
          "quantization-mxnet": "hey-yahei/Quantization.MXNet"}
 SEVENTH = {"gluon-ocr": "Davids929/gluon-ocr", "gluon-detector": "wshuail/gluon-detector",
            "gluon-box": "KunyFox/Gluon-Box", "gluon-faster-rcnn": "WalterMa/gluon-faster-rcnn"}
+EIGHTH = {"capsnet": "tonysy/CapsuleNet-Gluon", "cvs": "eitan3/continuous_view_synthesis_gluon",
+          "mxnet-tutorial": "JONGGON/Mxnet_Tutorial", "deeplabv3p": "duducheng/deeplabv3p_gluon",
+          "fashionai": "lexuszhi1990/Gluon-FashionAI-Attributes",
+          "prostate3d": "minhto2802/3d-prostate-segmentation-mxnet", "ugatit": "wkcn/UGATIT-mxnet",
+          "sfd": "yangfly/sfd.gluoncv", "yolov3-mxnet": "Fermes/yolov3-mxnet"}
 EARLIER = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
 RULES = {f"HY{n:03d}" for n in range(1, 21)}
 
@@ -32,7 +39,7 @@ def _rows(path):
 def test_rows_are_well_formed():
     rows = _rows(GITHUB)
     assert rows
-    repos = {**FIFTH, **SIXTH, **SEVENTH}
+    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH}
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r
         assert r["tree"] in repos
@@ -103,6 +110,12 @@ def test_seventh_batch_header_counts_are_the_rows():
     assert f"{n} findings, {n} true: the {true} true ones and {len(missed) - 1} of the {len(missed)} misses" in header
 
 
+def test_eighth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Eighth", EIGHTH)
+    assert not [r for r in found if r["tree"] == "yolov3-mxnet"]
+    assert sum(r["tree"] == "cvs" for r in missed) == 32 and sum(r["tree"] == "yolov3-mxnet" for r in missed) == 2
+
+
 def _fresh_before(trees):
     earlier = [r for r in _rows(HELD_OUT) if r["tree"] in EARLIER and r["before"] == "found"]
     rows = earlier + [r for r in _rows(GITHUB) if r["before"] == "found" and r["tree"] in trees]
@@ -115,3 +128,4 @@ def test_fresh_before_over_all_batches():
     assert f"all five batches: {_fresh_before(FIFTH)}" in text
     assert f"all six batches: {_fresh_before({**FIFTH, **SIXTH})}" in text
     assert f"all seven batches: {_fresh_before({**FIFTH, **SIXTH, **SEVENTH})}" in text
+    assert f"all eight batches: {_fresh_before({**FIFTH, **SIXTH, **SEVENTH, **EIGHTH})}" in text
