@@ -472,11 +472,11 @@ class HybridBlock(Block):
         _check_some_array(args)
         compile_cache.ensure()      # JAX's persistent cache, before the deferred pass's ops compile (compile_cache.py)
         params = list(self.collect_params().values())
-        if any(p._data is None for p in params):
+        if any(p._value is None for p in params):
             from ast_hybrid.gluon.deferred import first_pass
 
             first_pass(self, args)      # deferred shape inference, once, on shapes only (gluon/deferred.py)
-            missing = [p.name for p in params if p._data is None]
+            missing = [p.name for p in params if p._value is None]
             if missing:
                 raise RuntimeError(f"Parameter {missing[0]!r} has not been initialized; call "
                                    "initialize() before running the block")
@@ -510,12 +510,12 @@ class HybridBlock(Block):
 
         params = {}
         for k, p in self._reg_params.items():
-            if p._data is None and p._deferred_init and shape_known(p.shape):
+            if p._value is None and p._deferred_init and shape_known(p.shape):
                 p._finish_deferred_init()
-            params[k] = Deferred(p) if p._data is None and p._deferred_init else p.data()
+            params[k] = Deferred(p) if p._value is None and p._deferred_init else p.data()
         with inferring(), imperative((params, self._reg_params)):
             out = self.hybrid_forward(nd, *args, **params)
-        unused = [p.name for p in self._reg_params.values() if p._data is None]
+        unused = [p.name for p in self._reg_params.values() if p._value is None]
         if unused:
             raise DeferredInitializationError(
                 f"{type(self).__name__}'s first call did not pass {', '.join(map(repr, unused))} to an operator that "
@@ -536,7 +536,7 @@ class HybridBlock(Block):
 
     def infer_shape(self, *args):
         """Fill in unknown (0) parameter shapes from the inputs; layers with deferred shapes override it."""
-        unknown = [p.name for p in self._reg_params.values() if p._data is None]
+        unknown = [p.name for p in self._reg_params.values() if p._value is None]
         raise DeferredInitializationError(
             f"{type(self).__name__} cannot infer the shapes of {', '.join(unknown)}; give them at construction")
 

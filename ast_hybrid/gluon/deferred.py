@@ -28,15 +28,15 @@ def first_pass(block, args):
 
     params = list(block.collect_params().values())
     rng._base()     # the eager stream's base key exists before the trace (drawn inside, it would be a tracer)
-    saved = [(p, p._data, p._shape, p._deferred_init, p._leaf) for p in params], list(rng._GLOBAL)
+    saved = [(p, p._value, p._shape, p._deferred_init, p._leaf) for p in params], list(rng._GLOBAL)
     try:
         _abstract_pass(block, args)
-        ok = not any(isinstance(p._data, jax.core.Tracer) for p in params)
+        ok = not any(isinstance(p._value, jax.core.Tracer) for p in params)
     except Exception:       # noqa: BLE001 - whatever it is, the concrete pass gives it (or succeeds)
         ok = False
     if not ok:
         for p, data, shape, deferred, leaf in saved[0]:
-            p._data, p._shape, p._deferred_init, p._leaf = data, shape, deferred, leaf
+            p._value, p._shape, p._deferred_init, p._leaf = data, shape, deferred, leaf
         rng._GLOBAL[:] = saved[1]
         concrete_pass(block, args)
 

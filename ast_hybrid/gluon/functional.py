@@ -30,14 +30,14 @@ def functional(net, *example_inputs):
     from ast_hybrid.gluon.programs import run_bound, strip
 
     plist = list(net.collect_params().values())
-    if any(p._data is None for p in plist):
+    if any(p._value is None for p in plist):
         if not example_inputs:
-            missing = [p.name for p in plist if p._data is None]
+            missing = [p.name for p in plist if p._value is None]
             raise ValueError(f"Parameter {missing[0]!r} is not initialized (deferred shape?): call "
                              "net.initialize() and run the net once, or pass example inputs to functional()")
         net._call_imperative(*example_inputs) if hasattr(net, "_call_imperative") else net(*example_inputs)
     names = [p.name for p in plist]
-    params = {p.name: p._data for p in plist}
+    params = {p.name: p._value for p in plist}
 
     def apply_fn(params, *inputs, training=False, key=None):
         leaves = tuple(params[n] for n in names)

@@ -63,7 +63,7 @@ class Parameter:
         self.lr_mult, self.wd_mult = lr_mult, wd_mult
         self.allow_deferred_init = allow_deferred_init
         self._grad_req = grad_req if differentiable else "null"
-        self._data = None
+        self._value = None
         self._deferred_init = ()
         self._listeners = []      # callables run when the array is replaced (hybridize caches)
         self._trace = None        # the trace the parameter is bound into, during a hybridized trace
@@ -91,15 +91,33 @@ class Parameter:
             self._leaf = None
         elif self._leaf is not None:
             self._leaf.grad_req = req
-        elif self._data is not None:
+        elif self._value is not None:
             self._leaf = _Leaf(req)
 
     # MXNet's private protocol ----------------------------------------------------
     # Real subclasses build a Parameter from another one by copying MXNet's private fields (GluonNLP's
     # WeightDropParameter: ``self._data = p._data; self._grad = p._grad; self._ctx_list = p._ctx_list`` and
-    # ``data()`` as ``self._check_and_get(self._data, ctx)``).  Here ``_data`` is the one array (MXNet: one
-    # NDArray per context), ``_grad`` the gradient's holder (MXNet: the list of gradient arrays; opaque
-    # here, only to be copied), ``_ctx_list`` the contexts.
+    # ``data()`` as ``self._check_and_get(self._data, ctx)``).  ``_data`` is MXNet's list of NDArrays, one per
+    # context (ours: the one value, ``_value``, for each); ``_grad`` the gradient's holder (MXNet: the list of
+    # gradient arrays; opaque here, only to be copied), ``_ctx_list`` the contexts.
+    @property
+    def _data(self):
+        if self._value is None:
+            return None
+        if self._stype == "row_sparse":
+            from ast_hybrid.core.sparse import RowSparseNDArray
+
+            one = RowSparseNDArray(self._value)
+        else:
+            one = self._cls(self._value)
+        return [one] * (self._copies if self._mesh is None else len(self._ctx))
+
+    @_data.setter
+    def _data(self, value):
+        if isinstance(value, (list, tuple)):
+            value = value[0] if value else None
+        self._value = raw(value) if isinstance(value, NDArray) else value
+
     @property
     def _allow_deferred_init(self):
         return self.allow_deferred_init
@@ -137,7 +155,7 @@ class Parameter:
         self._trainer = trainer
 
     def _check_and_get(self, arr_list, ctx):
-        """``arr_list`` (this parameter's ``_data``, or another's) as an NDArray, as ``data(ctx)`` gives it;
+        """``arr_list`` (this parameter's ``_value`` or ``_data``, or another's) as an NDArray, as ``data(ctx)`` gives it;
         inside a hybridized trace, the value bound to this parameter.  MXNet's errors when uninitialised."""
         trace = self._trace
         if trace is not None:
@@ -153,7 +171,9 @@ class Parameter:
                                "of nested child Blocks")
         if isinstance(arr_list, (list, tuple)):      # MXNet's per-context list: ours holds one replicated value
             arr_list = arr_list[0]
-        if arr_list is not self._data:
+            if isinstance(arr_list, NDArray) and raw(arr_list) is self._value:
+                arr_list = self._value                  # this parameter's own (``self._data``): its memory
+        if arr_list is not self._value:
             return self._cls(raw(arr_list))
         out = self._cls(raw(arr_list), self._leaf)
         out._base = (Storage(self._read_data, self.set_data), None)     # MXNet's data() is the parameter's memory
@@ -179,7 +199,7 @@ class Parameter:
 
     # initialisation ---------------------------------------------------------
     def initialize(self, init=None, ctx=None, default_init=None, force_reinit=False):
-        if self._data is not None and not force_reinit:
+        if self._value is not None and not force_reinit:
             return
         if ctx is not None:
             self._set_ctx(ctx)
@@ -226,8 +246,8 @@ class Parameter:
         from ast_hybrid.core.context import current_context
 
         self._set_ctx(current_context() if ctx is None else ctx)
-        if self._data is not None:
-            self._set(self._data)
+        if self._value is not None:
+            self._set(self._value)
 
     def list_ctx(self):
         """The contexts the parameter lives on."""
@@ -241,7 +261,7 @@ class Parameter:
         if self._stype != "default":
             raise RuntimeError(f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} via data() because "
                                f"its storage type is {self._stype}. Please use row_sparse_data() instead.")
-        return self._check_and_get(self._data, ctx)
+        return self._check_and_get(self._value, ctx)
 
     def row_sparse_data(self, row_id):
         """A row_sparse parameter's rows ``row_id`` (MXNet pulls them from the trainer's store), on
@@ -264,14 +284,14 @@ class Parameter:
                                "created with it.")
         from ast_hybrid.core.sparse import RowSparseNDArray
 
-        value = RowSparseNDArray(self._check_and_get(self._data, None)._arr).retain(row_id)
+        value = RowSparseNDArray(self._check_and_get(self._value, None)._arr).retain(row_id)
         if isinstance(row_id, NDArray):
             value = value.as_in_context(row_id.context)
         value._ag = self._leaf      # recorded as the parameter: its gradient is the parameter's
         return value
 
     def _read_data(self):
-        return self._data
+        return self._value
 
     def grad(self, ctx=None):
         """The gradient written by the last ``backward()`` (zeros before any)."""
@@ -280,7 +300,7 @@ class Parameter:
         if self._leaf is None:
             raise RuntimeError(f"Cannot get gradient array for Parameter {self.name!r} because grad_req='null'")
         if self._leaf.grad is None:
-            self._leaf.grad = jnp.zeros_like(self._data)
+            self._leaf.grad = jnp.zeros_like(self._value)
         if ctx is not None and self._copies > 1:
             from ast_hybrid.core.context import Context
 
@@ -347,7 +367,7 @@ class Parameter:
         if trace is not None:
             trace.update_running(self, batch, momentum)
             return
-        self.set_data(running_update(self._data, raw(batch), momentum, 1 - momentum))
+        self.set_data(running_update(self._value, raw(batch), momentum, 1 - momentum))
 
     def _set(self, value):
         import jax.numpy as jnp
@@ -367,14 +387,14 @@ class Parameter:
             from ast_hybrid.core.context import place
 
             value = place(value, self._ctx[0])
-        self._data = value
+        self._value = value
         for notify in list(self._listeners):
             notify()
 
     def cast(self, dtype):
         self.dtype = np.dtype(dtype).name
-        if self._data is not None:
-            self._set(self._data.astype(self.dtype))
+        if self._value is not None:
+            self._set(self._value.astype(self.dtype))
 
     def zero_grad(self):
         if self._leaf is not None:
@@ -530,7 +550,7 @@ class ParameterDict:
             if strip_prefix and not p.name.startswith(strip_prefix):
                 raise ValueError(f"Prefix {strip_prefix!r} is to be striped before saving, but Parameter's "
                                  f"name {p.name!r} does not start with it")
-            arrays[p.name[len(strip_prefix):]] = p._check_and_get(p._data, None)    # (a row_sparse one too)
+            arrays[p.name[len(strip_prefix):]] = p._check_and_get(p._value, None)    # (a row_sparse one too)
         params_io.save(filename, arrays)
 
     def load(self, filename, ctx=None, allow_missing=False, ignore_extra=False, restore_prefix="", cast_dtype=False,

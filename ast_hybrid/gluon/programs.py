@@ -299,7 +299,7 @@ class Compiled:
         import jax
 
         self.params = list(block.collect_params().values())
-        self.leaves = tuple(p._data for p in self.params)
+        self.leaves = tuple(p._value for p in self.params)
         self.input_specs = [jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), strip(x))
                             for x in inputs]
         self.keyed = False
@@ -399,7 +399,7 @@ class Compiled:
 
     def refresh(self):
         """Take the parameters' current values as leaves; False if a shape, dtype or device changed."""
-        leaves = tuple(p._data for p in self.params)
+        leaves = tuple(p._value for p in self.params)
         for new, old in zip(leaves, self.leaves):
             if new is None or new.shape != old.shape or new.dtype != old.dtype:
                 return False
@@ -412,8 +412,8 @@ class Compiled:
     def _write_back(self, writes):
         if writes:
             for i, v in writes.items():
-                self.params[i]._data = v
-            self.leaves = tuple(p._data for p in self.params)
+                self.params[i]._value = v
+            self.leaves = tuple(p._value for p in self.params)
 
     def _call_recorded(self, args, xs):
         """Under ``autograd.record()``: run the forward program, which also returns its pullback (the
@@ -440,7 +440,7 @@ class Compiled:
         changed them since (another call's backward first), ``decay`` times."""
         new = {}
         for i, (value, decay) in running.items():
-            now, then = self.params[i]._data, at_forward[i]
+            now, then = self.params[i]._value, at_forward[i]
             new[i] = value if now is then else (value + (now - then) * decay).astype(value.dtype)
         self._write_back(new)
 

@@ -64,7 +64,7 @@ class Trainer:
         self._update_on_kvstore = None
         self._update_on_kvstore_arg = update_on_kvstore
         # MXNet's: the parameters not initialised yet (deferred), whose values the trainer takes at a step
-        self._params_to_init = [p for p in self._params if p._data is None]
+        self._params_to_init = [p for p in self._params if p._value is None]
         self._use_optimizer(optimizer, optimizer_params)
         self._states = {}
         self._rates_cache = None
@@ -233,11 +233,11 @@ class Trainer:
     def _update(self, batch_size, ignore_stale_grad=False):
         self._t += 1
         if self._params_to_init:
-            self._params_to_init = [p for p in self._params_to_init if p._data is None]
+            self._params_to_init = [p for p in self._params_to_init if p._value is None]
         rescale = self._scale / batch_size
         todo, grads, states = [], [], []
         for p in self._params:
-            if p.grad_req == "null" or p._data is None:
+            if p.grad_req == "null" or p._value is None:
                 continue
             leaf = p._leaf
             if leaf is None or leaf.grad is None or not leaf.fresh:
@@ -247,7 +247,7 @@ class Trainer:
                                   "step. Call step(batch_size, ignore_stale_grad=True) to skip it.")
             st = self._states.get(p)
             if st is None:
-                st = self._states[p] = initial_states(self._name, p._data, self._n_states)
+                st = self._states[p] = initial_states(self._name, p._value, self._n_states)
             todo.append(p)
             grads.append(leaf.grad)
             states.append(st)
@@ -259,11 +259,11 @@ class Trainer:
         lazy = tuple(p._grad_stype == "row_sparse" and lazy_update(self._name, self._lazy, p._stype) for p in todo)
         update = _compiled_update(self._name, self._options, lazy if any(lazy) else ())
         lrs, wds = self._rates(todo)
-        new_ws, new_states = update([p._data for p in todo], grads, states, lrs, wds, rescale, self._clip,
+        new_ws, new_states = update([p._value for p in todo], grads, states, lrs, wds, rescale, self._clip,
                                     self._t)
         listeners = {}
         for p, w, st in zip(todo, new_ws, new_states):
-            p._data = w
+            p._value = w
             self._states[p] = st
             p._leaf.fresh = False       # MXNet: a gradient serves one update
             for notify in p._listeners:

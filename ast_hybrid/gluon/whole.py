@@ -191,4 +191,4 @@ def _has_array(args):
 
 
 def _uninitialized(block):
-    return any(p._data is None for p in block.collect_params().values())
+    return any(p._value is None for p in block.collect_params().values())

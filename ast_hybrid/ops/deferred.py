@@ -11,7 +11,7 @@ names the parameter.
 
 Here are the stand-in and the hook the ops call (``_core.HOOKS.resolve_deferred``); the passes that run a
 block's first call with them are Gluon's (``gluon/deferred.py``).  Parameters are duck-typed (``name``,
-``shape``, ``_data``, ``data()``, ``_finish_deferred_init()``: ``gluon.Parameter``'s).
+``shape``, ``_value``, ``data()``, ``_finish_deferred_init()``: ``gluon.Parameter``'s).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def _resolve(op_name, impl, args, kwargs):
 
 def _unshaped(a):
     """Whether ``a`` stands in for a parameter whose shape is still to be given."""
-    return a.__class__ in _STANDINS and a.param._data is None and \
+    return a.__class__ in _STANDINS and a.param._value is None and \
         (a.__class__ is Deferred or 0 in tuple(a.param.shape or (0,)))
 
 

@@ -117,8 +117,8 @@ def place_inputs(block, args):
 
     mesh = None
     for p in block.collect_params().values():
-        mesh = mesh_of(p._data)
-        if mesh is not None or p._data is not None:
+        mesh = mesh_of(p._value)
+        if mesh is not None or p._value is not None:
             break
     if mesh is None:
         for a in args:

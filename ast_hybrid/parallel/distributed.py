@@ -275,8 +275,8 @@ class KVStore(KVStoreBase):
         if not self.is_distributed or self.num_workers == 1:
             return
         seen = self.__dict__.setdefault("_broadcast", set())
-        todo = [p for p in params if id(p) not in seen and p._data is not None]
-        for p, value in zip(todo, self._from_first([p._data for p in todo])):
+        todo = [p for p in params if id(p) not in seen and p._value is not None]
+        for p, value in zip(todo, self._from_first([p._value for p in todo])):
             p._set(value)
             seen.add(id(p))
 

@@ -333,10 +333,10 @@ class _Unknown:
     """A placeholder whose shape the graph infers: the operator it reaches fills it in from its data (MXNet's
     ``infer_shape`` of an op's weight, bias, BatchNorm's gamma...), as a Parameter's deferred shape."""
 
-    __slots__ = ("name", "shape", "dtype", "_data")
+    __slots__ = ("name", "shape", "dtype", "_value")
 
     def __init__(self, name, shape, dtype):
-        self.name, self.shape, self.dtype, self._data = name, shape, np.dtype(dtype), None
+        self.name, self.shape, self.dtype, self._value = name, shape, np.dtype(dtype), None
 
 
 class _Aval:
@@ -526,7 +526,7 @@ def _param_value(node, deferred=False, shapes_only=False):
     p = node.param
     if p is None:
         raise ValueError(f"the graph's variable {node.name!r} has no value: give it by name")
-    if deferred and p._data is None:
+    if deferred and p._value is None:
         from ast_hybrid.ops.deferred import Deferred, ShapeOnly
 
         if getattr(p, "_deferred_init", None):
