@@ -155,8 +155,9 @@ class Parameter:
         self._trainer = trainer
 
     def _check_and_get(self, arr_list, ctx):
-        """``arr_list`` (this parameter's ``_value`` or ``_data``, or another's) as an NDArray, as ``data(ctx)`` gives it;
-        inside a hybridized trace, the value bound to this parameter.  MXNet's errors when uninitialised."""
+        """``arr_list`` (this parameter's ``_value`` or ``_data``, or another's) as an NDArray, as ``data(ctx)``
+        gives it; inside a hybridized trace, the value bound to this parameter.  MXNet's errors when
+        uninitialised."""
         trace = self._trace
         if trace is not None:
             return self._cls(trace.read(self), trace.marker(self))
