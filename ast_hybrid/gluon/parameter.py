@@ -30,6 +30,7 @@ from ast_hybrid.core.ndarray import NDArray, ndarray
 from ast_hybrid.core.npmode import MODE as NP_MODE
 from ast_hybrid.ops._core import raw
 from ast_hybrid.ops.normalization import running_update
+from .parameter_private import MXNetPrivateFields
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError"]
 
@@ -45,7 +46,7 @@ def _shown(shape):
     return tuple(-1 if d == 0 else d for d in shape)
 
 
-class Parameter:
+class Parameter(MXNetPrivateFields):
     _cls = NDArray      # the class of data() and grad(): ndarray once initialised under npx.set_np()
     _copies = 1         # several contexts on this process's one CPU device: how many (list_data)
 
@@ -93,57 +94,6 @@ class Parameter:
             self._leaf.grad_req = req
         elif self._value is not None:
             self._leaf = _Leaf(req)
-
-    # MXNet's private protocol ----------------------------------------------------
-    # Real subclasses build a Parameter from another one by copying MXNet's private fields (GluonNLP's
-    # WeightDropParameter: ``self._data = p._data; self._grad = p._grad; self._ctx_list = p._ctx_list`` and
-    # ``data()`` as ``self._check_and_get(self._data, ctx)``).  ``_data`` is MXNet's list of NDArrays, one per
-    # context (ours: the one value, ``_value``, for each); ``_grad`` the gradient's holder (MXNet: the list of
-    # gradient arrays; opaque here, only to be copied), ``_ctx_list`` the contexts.
-    @property
-    def _data(self):
-        if self._value is None:
-            return None
-        if self._stype == "row_sparse":
-            from ast_hybrid.core.sparse import RowSparseNDArray
-
-            one = RowSparseNDArray(self._value)
-        else:
-            one = self._cls(self._value)
-        return [one] * (self._copies if self._mesh is None else len(self._ctx))
-
-    @_data.setter
-    def _data(self, value):
-        if isinstance(value, (list, tuple)):
-            value = value[0] if value else None
-        self._value = raw(value) if isinstance(value, NDArray) else value
-
-    @property
-    def _allow_deferred_init(self):
-        return self.allow_deferred_init
-
-    @_allow_deferred_init.setter
-    def _allow_deferred_init(self, value):
-        self.allow_deferred_init = value
-
-    @property
-    def _grad(self):
-        return self._leaf
-
-    @_grad.setter
-    def _grad(self, holder):
-        self._leaf = holder
-
-    @property
-    def _ctx_list(self):
-        return self._ctx
-
-    @_ctx_list.setter
-    def _ctx_list(self, ctx):
-        if ctx is None:
-            self._ctx, self._mesh, self._copies = None, None, 1
-        else:
-            self._set_ctx(ctx)
 
     def _set_trainer(self, trainer):
         """The trainer this parameter is updated by (MXNet's ``Trainer`` sets it for each of its parameters)."""
