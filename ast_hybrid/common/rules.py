@@ -308,6 +308,10 @@ _RULES = [
                               "calls reuse the traced value; compute it outside the forward and pass it in"),
             "setattr": Message("`setattr` on the block inside a forward",
                                "a hybridized forward runs once while tracing; return the value instead"),
+            "append": Message("`self.{attr}.{method}(...)` keeps values computed from the inputs in a list the "
+                              "block keeps across calls",
+                              "op by op the list grows on every call, hybridized it is filled once while "
+                              "tracing; build a local list (`out = []`) and return it"),
         },
     ),
     Rule(

@@ -18,8 +18,8 @@ import gast
 from ast_hybrid.common.op_outputs import OUTPUTS
 from ast_hybrid.common.walkers import children
 from .module import dotted_name, module_family, module_of
-from .tags import (EMPTY, HOST_METHODS, MULTI_OUTPUT, TENSOR_METHODS, Items, Tag, definitely_tensor, elements_of,
-                   holds_tensors, is_op, tensorish, HOST_ARRAY_KIND, SEQUENCE_KIND, TENSOR_KIND,
+from .tags import (EMPTY, HOST_METHODS, INFO_METHODS, MULTI_OUTPUT, TENSOR_METHODS, Items, Tag, definitely_tensor,
+                   elements_of, holds_tensors, is_op, tensorish, HOST_ARRAY_KIND, SEQUENCE_KIND, TENSOR_KIND,
                    TENSOR_OR_TUPLE_KIND, TENSORS_KIND)
 
 __all__ = ["CallKinds", "SINGLE_OUTPUT_LAYERS"]
@@ -47,7 +47,7 @@ class CallKinds:
             return out
         if Tag.TENSOR_METHOD in fk:
             name = func.attr
-            if name in HOST_METHODS or name in ("wait_to_read", "asnumpy"):
+            if name in HOST_METHODS or name in INFO_METHODS or name in ("wait_to_read", "asnumpy"):
                 return EMPTY
             if name == "split_v2":
                 return TENSORS_KIND

@@ -14,6 +14,7 @@ import gast
 from . import fixes
 from .module import module_family
 from .nd_only import ND_ONLY
+from . import state
 from .tags import Tag, definitely_tensor, is_op, tensorish
 
 __all__ = ["CallChecks", "ND_ONLY_INSTEAD", "SHAPE_ATTRS"]
@@ -53,6 +54,7 @@ class CallChecks:
         call = _Call(self, node)
         self.check_out_argument(call)            # HY003
         self.check_setattr_on_block(call)        # HY012
+        self.check_kept_list(call)               # HY012
         if self.guard:
             return
         self.check_function(call)                # HY014
@@ -75,6 +77,19 @@ class CallChecks:
         if (call.is_global_name and call.name == "setattr" and len(call.args) == 3
                 and Tag.SELF in self.kind(call.args[0]) and self._from_inputs(call.args[2])):
             self.add("HY012", call.node, "setattr")
+
+    def check_kept_list(self, call) -> None:
+        """HY012: ``self.out.append(x)`` (``extend``, ``insert``) of a value from the inputs into a list a later
+        call reads back (HourGlass-mxnet: ``self.out = []`` in the constructor, appended to and returned by
+        the forward: op by op it grows every call, hybridized it is filled once)."""
+        func = call.node.func
+        if not (isinstance(func, gast.Attribute) and func.attr in ("append", "extend", "insert")
+                and isinstance(func.value, gast.Attribute) and Tag.SELF in self.kind(func.value.value)
+                and self.u.cls is not None):
+            return
+        kept = state.read_back(self.u.facts, self.u.cls, func.value.attr)
+        if kept and any(self._from_inputs(a) for a in call.node.args):
+            self.add("HY012", call.node, "append", attr=func.value.attr, method=func.attr)
 
     def check_function(self, call) -> None:
         """HY014 (target mxnet): an ``autograd.Function`` of this file made in a ``hybrid_forward``."""

@@ -58,8 +58,8 @@ from ast_hybrid.common import fluent
 
 __all__ = ["Tag", "Items", "EMPTY", "TENSOR_KIND", "TENSOR_OR_TUPLE_KIND", "SEQUENCE_KIND", "ITEM_UNPACKED_KIND",
            "DICT_KIND", "INT_KIND", "HOST_ARRAY_KIND", "TENSORS_KIND", "MULTI_OUTPUT", "TENSOR_METHODS", "HOST_METHODS",
-           "SPARSE_PARTS", "META_ATTRS", "LIST_METHODS", "is_op", "tensorish", "definitely_tensor", "python_value",
-           "mixed_result", "holds_tensors", "structures_of", "elements_of", "item_of", "sequence_of"]
+           "INFO_METHODS", "SPARSE_PARTS", "META_ATTRS", "LIST_METHODS", "is_op", "tensorish", "definitely_tensor",
+           "python_value", "mixed_result", "holds_tensors", "structures_of", "elements_of", "item_of", "sequence_of"]
 
 
 class Tag(str, Enum):
@@ -118,6 +118,10 @@ MULTI_OUTPUT = frozenset({"split_v2", "foreach", "while_loop", "cond", "array_sp
 TENSOR_METHODS = frozenset(name for name in fluent.TENSOR_METHODS if not hasattr(list, name))
 #: Tensor methods that return a host value (numpy array or Python scalar).
 HOST_METHODS = frozenset({"asnumpy", "asscalar", "item", "tolist"})
+#: Symbol methods that describe it in Python values (``x.infer_shape(data=...)[1][0]``: lists of shape tuples)
+INFO_METHODS = frozenset({"infer_shape", "infer_shape_partial", "infer_type", "infer_type_partial",
+                          "list_arguments", "list_outputs", "list_auxiliary_states", "list_inputs", "tojson",
+                          "attr", "list_attr", "attr_dict", "debug_str"})
 #: Attributes of a sparse tensor (``x.tostype("csr")``) that are tensors
 SPARSE_PARTS = frozenset({"data", "indices", "indptr"})
 #: Tensor attributes that are not tensors.

@@ -518,3 +518,41 @@ class SSIM(HybridBlock):
 def test_a_constant_moved_to_the_inputs_device_is_not_state(stmt, found):
     # continuous_view_synthesis_gluon models/losses.py SSIM: the fixed Gaussian window follows the input's device
     assert codes(SSIM.replace("STMT", stmt), "jax") == found
+
+
+# -- the ninth fresh batch (issue 34): crnn.gluon, yolov5_mxnet, reconet-gluon, HourGlass-mxnet, ... ----------
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_what_a_symbol_says_of_itself_is_python_values(target):
+    # yolov5_mxnet yolo.py: `bs, _, ny, nx = x.infer_shape(data=(self.batch_size, 3, 640, 640))[1][0]`
+    body = ("bs, _, ny, nx = x.infer_shape(data=(2, 3, 640, 640))[1][0]\n"
+            "names = x.list_arguments()\nfirst = names[0]\n"
+            "return F.transpose(x.reshape((bs, 3, 85, ny, nx)), axes=(0, 1, 3, 4, 2))")
+    assert codes(model(body, params="x"), target) == []
+
+
+HOURGLASS = '''
+from mxnet.gluon import nn
+
+
+class HourGlass(nn.HybridBlock):
+    def __init__(self, n, **kwargs):
+        super().__init__(**kwargs)
+        self.out = []
+        self.n = n
+
+    def hybrid_forward(self, F, x):
+        BODY
+        for i in range(self.n):
+            x = F.relu(x)
+            self.out.append(x)
+        return self.out
+'''
+
+
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_appending_to_a_list_the_block_keeps_is_hy012(target):
+    # HourGlass-mxnet model/HourGlass.py: op by op the output list grows on every call; hybridized it is
+    # filled once while tracing (MXNet 1.9.1: 2 outputs, then 4 op by op; 2 hybridized)
+    assert codes(HOURGLASS.replace("BODY", "pass"), target) == ["HY012"]
+    # a list made afresh by each call is the call's own
+    assert codes(HOURGLASS.replace("BODY", "self.out = []"), target) == []
