@@ -5,7 +5,9 @@
 One step is what a Gluon user writes, the same source on both sides (``STEP``): ``with autograd.record():
 loss = loss_fn(net(x), y)``, ``loss.backward()``, ``trainer.step(batch)``, with ``SoftmaxCrossEntropyLoss``
 (not hybridized, as the chapter has it) and SGD with momentum 0.9.  The networks (``NETS``): the chapter's
-MLP (512 -> 256 -> 128 -> 2) at batch 256, a LeNet-style CNN on 1 x 28 x 28 at batch 64, a CIFAR ResNet-20
+MLP (512 -> 256 -> 128 -> 2) at batch 256, a LeNet-style CNN on 1 x 28 x 28 at batch 64, issue 32's small CNN
+(three 3x3 conv-BatchNorm-ReLU stages of 32/64/128 channels, two 2x2 max-pools, global average pooling, a
+Dense(10)) at batch 64 on 3 x 32 x 32, a CIFAR ResNet-20
 (GluonCV's ``cifar_resnet20_v1``, written out here) at batch 64 on 3 x 32 x 32, and the model zoo's
 ``resnet18_v1`` at batch 16 on 3 x 64 x 64.  Ours: ``net.hybridize()``; MXNet: ``hybridize(static_alloc=True,
 static_shape=True)`` as a user runs it (``Oracle(as_users_run_it=True)``: its threaded engine, OpenMP on every
@@ -59,10 +61,21 @@ with net.name_scope():
     net.add(nn.Conv2D(6, 5, activation='relu'), nn.MaxPool2D(2, 2), nn.Conv2D(16, 5, activation='relu'),
             nn.MaxPool2D(2, 2), nn.Dense(120, activation='relu'), nn.Dense(84, activation='relu'), nn.Dense(10))
 """, (64, 1, 28, 28), 10),
+    # issue 32's: a plain Gluon CNN nobody here wrote (conv-BN-ReLU stages of 32/64/128 channels, two max-pools)
+    "small CNN b64 32x32, max-pool": ("""
+net = nn.HybridSequential()
+with net.name_scope():
+    for i, c in enumerate((32, 64, 128)):
+        net.add(nn.Conv2D(c, 3, padding=1), nn.BatchNorm(), nn.Activation('relu'))
+        if i < 2:
+            net.add(nn.MaxPool2D(2))
+    net.add(nn.GlobalAvgPool2D(), nn.Dense(10))
+""", (64, 3, 32, 32), 10),
     "CIFAR ResNet-20 b64 32x32": (RESNET20, (64, 3, 32, 32), 10),
     "resnet18_v1 b16 64x64": ("net = vision.resnet18_v1(classes=10)\n", (16, 3, 64, 64), 10),
 }
-CALLS = {"MLP b256": 40, "LeNet b64 28x28": 30, "CIFAR ResNet-20 b64 32x32": 4, "resnet18_v1 b16 64x64": 3}
+CALLS = {"MLP b256": 40, "LeNet b64 28x28": 30, "small CNN b64 32x32, max-pool": 8, "CIFAR ResNet-20 b64 32x32": 4,
+         "resnet18_v1 b16 64x64": 3}
 
 SETUP = """
 net.initialize(mx.init.Xavier())
