@@ -23,6 +23,7 @@ from jax import lax
 
 from ast_hybrid.ops._core import as_tuple, check, choice, op
 from ast_hybrid.ops.conv_lowering import convolve
+from ast_hybrid.ops.max_pool import MAX_WINDOW, max_pool_windows
 
 __all__ = ["Convolution", "Convolution_v1", "Deconvolution", "Pooling", "Pooling_v1", "UpSampling", "im2col",
            "col2im"]
@@ -173,6 +174,9 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
     # constant, and then uses its differentiable window reductions (a jnp scalar is traced inside a
     # compiled program, which gives the generic reduce_window: no reverse mode)
     if pool_type == "max":
+        if (n == 2 and not global_pool and tuple(stride) == tuple(kernel) and not any(sum(p) for p in pads)
+                and jnp.issubdtype(x.dtype, jnp.floating) and math.prod(kernel) <= MAX_WINDOW):
+            return max_pool_windows(x, tuple(int(k) for k in kernel), cf)     # its backward element-wise
         init = -np.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
         return lax.reduce_window(x, np.array(init, x.dtype), lax.max, window, strides, padding)
     p = 1 if pool_type != "lp" else int(p_value or 2)

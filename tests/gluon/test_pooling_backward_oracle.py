@@ -15,6 +15,9 @@ W = np.random.RandomState(1).uniform(-1, 1, (2, 4 * 5 * 5)).astype("float32")
 
 POOLS = {
     "max": "nn.MaxPool2D(pool_size=3, strides=2, padding=1)",
+    # windows that do not overlap: ops/max_pool.py's backward (ReLU's zeros tie: the first maximum takes it)
+    "max_2x2": "nn.MaxPool2D(pool_size=2, strides=2)",
+    "max_3x3_s3": "nn.MaxPool2D(pool_size=3, strides=3)",
     "avg": "nn.AvgPool2D(pool_size=3, strides=2, padding=1)",
     "avg_ceil_no_pad_count": "nn.AvgPool2D(pool_size=2, strides=2, ceil_mode=True, count_include_pad=False)",
     "global_max": "nn.GlobalMaxPool2D()",
@@ -57,3 +60,30 @@ def test_pooling_gradients_match_mxnet(ref, name, hyb):
         want = ref[f"{name}/{i}"]
         np.testing.assert_allclose(r.asnumpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max(),
                                    err_msg=f"{name}: result {i}")
+
+
+@pytest.mark.parametrize("kernel", [(2, 2), (3, 2)])
+def test_non_overlapping_max_pool_backward_is_the_general_paths(kernel):
+    """Without ties the first maximum is the maximum: ops/max_pool.py's backward equals jax's through the
+    general reduce_window path, channel first and last (odd sizes: the rows past the last window get none)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    from ast_hybrid.ops.max_pool import max_pool_windows
+
+    x = jnp.asarray(np.random.RandomState(3).standard_normal((2, 3, 9, 8)).astype("float32"))
+    g = jnp.asarray(np.random.RandomState(4).standard_normal((2, 3, 9 // kernel[0], 8 // kernel[1])).astype("float32"))
+    window = (1, 1) + kernel
+
+    def general(v):
+        return lax.reduce_window(v, np.array(-np.inf, np.float32), lax.max, window, window, "VALID")
+
+    y0, back0 = jax.vjp(general, x)
+    y1, back1 = jax.vjp(lambda v: max_pool_windows(v, kernel, True), x)
+    np.testing.assert_array_equal(y0, y1)
+    np.testing.assert_array_equal(back0(g)[0], back1(g)[0])
+    last = jnp.transpose(x, (0, 2, 3, 1))
+    y2, back2 = jax.vjp(lambda v: max_pool_windows(v, kernel, False), last)
+    np.testing.assert_array_equal(jnp.transpose(y2, (0, 3, 1, 2)), y0)
+    np.testing.assert_array_equal(jnp.transpose(back2(jnp.transpose(g, (0, 2, 3, 1)))[0], (0, 3, 1, 2)), back0(g)[0])
