@@ -174,9 +174,10 @@ def Pooling(data, kernel=(), pool_type="max", global_pool=False, cudnn_off=False
     # constant, and then uses its differentiable window reductions (a jnp scalar is traced inside a
     # compiled program, which gives the generic reduce_window: no reverse mode)
     if pool_type == "max":
-        if (n == 2 and not global_pool and tuple(stride) == tuple(kernel) and not any(sum(p) for p in pads)
-                and jnp.issubdtype(x.dtype, jnp.floating) and math.prod(kernel) <= MAX_WINDOW):
-            return max_pool_windows(x, tuple(int(k) for k in kernel), cf)     # its backward element-wise
+        if n == 2 and not global_pool and jnp.issubdtype(x.dtype, jnp.floating) and math.prod(kernel) <= MAX_WINDOW:
+            return max_pool_windows(x, tuple(int(k) for k in kernel), tuple(int(s) for s in stride),     # its
+                                    tuple((int(b), int(a)) for b, a, _ in pads), cf)                # backward
+
         init = -np.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
         return lax.reduce_window(x, np.array(init, x.dtype), lax.max, window, strides, padding)
     p = 1 if pool_type != "lp" else int(p_value or 2)

@@ -62,10 +62,15 @@ def test_pooling_gradients_match_mxnet(ref, name, hyb):
                                    err_msg=f"{name}: result {i}")
 
 
-@pytest.mark.parametrize("kernel", [(2, 2), (3, 2)])
-def test_non_overlapping_max_pool_backward_is_the_general_paths(kernel):
+NO_PAD = ((0, 0), (0, 0))
+
+
+@pytest.mark.parametrize("kernel, stride, pads", [((2, 2), (2, 2), NO_PAD), ((3, 2), (3, 2), NO_PAD),
+                                                  ((3, 3), (2, 2), ((1, 1), (1, 1))),
+                                                  ((3, 3), (1, 2), ((0, 2), (1, 0)))])
+def test_max_pool_backward_is_the_general_paths(kernel, stride, pads):
     """Without ties the first maximum is the maximum: ops/max_pool.py's backward equals jax's through the
-    general reduce_window path, channel first and last (odd sizes: the rows past the last window get none)."""
+    general reduce_window path, channel first and last, windows overlapping or not, padded or not."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -73,17 +78,18 @@ def test_non_overlapping_max_pool_backward_is_the_general_paths(kernel):
     from ast_hybrid.ops.max_pool import max_pool_windows
 
     x = jnp.asarray(np.random.RandomState(3).standard_normal((2, 3, 9, 8)).astype("float32"))
-    g = jnp.asarray(np.random.RandomState(4).standard_normal((2, 3, 9 // kernel[0], 8 // kernel[1])).astype("float32"))
-    window = (1, 1) + kernel
 
     def general(v):
-        return lax.reduce_window(v, np.array(-np.inf, np.float32), lax.max, window, window, "VALID")
+        return lax.reduce_window(v, np.array(-np.inf, np.float32), lax.max, (1, 1) + kernel, (1, 1) + stride,
+                                 ((0, 0), (0, 0)) + pads)
 
     y0, back0 = jax.vjp(general, x)
-    y1, back1 = jax.vjp(lambda v: max_pool_windows(v, kernel, True), x)
+    g = jnp.asarray(np.random.RandomState(4).standard_normal(y0.shape).astype("float32"))
+    y1, back1 = jax.vjp(lambda v: max_pool_windows(v, kernel, stride, pads, True), x)
     np.testing.assert_array_equal(y0, y1)
-    np.testing.assert_array_equal(back0(g)[0], back1(g)[0])
+    np.testing.assert_allclose(back0(g)[0], back1(g)[0], rtol=1e-6, atol=1e-6)
     last = jnp.transpose(x, (0, 2, 3, 1))
-    y2, back2 = jax.vjp(lambda v: max_pool_windows(v, kernel, False), last)
+    y2, back2 = jax.vjp(lambda v: max_pool_windows(v, kernel, stride, pads, False), last)
     np.testing.assert_array_equal(jnp.transpose(y2, (0, 3, 1, 2)), y0)
-    np.testing.assert_array_equal(jnp.transpose(back2(jnp.transpose(g, (0, 2, 3, 1)))[0], (0, 3, 1, 2)), back0(g)[0])
+    np.testing.assert_allclose(jnp.transpose(back2(jnp.transpose(g, (0, 2, 3, 1)))[0], (0, 3, 1, 2)), back0(g)[0],
+                               rtol=1e-6, atol=1e-6)
