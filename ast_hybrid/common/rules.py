@@ -293,8 +293,9 @@ _RULES = [
              "the inputs (a tensor, or from one) to an attribute of the block that a later call reads "
              "back (some method reads it before setting it: a cached mask, the previous output), "
              "and `self.n += ...` that the forward computes with (a step counter, an annealed weight: a new "
-             "value every call; a counter used only in op names is not reported). "
-             "A constant, or a scratch value the same call sets and then reads, is not reported.",
+             "value every call; a counter used only in op names is not reported), and `self.out.append(v)` "
+             "(`extend`, `insert`) of such a value into a list a later call reads back (op by op it grows every "
+             "call). A constant, or a scratch value the same call sets and then reads, is not reported.",
         why="A hybridized forward runs once, while tracing: the attribute is set once, to a Symbol "
             "or tracer, and never updated again; the next call reads that stale value.",
         example="prev = self._prev_output\n...\nself._prev_output = out",
