@@ -6,8 +6,9 @@ reduce-window over the value and one iota array per input dimension, then a scat
 (b64, 32x32) its max pools took 25 ms of an 86 ms training step, MXNet's 1.7 ms.  Here the backward is
 element-wise: for each window position in row-major order, the cells (a strided slice of the padded input) equal
 to their window's maximum that no earlier position took get the window's gradient, placed back by a padding with
-the stride as interior (overlapping windows add up); windows that tile the input are stacked into place
-instead.  The forward is the general path's ``reduce_window`` max (what predict programs and the channel-last
+the stride as interior (overlapping windows add up).  (A variant that stacked and reshaped the shares of windows
+tiling the input gave wrong gradients in one op-by-op tape, vgg11_bn's last 4x4 -> 2x2 pool, and was dropped.)
+The forward is the general path's ``reduce_window`` max (what predict programs and the channel-last
 rewrite see: a ``custom_vjp`` is inlined there).  Padding is -inf,
 never a maximum; a NaN never equals the maximum: no gradient, as in MXNet.
 
@@ -56,8 +57,6 @@ def _fwd(x, kernel, stride, pads, channel_first):
 
 def _bwd(kernel, stride, pads, channel_first, res, g):
     x, y = res
-    if tuple(stride) == tuple(kernel) and not any(lo or hi for lo, hi in pads):
-        return (_tiled_bwd(kernel, channel_first, x, y, g),)
     axes = (2, 3) if channel_first else (1, 2)
     xp = lax.pad(x, np.array(-np.inf, x.dtype), _full([(lo, hi, 0) for lo, hi in pads], (0, 0, 0), channel_first))
     out = [y.shape[a] for a in axes]
@@ -78,36 +77,6 @@ def _bwd(kernel, stride, pads, channel_first, res, g):
     inside = [slice(lo, p - hi) for (lo, hi), p in zip(pads, padded)]
     gx = gxp[(slice(None), slice(None), *inside)] if channel_first else gxp[(slice(None), *inside, slice(None))]
     return (gx,)
-
-
-def _tiled_bwd(kernel, channel_first, x, y, g):
-    """Windows that tile the input (``MaxPool2D(2)``): each position's share stacked and reshaped into place, no
-    padding and no sums (a few ms faster a step than the strided placement on issue 32's small CNN)."""
-    kh, kw = kernel
-    if channel_first:
-        n, c, h, w = x.shape
-        ho, wo = y.shape[2:]
-        xr = x[:, :, :ho * kh, :wo * kw].reshape(n, c, ho, kh, wo, kw)
-        cell = lambda i, j: xr[:, :, :, i, :, j]                 # noqa: E731
-    else:
-        n, h, w, c = x.shape
-        ho, wo = y.shape[1:3]
-        xr = x[:, :ho * kh, :wo * kw, :].reshape(n, ho, kh, wo, kw, c)
-        cell = lambda i, j: xr[:, :, i, :, j, :]                 # noqa: E731
-    taken = jnp.zeros(y.shape, bool)
-    rows = []
-    for i in range(kh):
-        row = []
-        for j in range(kw):
-            hit = (cell(i, j) == y) & ~taken
-            taken = taken | hit
-            row.append(jnp.where(hit, g, jnp.zeros((), g.dtype)))
-        rows.append(row)
-    if channel_first:
-        gr = jnp.stack([jnp.stack(r, axis=-1) for r in rows], axis=3).reshape(n, c, ho * kh, wo * kw)
-        return jnp.pad(gr, ((0, 0), (0, 0), (0, h - ho * kh), (0, w - wo * kw)))
-    gr = jnp.stack([jnp.stack(r, axis=3) for r in rows], axis=2).reshape(n, ho * kh, wo * kw, c)
-    return jnp.pad(gr, ((0, 0), (0, h - ho * kh), (0, w - wo * kw), (0, 0)))
 
 
 max_pool_windows.defvjp(_fwd, _bwd)
