@@ -67,7 +67,8 @@ LAYERS = {(r if r == "passes" else A + r): {d if d == "passes" else A + d for d 
           for r, deps in {**_TOOLCHAIN, **_FRONT, **_TOOLS}.items()}
 
 NUMERICAL = ("jax", "jaxlib", "numpy")
-NO_NUMERICAL = (A + "common", A + "linter", A + "lsp", A + "transpiler.ast_tools", "passes")    # lint must start without them
+# lint (and its language server) must start without them
+NO_NUMERICAL = (A + "common", A + "linter", A + "lsp", A + "transpiler.ast_tools", "passes")
 PRIVATE_JAX_ROOM = A + "xla"
 # the one module that reads the environment, and the modules that pass it on or are MXNet's API for it
 ENVIRONMENT = A + "core.settings"
