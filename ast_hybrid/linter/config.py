@@ -323,12 +323,16 @@ def _repo_root(folder: Path) -> Path | None:
     return None
 
 
+def _exclude_matcher(settings: Settings) -> IgnoreMatcher:
+    """The configuration's exclude patterns (relative to its root), and the default excludes at every level,
+    wherever a walk starts."""
+    m = IgnoreMatcher.from_lines(settings.exclude + settings.extend_exclude, base=str(settings.root.resolve()))
+    return IgnoreMatcher(IgnoreMatcher.parse(DEFAULT_EXCLUDE, "/") + m.patterns)
+
+
 def _initial_matcher(folder: Path, settings: Settings) -> IgnoreMatcher:
     """Exclude patterns plus the .gitignore files of ``folder``'s ancestors in its repository."""
-    root = settings.root.resolve()
-    m = IgnoreMatcher.from_lines(settings.exclude + settings.extend_exclude, base=str(root))
-    # default excludes apply at every level, wherever the walk starts
-    m = IgnoreMatcher(IgnoreMatcher.parse(DEFAULT_EXCLUDE, "/") + m.patterns)
+    m = _exclude_matcher(settings)
     top = _repo_root(folder)
     if top is not None:
         chain = [d for d in (folder, *folder.parents) if d == top or top in d.parents]
@@ -350,8 +354,7 @@ def excluded(path: str | os.PathLike, settings: Settings) -> bool:
     (True, True, False)
     """
     root = settings.root.resolve()
-    m = IgnoreMatcher.from_lines(settings.exclude + settings.extend_exclude, base=str(root))
-    m = IgnoreMatcher(IgnoreMatcher.parse(DEFAULT_EXCLUDE, "/") + m.patterns)
+    m = _exclude_matcher(settings)
     full = Path(os.path.abspath(path))
     chain = [d for d in full.parents if d == root or root in d.parents]
     return any(m.ignored(d.as_posix(), True) for d in reversed(chain)) or m.ignored(full.as_posix(), False)

@@ -19,12 +19,14 @@ import io
 import re
 import tokenize
 
-__all__ = ["noqa_map", "suppressed", "ALL"]
+__all__ = ["noqa_map", "suppressed", "ALL", "NOQA_COMMENT"]
 
 ALL = object()
 _NOQA = re.compile(
     r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _SPLIT = re.compile(r"[,\s]+")
+#: the comment's syntax (``codes`` the group of the codes, when given): the language server adds codes to it
+NOQA_COMMENT = _NOQA
 
 
 def noqa_map(src) -> dict:

@@ -20,7 +20,7 @@ from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 from ast_hybrid.common.diagnostics import Severity
 from ast_hybrid.common.rule_pages import page
 from ast_hybrid.common.rules import RULES
-from ast_hybrid.linter.noqa import ALL, noqa_map
+from ast_hybrid.linter.noqa import ALL, NOQA_COMMENT, noqa_map
 
 __all__ = ["SOURCE", "FIX_ALL", "to_range", "to_lsp", "whole_range", "quick_fixes", "noqa_action",
            "hover_text", "contains", "overlaps"]
@@ -32,7 +32,6 @@ FIX_ALL = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"
 
 _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
              Severity.NOTE: types.DiagnosticSeverity.Information}
-_NOQA = re.compile(r"#\s*noqa:\s?[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*", re.IGNORECASE)
 _CODE = re.compile(r"\bHY\d{3}\b")
 
 
@@ -107,8 +106,8 @@ def noqa_action(doc, src, d, lsp_diagnostic) -> types.CodeAction | None:
     entry = noqa_map(src).get(d.span.line)
     if entry is ALL or (entry and d.code in entry):
         return None
-    found = _NOQA.search(text) if entry else None
-    if found:
+    found = NOQA_COMMENT.search(text) if entry else None
+    if found and found.group("codes"):
         at, insert = found.end(), f", {d.code}"
     else:
         at, insert = len(text.rstrip()), f"  # noqa: {d.code}"

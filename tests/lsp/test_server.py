@@ -237,3 +237,19 @@ def test_an_imperative_only_path_is_one_diagnostic_with_related_places(project):
     assert d.range.start == types.Position(6, 11)
     places = [(r.location.uri, r.location.range.start.line, r.message.split()[0]) for r in d.related_information]
     assert places == [(uri, 8, "HY004"), (uri, 8, "HY011")]
+
+
+def test_noqa_action_adds_to_a_noqa_already_there():
+    from pygls.workspace import TextDocument
+
+    from ast_hybrid.common.source import SourceFile
+    from ast_hybrid.linter import check_source
+    from ast_hybrid.lsp.convert import noqa_action, to_lsp
+
+    text = ("class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+            "        h = F.relu(x); n = h.shape[0]; h += 1  # noqa: HY008\n        return h * n\n")
+    doc = TextDocument("file:///m.py", text)
+    src = SourceFile.from_text(text, "/m.py")
+    (d,) = [d for d in check_source(src, target="mxnet") if d.code == "HY001"]
+    edit = noqa_action(doc, src, d, to_lsp(doc, d)).edit.changes["file:///m.py"][0]
+    assert edit.new_text == ", HY001" and edit.range.start.character == text.splitlines()[2].index("HY008") + 5
