@@ -43,8 +43,15 @@ Turned off with the compile cache (``AST_HYBRID_COMPILE_CACHE=0``, ``compile_cac
 or alone with ``AST_HYBRID_PROGRAM_CACHE=0``; moved with it (``AST_HYBRID_COMPILE_CACHE_DIR``).  An entry is an
 executable that is loaded and run: the folder must be trusted.  Entries are never pruned.  A channel-last
 program is written once its tuning ends (``xla/tuning.py``).
+Per call, the program of the last signature is called at once: XLA's executable checks the inputs' shapes and
+dtypes itself (a ``TypeError`` before it runs) and only another signature goes through the table (a weak-typed
+input runs its strong twin's program there: MXNet's arrays have no weak types).
 ``STATS`` counts hits, misses, writes and uncacheable programs in this process; ``LAST`` says why the last
 program was not cached.
+
+Over 600 lines: the key (everything a trace depends on, down to the code of the functions a forward reads),
+the entries on disk and the call table are one contract (what is written is exactly what the key promises);
+split, each half would have to restate the other's rules.
 
 May import: jax, numpy, the standard library, ``ast_hybrid.core`` and this room (the block tree's description
 reaches it as an argument: ``gluon.programs.program_tree``).
@@ -112,21 +119,24 @@ class Cached:
     def __init__(self, block, params, jitted, describe):
         self.block, self.params, self.jitted, self.describe = block, params, jitted, describe
         self.table: dict = {}
+        self.last = None        # the program of the last signature, where it checks its inputs itself
+        self.strict = _strict_types()
 
     def __call__(self, leaves, *xs):
-        sig = []
-        for x in xs:
-            t = type(x)
-            if t is _ARRAY[0]:
-                sig.append((x.shape, x.dtype, x.weak_type))
-            elif t is np.ndarray:
-                sig.append((x.shape, x.dtype, False))
-            else:       # a tracer (called inside jax.jit), a list, a Python number: jax.jit's own path
-                return self.jitted(leaves, *xs)
-        sig = tuple(sig)
+        last = self.last
+        if last is not None:        # the steady path: XLA's executable checks the inputs' shapes and dtypes
+            try:
+                return last(leaves, *xs)
+            except TypeError:       # another signature (checked before running), or the program's own error
+                if self.table.get(_signature(xs)) is last:
+                    raise
+        sig = _signature(xs)
+        if sig is None:     # a tracer (called inside jax.jit), a list, a Python number: jax.jit's own path
+            return self.jitted(leaves, *xs)
         fn = self.table.get(sig)
         if fn is None:
             return self._first(sig, leaves, xs)
+        self.last = fn if isinstance(fn, self.strict) else None
         return fn(leaves, *xs)
 
     def _first(self, sig, leaves, xs):
@@ -171,6 +181,31 @@ class Cached:
 
 
 _NO_CONTEXT = contextlib.nullcontext()
+
+
+def _strict_types():
+    """The programs that check their inputs before they run (a ``TypeError`` for another shape or dtype):
+    XLA's executables (``jax.stages.Compiled``), and ours around them."""
+    from jax.stages import Compiled
+
+    from ast_hybrid.xla import program
+
+    return Compiled, program.Executable, tuning.Tuning
+
+
+def _signature(xs):
+    """The inputs' shapes, dtypes and weak types; None for an input that is not a plain array (a tracer, a
+    list, a Python number)."""
+    sig = []
+    for x in xs:
+        t = type(x)
+        if t is _ARRAY[0]:
+            sig.append((x.shape, x.dtype, x.weak_type))
+        elif t is np.ndarray:
+            sig.append((x.shape, x.dtype, False))
+        else:
+            return None
+    return tuple(sig)
 
 
 def _key_unchanged(key, block, params, leaves, xs, describe):

@@ -360,3 +360,50 @@ def test_a_forward_that_changes_an_attribute_while_traced_is_not_written(tmp_pat
         got = _run(code, cache)
         assert _stats(got) == (0, 1, 0) and got["traces"] == 1 and got["entries"] == []
         assert "changed what the key reads" in got["reason"]
+
+
+def test_the_steady_path_lets_the_executable_check_the_signature(monkeypatch):
+    """After a signature's first call, calls go straight to its executable, which checks the inputs itself
+    (a TypeError before running for another shape or dtype): another signature still finds its own program."""
+    import jax
+    import jax.numpy as jnp
+
+    jitted = jax.jit(lambda leaves, x: x * leaves[0])
+    firsts = []
+
+    def first(self, sig, leaves, xs):
+        firsts.append(sig)
+        fn = self.table[sig] = jitted.lower(leaves, *xs).compile()
+        return fn(leaves, *xs)
+
+    monkeypatch.setattr(program_cache.Cached, "_first", first)
+    cached = program_cache.Cached(None, [], jitted, None)
+    leaves = (jnp.float32(3),)
+    two, three, ints = jnp.arange(2.0), jnp.arange(3.0), jnp.arange(2)
+    for x in (two, two, three, two, three, ints, np.arange(2.0, dtype="float32"), two, 2.0):
+        got = cached(leaves, x)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(x) * np.float32(3))
+    assert len(firsts) == 3                 # (2,) float32, (3,) float32, (2,) int32; numpy is (2,) float32
+    assert cached.last is cached.table[firsts[0]]
+
+
+def test_the_programs_own_type_error_is_raised_once(monkeypatch):
+    """A TypeError of the program itself (its signature is the table's) is not taken for another signature."""
+    import jax.numpy as jnp
+
+    class Strict:
+        calls = 0
+
+        def __call__(self, leaves, x):
+            Strict.calls += 1
+            raise TypeError("the program's own error")
+
+    cached = program_cache.Cached(None, [], None, None)
+    cached.strict = (Strict,)
+    x = jnp.arange(2.0)
+    cached.table[program_cache._signature((x,))] = Strict()
+    for expected in (1, 2):
+        with pytest.raises(TypeError, match="own error"):
+            cached((), x)
+        assert Strict.calls == expected         # the first through the table, the next through `last`
+    assert isinstance(cached.last, Strict)
