@@ -42,8 +42,9 @@ class Net(HybridBlock):
         self.prev = h + self.prev    # HY012 (state: the next call reads it)
         h = F.broadcast_add(h, F.array([1.0, 2.0, 3.0, 4.0]))   # HY013 (target mxnet: mx.sym has no array)
         rev = GradReverse()(h)       # HY014 (target mxnet: hybridize() drops its backward)
+        pairs = h.reshape(-1, 2)     # HY016 (target mxnet: a Symbol reads the 2 as `reverse`)
         h = scale_rows(F, h, 0.5)
-        return self.dense(h) + noise + first + head.sum() + n + peak + len(rows) + rev
+        return self.dense(h) + noise + first + head.sum() + n + peak + len(rows) + rev + pairs.sum()
 
 
 class GradReverse(autograd.Function):

@@ -35,9 +35,10 @@ class Net(HybridBlock):
         # HY012: no state kept on self
         h = F.broadcast_add(h, offset)                      # HY013: made outside, passed in
         h = F.Custom(h, op_type="grad_reverse")             # HY014: a custom op, not a Function
+        pairs = h.reshape((-1, 2))                          # HY016: the shape as one tuple
         h = scale_rows(F, h, 0.5)
         return (self.dense(h) + noise + F.broadcast_add(first, peak)
-                + head.sum() + flat.sum() + rows.sum() + z.sum())
+                + head.sum() + flat.sum() + rows.sum() + z.sum() + pairs.sum())
 
 
 class GradReverse(operator.CustomOp):

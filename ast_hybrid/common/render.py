@@ -221,16 +221,18 @@ def render_summary(diagnostics, *, unsafe_fixes: bool = False, fixed: int = 0,
         if unsafe_fixes and safe + unsafe_only:
             lines.append(f"[*] {safe + unsafe_only} fixable with the --fix option.")
         elif safe:
-            extra = (f" ({unsafe_only} hidden fixes can be enabled with the `--unsafe-fixes` option)"
-                     if unsafe_only else "")
+            extra = (f" ({_hidden(unsafe_only)} with the `--unsafe-fixes` option)" if unsafe_only else "")
             lines.append(f"[*] {safe} fixable with the --fix option{extra}.")
         elif unsafe_only:
-            lines.append(f"No fixes available ({unsafe_only} hidden fixes can be enabled "
-                         "with the `--unsafe-fixes` option).")
+            lines.append(f"No fixes available ({_hidden(unsafe_only)} with the `--unsafe-fixes` option).")
     elif unsafe_only and not unsafe_fixes:
-        lines.append(f"No more fixes available ({unsafe_only} hidden fixes can be enabled "
-                     "with the `--unsafe-fixes` option).")
+        lines.append(f"No more fixes available ({_hidden(unsafe_only)} with the `--unsafe-fixes` option).")
     return "\n".join(lines)
+
+
+def _hidden(n: int) -> str:
+    """ruff's words: "1 hidden fix can be enabled", "2 hidden fixes can be enabled"."""
+    return f"{n} hidden fix can be enabled" if n == 1 else f"{n} hidden fixes can be enabled"
 
 
 def render_statistics(diagnostics, fmt: str = "text", *, unsafe_fixes: bool = False,

@@ -7,6 +7,12 @@ templates its producers format: the linter's checks, the conversion's
 runtime and converter, the CLI.  ``ast-hybrid rules`` lists them;
 ``ast-hybrid rule HY001`` prints one page; the renderers read names and
 pages from here.  Codes are public interface: never renumber them.
+A :class:`Message` may name the targets it is reported on, where a rule's
+ways of being found differ (HY007: numpy on both, ``mx.nd`` on mxnet only).
+
+Over 600 lines: the catalogue is one table, a page of text per rule (the
+docs' rule pages are generated from it); split, a rule's page would live
+apart from its severities and messages.
 
 >>> RULES["HY006"].severity("jax").value, RULES["HY006"].severity("mxnet").value
 ('note', 'warning')
@@ -39,6 +45,8 @@ class Message:
 
     text: str
     help: str | None = None  # None: the diagnostic has no help line
+    #: the targets this way of being found is reported on (None: every target the rule has a severity for)
+    targets: tuple[str, ...] | None = None
 
     def format(self, **values) -> tuple[str, str | None]:
         return self.text.format(**values), None if self.help is None else self.help.format(**values)
@@ -193,11 +201,13 @@ _RULES = [
     ),
     Rule(
         "HY007", "op-outside-f", "Operator called through `mx.nd`, `nd`, `mx.sym` or `numpy` instead of `F`",
-        what="Finds calls of `mx.nd.*`/`nd.*` and `mx.sym.*` functions in a forward, and of numpy "
-             "functions on tensors.  Imports are followed (`from mxnet import ndarray as nd`).",
+        what="Finds calls of `mx.nd.*`/`nd.*` and `mx.sym.*` functions in a forward (target mxnet), and of "
+             "numpy functions on tensors (both targets).  Imports are followed (`from mxnet import ndarray as "
+             "nd`).",
         why="`F` is `mx.nd` when the block runs imperatively and `mx.sym` when hybridized: a hard-wired "
             "namespace fails in the other mode (`Argument data must have NDArray type, but got "
-            "<Symbol>`).  numpy cannot take Symbols or traced arrays.",
+            "<Symbol>`).  numpy cannot take Symbols or traced arrays.  ast-hybrid runs `mx.nd` and `mx.sym` "
+            "ops on the traced arrays of a hybridized forward, so on target jax only numpy is reported.",
         example="def hybrid_forward(self, F, x):\n    return nd.relu(x)",
         instead="def hybrid_forward(self, F, x):\n    return F.relu(x)",
         fix="Unsafe fix `nd.op(...)` -> `F.op(...)` when the function has an `F` parameter: `F` may "
@@ -205,9 +215,9 @@ _RULES = [
         fixes=("unsafe",), fix_title="Call it through `{f}`",
         messages={
             "nd": Message("operator `{name}` called through `mx.nd` instead of `F`",
-                          "call `F.{name}(...)`: `mx.nd` ops fail on Symbols once hybridized"),
+                          "call `F.{name}(...)`: `mx.nd` ops fail on Symbols once hybridized", ("mxnet",)),
             "sym": Message("operator `{name}` called through `mx.sym` instead of `F`",
-                           "call `F.{name}(...)`: `mx.sym` ops fail on NDArrays when not hybridized"),
+                           "call `F.{name}(...)`: `mx.sym` ops fail on NDArrays when not hybridized", ("mxnet",)),
             "numpy": Message("numpy function `{name}` applied to a tensor",
                              "use the `F` operator (`F.{name}` or its MXNet name)"),
         },
@@ -295,7 +305,10 @@ _RULES = [
              "and `self.n += ...` that the forward computes with (a step counter, an annealed weight: a new "
              "value every call; a counter used only in op names is not reported), and `self.out.append(v)` "
              "(`extend`, `insert`) of such a value into a list a later call reads back (op by op it grows every "
-             "call). A constant, or a scratch value the same call sets and then reads, is not reported.",
+             "call).  A method the class itself never calls counts as a later call, and `self.m(...)` is "
+             "followed into `m`.  A constant, a scratch value the same call sets and then reads, a value the "
+             "same call stores again before it returns (only the last one reaches a later call), and "
+             "`self.n += 1` inside its own `if self.n == 0:` (a first-call guard) are not reported.",
         why="A hybridized forward runs once, while tracing: the attribute is set once, to a Symbol "
             "or tracer, and never updated again; the next call reads that stale value.",
         example="prev = self._prev_output\n...\nself._prev_output = out",
@@ -390,6 +403,26 @@ _RULES = [
                 "imperative-only path (only when {condition}): {n} construct{s} here would fail under "
                 "hybridize()",
                 "it never runs hybridized, where F is mx.sym (the constructs are listed below)")},
+    ),
+    Rule(
+        "HY016", "positional-reshape", "`x.reshape(a, b, ...)` with the shape as separate arguments (target mxnet)",
+        what="Target mxnet only: finds `.reshape()` of a tensor called with two or more positional arguments "
+             "where the first is not a tuple or list (`x.reshape(-1, n)`, `x.reshape(b, c, h, w)`), in a "
+             "forward or a helper it passes `F` to, outside `F is nd` guards.",
+        why="NDArray's `reshape(*shape)` takes the shape as separate arguments; a Symbol's `reshape` takes "
+            "its operator's parameters in order (`shape`, `reverse`), so `x.reshape(-1, n)` passes `reverse=n`: "
+            "once hybridized MXNet fails (`Invalid Parameter format for reverse expect boolean but "
+            "value='n'`), or, with `n` 0 or 1, silently gives another shape: `x.reshape(-1, 1)` is `(6,)` where "
+            "NDArray's is `(6, 1)` (oracle).  Fine under ast-hybrid, which gives tensors NDArray's reshape.",
+        example="def hybrid_forward(self, F, x):\n    return x.reshape(-1, 4)",
+        instead="def hybrid_forward(self, F, x):\n    return x.reshape((-1, 4))",
+        fix="Safe fix: the arguments put into one tuple, `x.reshape((a, b, ...))`, which NDArray and Symbol "
+            "both read as the shape.",
+        fixes=("safe",), fix_title="Pass the shape as one tuple",
+        jax=None,
+        messages={"default": Message(
+            "`reshape` given the shape as {n} separate arguments: a Symbol reads the second as `reverse`",
+            "pass one tuple, `.reshape(({args}))`: NDArray and Symbol both take it as the shape")},
     ),
     Rule(
         "HY020", "syntax-error", "The file cannot be read or parsed",

@@ -81,7 +81,11 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks):
         self._self = unit.params[0].id if unit.is_method and unit.params else None
 
     def add(self, code, node, variant="default", fix=None, **values):
-        """Report ``code`` at ``node``, worded by the catalogue's ``variant`` of it."""
+        """Report ``code`` at ``node``, worded by the catalogue's ``variant`` of it (unless that variant is
+        not reported on this target)."""
+        targets = rules.RULES[code].messages[variant].targets
+        if targets is not None and self.target not in targets:
+            return
         message, help = rules.message(code, variant, **values)
         self.findings.append(Finding(code, node, message, help, fix, self.regions[0] if self.regions else None))
 

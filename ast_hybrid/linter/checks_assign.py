@@ -11,7 +11,11 @@ from __future__ import annotations
 import gast
 
 from . import fixes, state
+from .module import dotted_name
 from .tags import Tag, holds_tensors, is_op, tensorish
+
+# what leaves a block before its later statements run
+_LEAVES = (gast.Return, gast.Raise, gast.Break, gast.Continue, gast.Yield, gast.YieldFrom)
 
 __all__ = ["AssignmentChecks"]
 
@@ -92,7 +96,7 @@ class AssignmentChecks:
         # `self.n += 1` that the forward computes with (a step counter, an annealed weight): a new
         # value every call, but hybridized it is updated once, while tracing, and the graph keeps it
         update = (isinstance(stmt, gast.AugAssign) and stmt.target is tgt and isinstance(tgt, gast.Attribute)
-                  and self._computes_with(tgt))
+                  and self._computes_with(tgt) and not self._closes_its_guard(stmt))
         if value is None or not (update or self._from_inputs(value)):
             return
         path = []
@@ -104,8 +108,53 @@ class AssignmentChecks:
                 path = []
             node = node.value
         path = ".".join(reversed(path))
-        if path and self.u.cls is not None and state.read_back(self.u.facts, self.u.cls, path):
+        if path and self.u.cls is not None and state.read_back(self.u.facts, self.u.cls, path) \
+                and not self._stored_again(stmt, tgt):
             self.add("HY012", tgt, "assignment" if self._from_inputs(value) else "update", attr=path)
+
+    def _closes_its_guard(self, stmt) -> bool:
+        """``self.n += 1`` inside ``if self.n == 0:`` (or ``if not self.n:``): a first-call guard (lazy
+        parameters made once, sphereface_mxnet_gluon's AngleLinear); the branch never runs again, op by op
+        or hybridized, so the counter's value computes nothing."""
+        if not (isinstance(stmt.op, gast.Add) and type(stmt.value) is gast.Constant
+                and type(stmt.value.value) is int and stmt.value.value > 0):
+            return False
+        want = dotted_name(stmt.target)
+        node, parent = stmt, self.u.parents.get(stmt)
+        while parent is not None and parent is not self.u.fn:
+            if isinstance(parent, gast.If) and any(s is node for s in parent.body):
+                test = parent.test
+                if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+                    return want is not None and dotted_name(test.operand) == want
+                return (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], gast.Eq)
+                        and want is not None and dotted_name(test.left) == want
+                        and type(test.comparators[0]) is gast.Constant and test.comparators[0].value == 0)
+            node, parent = parent, self.u.parents.get(parent)
+        return False
+
+    def _stored_again(self, stmt, tgt) -> bool:
+        """Whether the function stores ``tgt`` (``self.a``) again after ``stmt`` whichever way it goes on: a
+        later statement of ``stmt``'s block, or of a block around it, assigns it, and nothing between leaves
+        (``return``, ``raise``, ``break``, ``continue``, ``yield``).  Only that last value can reach a later
+        call; this one is scratch (a forward that writes ``self.h``, reads it, then writes it again)."""
+        want = gast.dump(tgt)
+        node = stmt
+        while node is not None and node is not self.u.fn:
+            parent = self.u.parents.get(node)
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(parent, field, None)
+                if isinstance(block, list) and any(s is node for s in block):
+                    for later in block[[id(s) for s in block].index(id(node)) + 1:]:
+                        if isinstance(later, (gast.Assign, gast.AugAssign, gast.AnnAssign)) and any(
+                                gast.dump(t) == want for t in getattr(later, "targets", None) or [later.target]):
+                            return True
+                        if any(isinstance(n, _LEAVES) for n in gast.walk(later)):
+                            return False
+                    break
+            if isinstance(parent, (gast.For, gast.While, gast.AsyncFor, gast.Try)) or parent is None:
+                return False    # a loop can end before the later store runs; a handler can skip it
+            node = parent
+        return False
 
     def _computes_with(self, tgt) -> bool:
         """Whether the function reads the attribute ``tgt`` stores other than to name things

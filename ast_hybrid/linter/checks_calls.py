@@ -1,10 +1,11 @@
-"""HY003-HY008, HY012 (``setattr``), HY013, HY014: what a forward calls, and the attributes it reads.
+"""HY003-HY008, HY012 (``setattr``), HY013, HY014, HY016: what a forward calls, and the attributes it reads.
 
 ``out=`` (HY003), host synchronisation (``.asnumpy()``, ``float(x)``: HY004), waiting (HY005),
 ``print`` (HY006), an op of ``mx.nd``/``mx.sym``/numpy instead of ``F`` (HY007), ``len()`` and shape
 attributes (HY008, target mxnet), ``setattr(self, ...)`` (HY012), ``F.<name>`` that ``mx.sym`` lacks
 (HY013, with :data:`ND_ONLY_INSTEAD`, what to write instead) and an ``autograd.Function`` made in a
-``hybrid_forward`` (HY014).  A base of :class:`~ast_hybrid.linter.checks.Checker`.
+``hybrid_forward`` (HY014), a tensor's ``reshape`` given the shape as separate arguments (HY016).  A base
+of :class:`~ast_hybrid.linter.checks.Checker`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from . import fixes
 from .module import module_family
 from .nd_only import ND_ONLY
 from . import state
-from .tags import Tag, definitely_tensor, is_op, tensorish
+from .tags import Tag, definitely_tensor, holds_tensors, is_op, tensorish
 
 __all__ = ["CallChecks", "ND_ONLY_INSTEAD", "SHAPE_ATTRS"]
 
@@ -61,7 +62,7 @@ class CallChecks:
         # the first rule that applies reports, in this order: `nd.waitall()` is HY005, not HY007
         # too; `numpy.array(x)` is HY004, any other numpy function of a tensor HY007
         for check in (self.check_wait, self.check_host_sync, self.check_op_outside_f,
-                      self.check_print, self.check_len):
+                      self.check_print, self.check_len, self.check_positional_reshape):
             if check(call):
                 return
 
@@ -158,6 +159,18 @@ class CallChecks:
             self.add("HY008", call.node, "len")
             return True
         return False
+
+    def check_positional_reshape(self, call) -> bool:
+        """HY016 (target mxnet): ``x.reshape(a, b, ...)`` of a tensor, the shape as separate arguments."""
+        func, args = call.node.func, call.node.args
+        if not (call.name == "reshape" and isinstance(func, gast.Attribute) and len(args) >= 2
+                and self._shape_rules() and not any(isinstance(a, gast.Starred) for a in args)
+                and not isinstance(args[0], (gast.Tuple, gast.List)) and not holds_tensors(self.kind(args[0]))
+                and Tag.SEQUENCE_OF_TENSORS not in self.kind(args[0]) and self.certain(func.value)):
+            return False
+        fix = fixes.shape_tuple_fix(self.src, args)
+        self.add("HY016", call.node, fix=fix, n=len(args), args=fix.edits[0].content[1:-1] if fix else "...")
+        return True
 
     def _shape_rules(self) -> bool:
         return self.target == "mxnet" and self.u.style == "F" and not self.guard

@@ -29,15 +29,20 @@ those definitions lets the array escape:
 >>> [(d.code, d.fix.edits[0].content, d.fix.applicability) for d in check_source(SourceFile.from_text(code))]
 [('HY001', 'y = y * (x + 1)', 'safe')]
 
+HY016 ``x.reshape(a, b)`` -> ``x.reshape((a, b))``: safe.
+
 HY007 ``nd.relu(x)`` -> ``F.relu(x)``: unsafe (``F`` may lack the op, or
 the code may rely on an NDArray where a Symbol will come).
 """
 
 from __future__ import annotations
 
+import types
+
 import gast
 
 from ast_hybrid.common.diagnostics import Edit, Fix
+from ast_hybrid.common.source import Span
 from ast_hybrid.common.rules import RULES
 from .module import module_family
 from .tags import Tag, is_op
@@ -168,6 +173,18 @@ def _may_alias(unit, target) -> bool:
         if isinstance(parent, gast.AugAssign):
             todo.extend(unit.defs_of(d))
     return False
+
+
+def shape_tuple_fix(src, args) -> Fix | None:
+    """HY016 ``x.reshape(a, b)`` -> ``x.reshape((a, b))``: safe (NDArray and Symbol read one tuple as the shape)."""
+    first, last = args[0], args[-1]
+    whole = types.SimpleNamespace(lineno=first.lineno, col_offset=first.col_offset, end_lineno=last.end_lineno,
+                                  end_col_offset=last.end_col_offset)
+    text = segment(src, whole)
+    if text is None or "\\\n" in text or "#" in text:
+        return None
+    a, b = src.span(first), src.span(last)
+    return _fix("HY016", (Edit(Span(a.line, a.col, b.end_line, b.end_col), f"({text})"),), "safe")
 
 
 def use_f_fix(unit, src, func) -> Fix | None:

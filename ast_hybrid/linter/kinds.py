@@ -497,6 +497,12 @@ class Unit(CallKinds):
         return k
 
     def _iter_elem(self, it, path) -> frozenset:
+        rows = self._literal_rows(it) if path else None
+        if rows is not None:    # `for conv, x, d in [(self.c1, x1, self.d1), ...]`: each position on its own
+            out = EMPTY
+            for row in rows:
+                out = out | self._destructure(row, path)
+            return out
         if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and self.is_global(it.func):
             name = it.func.id
             if name == "range":
@@ -523,6 +529,29 @@ class Unit(CallKinds):
             k = elements_of(k)
         return k
 
+    def _literal_rows(self, it):
+        """The rows of a list or tuple written out of tuples (or a name bound once to one and not changed
+        in place since): ``[(a, b), (c, d)]``; else None."""
+        if isinstance(it, gast.Name):
+            defs = self.defs_of(it)
+            if len(defs) != 1:
+                return None
+            d = defs[0]
+            parent = self.parents.get(d)
+            if not (isinstance(parent, gast.Assign) and parent.targets == [d]) or \
+                    self._built(d, _UNCHANGED) is not _UNCHANGED:
+                return None
+            it = parent.value
+        if not isinstance(it, (gast.List, gast.Tuple)) or not it.elts:
+            return None
+        if all(isinstance(r, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in r.elts)
+               for r in it.elts):
+            return it.elts
+        return None
+
+
+_UNCHANGED = frozenset({"unchanged"})
+
 
 def _constant_int(node):
     """The int of ``3`` or ``-1``, else None."""
@@ -532,4 +561,3 @@ def _constant_int(node):
     if type(node) is gast.Constant and type(node.value) is int:
         return node.value
     return None
-

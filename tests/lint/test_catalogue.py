@@ -14,6 +14,8 @@ def test_every_code_has_wording_and_a_severity_somewhere(code):
     assert any(rule.severity(t) is not None for t in TARGETS)
     assert bool(rule.fixes) == (rule.fix_title is not None)
     for variant, m in rule.messages.items():
+        # a variant reported on fewer targets names only targets the rule has a severity for
+        assert m.targets is None or (m.targets and all(rule.severity(t) is not None for t in m.targets))
         fields = {f for t in (m.text, m.help or "") for _, f, _, _ in string.Formatter().parse(t) if f}
         text, help = message(code, variant, **{f: f"<{f}>" for f in fields})
         assert "{" not in text and "{" not in (help or ""), (code, variant)

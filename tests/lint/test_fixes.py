@@ -46,15 +46,17 @@ def test_hy001_safe_when_only_f_ops_see_it():
 def test_hy007_fix_uses_f_and_is_unsafe():
     src = model("a = nd.relu(x)\nb = mx.nd.random.uniform(shape=(2,))\nreturn a + b",
                 header="import mxnet as mx")
-    assert fixes(src) == [("HY007", "F", "unsafe"), ("HY007", "F", "unsafe")]
-    fixed = apply_edits(src, check(src), unsafe=True)
+    assert fixes(src, "mxnet") == [("HY007", "F", "unsafe"), ("HY007", "F", "unsafe")]
+    fixed = apply_edits(src, check(src, "mxnet"), unsafe=True)
     assert "F.relu(x)" in fixed and "F.random.uniform(shape=(2,))" in fixed
 
 
 def test_hy007_no_fix_without_f():
+    # a helper the forward gives its tensors but not F: nothing to call instead
     src = ("from mxnet import nd\nfrom mxnet.gluon import HybridBlock\n"
-           "class N(HybridBlock):\n    def forward(self, x):\n        return nd.relu(x)\n")
-    [d] = check(src)
+           "def act(x):\n    return nd.relu(x)\n"
+           "class N(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return act(x)\n")
+    [d] = check(src, "mxnet")
     assert d.code == "HY007" and d.fix is None
 
 

@@ -66,7 +66,9 @@ buf[0] = F.relu(x)
 buf[1] = 0
 return buf
 """
-    assert codes(model(body, header="import mxnet as mx"), "jax") == ["HY007", "HY002"]
+    assert codes(model(body, header="import mxnet as mx"), "mxnet") == ["HY007", "HY002"]
+    # ast-hybrid makes the buffer as MXNet would; a traced value cannot be stored into it
+    assert codes(model(body, header="import mxnet as mx"), "jax") == ["HY002"]
 
 
 @pytest.mark.parametrize("init", ["self.stft = lambda v: np.abs(v)",
@@ -124,3 +126,23 @@ def test_parts_of_a_sparse_tensor_are_tensors():
     # superpointnet.py: `x.tostype("csr").indptr[1:]`, `.data.zeros_like()`
     body = "c = x.tostype('csr')\nsizes = c.indptr[1:] - c.indptr[:-1]\nz = c.data.zeros_like()\nz[0] = 1\nreturn sizes"
     assert codes(model(body), "mxnet") == ["HY009", "HY009", "HY002"]
+
+
+def test_loop_over_written_out_rows_takes_each_position_on_its_own():
+    # sagemaker-battlesnake-ai's qnetworks.py: (block, block, tensor, int) rows; only the tensor is one
+    body = """
+attentions = [(self.conv_a, self.emb_a, x, self.d_a),
+              (self.conv_b, self.emb_b, y, self.d_b)]
+outs = []
+for conv, embedding, sequence, d in attentions:
+    q = embedding(sequence).reshape((-3, int(d), -1))
+    outs.append(F.linalg_gemm2(conv(x), q, alpha=1 / math.sqrt(d)))
+return F.concat(*outs, dim=2)
+"""
+    src = model(body, header="import math")
+    assert codes(src, "mxnet") == [] and codes(src, "jax") == []
+    # the tensor's position is still a tensor
+    assert codes(model(body.replace("int(d)", "int(sequence)"), header="import math"), "mxnet") == ["HY004"]
+    # a list grown in place is not known row by row any more
+    grown = body.replace("outs = []\n", "attentions.append((self.conv_c, self.emb_c, x, x))\nouts = []\n")
+    assert "HY004" in codes(model(grown, header="import math"), "mxnet")
