@@ -43,8 +43,9 @@ class Net(HybridBlock):
         h = F.broadcast_add(h, F.array([1.0, 2.0, 3.0, 4.0]))   # HY013 (target mxnet: mx.sym has no array)
         rev = GradReverse()(h)       # HY014 (target mxnet: hybridize() drops its backward)
         pairs = h.reshape(-1, 2)     # HY016 (target mxnet: a Symbol reads the 2 as `reverse`)
+        centred = h - h.mean(axis=1, keepdims=True)   # HY017 (target mxnet: a Symbol's `-` does not broadcast)
         h = scale_rows(F, h, 0.5)
-        return self.dense(h) + noise + first + head.sum() + n + peak + len(rows) + rev + pairs.sum()
+        return self.dense(h) + noise + first + head.sum() + n + peak + len(rows) + rev + pairs.sum() + centred
 
 
 class GradReverse(autograd.Function):

@@ -36,9 +36,10 @@ class Net(HybridBlock):
         h = F.broadcast_add(h, offset)                      # HY013: made outside, passed in
         h = F.Custom(h, op_type="grad_reverse")             # HY014: a custom op, not a Function
         pairs = h.reshape((-1, 2))                          # HY016: the shape as one tuple
+        centred = F.broadcast_sub(h, h.mean(axis=1, keepdims=True))   # HY017: broadcasting said
         h = scale_rows(F, h, 0.5)
         return (self.dense(h) + noise + F.broadcast_add(first, peak)
-                + head.sum() + flat.sum() + rows.sum() + z.sum() + pairs.sum())
+                + head.sum() + flat.sum() + rows.sum() + z.sum() + pairs.sum() + centred)
 
 
 class GradReverse(operator.CustomOp):

@@ -425,6 +425,31 @@ _RULES = [
             "pass one tuple, `.reshape(({args}))`: NDArray and Symbol both take it as the shape")},
     ),
     Rule(
+        "HY017", "implicit-broadcast", "An operator between tensors whose shapes differ by construction (target mxnet)",
+        what="Target mxnet only: finds `+ - * / % **` and comparisons in a forward (or a helper it passes `F` to) "
+             "between a tensor and a reduction of an expression that mentions it, taken over every axis "
+             "(`F.sum(x)`, `x.mean()`) or with `keepdims=True` (`x - x.max(axis=1, keepdims=True)`, "
+             "`x / F.sum(F.ones_like(x))`), or between two `expand_dims` on different axes (an outer product); "
+             "an operand may be a name bound once to such an expression.  Outside `F is nd` guards.",
+        why="NDArray's operators broadcast; a Symbol's `+`, `-`, `*`, `/`... are elementwise (`_plus`, `_div`), "
+            "so the first hybridized call fails in shape inference (`Check failed: ... elemwise_op_common`, "
+            "oracle).  Fine under ast-hybrid, which broadcasts as NDArray does.",
+        example="def hybrid_forward(self, F, x):\n    return x - x.max(axis=1, keepdims=True)",
+        instead="def hybrid_forward(self, F, x):\n    return F.broadcast_sub(x, x.max(axis=1, keepdims=True))",
+        fix="Safe fix: `F.broadcast_<op>(a, b)` (`broadcast_add`, `broadcast_sub`, `broadcast_mul`, "
+            "`broadcast_div`, `broadcast_mod`, `broadcast_power`, `broadcast_equal`, `broadcast_lesser`...), which "
+            "NDArray computes as its operator does, when the function has an `F` parameter.",
+        fixes=("safe",), fix_title="Call `{f}.{f_op}(...)`",
+        jax=None,
+        messages={
+            "reduction": Message(
+                "`{op}` between `{of}` and a reduction of it: a Symbol's `{op}` does not broadcast",
+                "call `F.{f_op}(a, b)`: NDArray's `{op}` broadcasts, a Symbol's fails once hybridized"),
+            "outer": Message(
+                "`{op}` between `expand_dims` on two different axes: a Symbol's `{op}` does not broadcast",
+                "call `F.{f_op}(a, b)`: NDArray's `{op}` broadcasts, a Symbol's fails once hybridized")},
+    ),
+    Rule(
         "HY020", "syntax-error", "The file cannot be read or parsed",
         what="Reports a file that cannot be read, decoded (UTF-8 or a PEP 263 coding) or parsed, at "
              "the error's position.",

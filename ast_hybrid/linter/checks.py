@@ -41,6 +41,7 @@ from ast_hybrid.common.diagnostics import Fix
 from . import fixes
 from .checks_assign import AssignmentChecks
 from .checks_calls import CallChecks
+from .checks_broadcast import BroadcastChecks
 from .checks_flow import FlowChecks
 from .imperative import Region, constructor_ties, flag_test
 from .kinds import Unit
@@ -64,7 +65,7 @@ class Finding:
     region: Region | None = None      # the imperative-only path it is on (its note collects it)
 
 
-class Checker(FlowChecks, AssignmentChecks, CallChecks):
+class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
     """Walks one unit and collects every :class:`Finding` (:meth:`run`)."""
 
     def __init__(self, unit: Unit, src, target: str):

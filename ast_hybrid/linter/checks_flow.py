@@ -65,6 +65,8 @@ class FlowChecks:
         if (len(node.ops) > 1 and not self.guard
                 and any(tensorish(self.kind(c)) for c in [node.left, *node.comparators[:-1]])):
             self.add("HY010", node, "chained")
+        elif len(node.ops) == 1:
+            self.check_broadcast(node, node.left, node.comparators[0], node.ops[0])     # HY017
 
     # -- HY011: iteration and integer indexing -----------------------------
     def _check_iteration(self, it):

@@ -31,6 +31,8 @@ those definitions lets the array escape:
 
 HY016 ``x.reshape(a, b)`` -> ``x.reshape((a, b))``: safe.
 
+HY017 ``a - b`` -> ``F.broadcast_sub(a, b)``: safe.
+
 HY007 ``nd.relu(x)`` -> ``F.relu(x)``: unsafe (``F`` may lack the op, or
 the code may rely on an NDArray where a Symbol will come).
 """
@@ -185,6 +187,16 @@ def shape_tuple_fix(src, args) -> Fix | None:
         return None
     a, b = src.span(first), src.span(last)
     return _fix("HY016", (Edit(Span(a.line, a.col, b.end_line, b.end_col), f"({text})"),), "safe")
+
+
+def broadcast_fix(unit, src, node, a, b, f_op) -> Fix | None:
+    """HY017 ``a - b`` -> ``F.broadcast_sub(a, b)``: safe (NDArray's operator broadcasts the same way)."""
+    f_names = unit.f_names()
+    left, right = segment(src, a), segment(src, b)
+    if not f_names or left is None or right is None or "\\\n" in left + right:
+        return None
+    return _fix("HY017", (Edit(src.span(node), f"{f_names[0]}.{f_op}({left}, {right})"),), "safe",
+                f=f_names[0], f_op=f_op)
 
 
 def use_f_fix(unit, src, func) -> Fix | None:

@@ -164,6 +164,8 @@ class Unit(CallKinds):
         """Forget computed kinds (the parameters' tags changed)."""
         self._memo: dict = {}
         self._def_memo: dict = {}
+        self._active: dict = {}       # what is being computed -> its depth (:meth:`_memoized`)
+        self._low = _NO_CYCLE
         self.helper_calls: list = []  # (call node, target unit key, bound tags)
 
     # -- names -------------------------------------------------------------
@@ -191,13 +193,35 @@ class Unit(CallKinds):
 
     # -- kinds -------------------------------------------------------------
     def kind(self, node) -> frozenset:
-        key = node
         memo = self._memo
-        if key in memo:
-            return memo[key]
-        memo[key] = EMPTY  # cycles resolve to "not a tensor" while in progress
-        res = self._kind(node)
-        memo[key] = res
+        if node in memo:
+            return memo[node]
+        return self._memoized(memo, node, ("kind", node), self._kind)
+
+    def _memoized(self, memo, key, token, compute) -> frozenset:
+        """``compute(key)``, kept in ``memo`` once final.  A value asked for while it is being computed (a
+        cycle: a name's kind through its parameter's evidence back to that name) is "not a tensor" for the
+        asker; what read such a value of a computation still in progress above it is provisional, not kept,
+        and computed again when next asked (Tarjan's lowlink: only a computation whose cycles all close at it
+        or below it is final).  Kept as the cycle's first answer, ``mu = x.mean()`` then ``if mu > 0`` was
+        "not a tensor" for good."""
+        active = self._active
+        depth = active.get(token)
+        if depth is not None:
+            if depth < self._low:
+                self._low = depth
+            return EMPTY
+        mine = len(active)
+        active[token] = mine
+        outer_low, self._low = self._low, _NO_CYCLE
+        try:
+            res = compute(key)
+        finally:
+            del active[token]
+            low = self._low
+            self._low = outer_low if low >= mine else min(outer_low, low)
+        if low >= mine:
+            memo[key] = res
         return res
 
     def _kind(self, node) -> frozenset:
@@ -357,10 +381,7 @@ class Unit(CallKinds):
         memo = self._def_memo
         if d in memo:
             return memo[d]
-        memo[d] = EMPTY
-        res = self._def_kind(d)
-        memo[d] = res
-        return res
+        return self._memoized(memo, d, ("def", d), self._def_kind)
 
     def _not_a_sequence_here(self, node) -> bool:
         """Whether the name ``node`` is reached only where a test said it is not a list or tuple:
@@ -551,6 +572,7 @@ class Unit(CallKinds):
 
 
 _UNCHANGED = frozenset({"unchanged"})
+_NO_CYCLE = 1 << 30     # no value in progress read (``Unit._memoized``)
 
 
 def _constant_int(node):

@@ -92,3 +92,11 @@ def test_rnn_states_concatenated_and_indexed_stay_quiet():
     assert codes(model(body, params="x, begin_state"), "mxnet") == []
     body = "new = begin_state + extra\nreturn F.relu(begin_state[0]), new"
     assert codes(model(body, params="x, begin_state, extra"), "mxnet") == []
+
+
+def test_a_name_read_while_its_own_kind_is_being_computed_is_not_kept_as_no_tensor():
+    # `mu`'s kind asks for x's evidence, which reads `x - mu` while mu is still being computed: that answer
+    # ("not a tensor") is provisional, and mu is a tensor wherever it is used (kinds.Unit._memoized)
+    body = "mu = x.mean()\nif mu > 0:\n    return x\nreturn x - mu"
+    assert codes(model(body), "jax") == ["HY010"]
+    assert codes(model(body), "mxnet") == ["HY010", "HY017"]
