@@ -303,7 +303,9 @@ class Unit(CallKinds):
         vk = self.kind(node.value)
         out = set()
         if is_op(vk):
-            out.add(Tag.MULTI_OUTPUT_OP if node.attr in MULTI_OUTPUT else Tag.OP)
+            # numpy mode's `F.np.split` gives a list of as many parts as its call says, often not a literal
+            numpy_split = node.attr == "split" and type(node.value) is gast.Attribute and node.value.attr == "np"
+            out.add(Tag.MULTI_OUTPUT_OP if node.attr in MULTI_OUTPUT or numpy_split else Tag.OP)
         if Tag.SELF in vk:
             if not (self.cls is not None and (self.facts.has_method(self.cls, node.attr)
                                               or self._constructed(node.attr) == "host")):

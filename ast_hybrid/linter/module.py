@@ -99,8 +99,7 @@ class ClassFacts:
         self._stores: dict | None = None
         #: decorated ``@use_np`` (``@mx.util.use_np``, ``@use_np_array``): its forward runs on MXNet's numpy
         #: arrays and symbols, which take basic indexing (``x[:, 0]``, ``x[i]``) even hybridized
-        self.numpy_mode = any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None))
-                              in ("use_np", "use_np_array") for d in node.decorator_list)
+        self.numpy_mode = _uses_np(node)
 
     def stores(self) -> dict:
         """``{attr: [value, ...]}`` for every ``self.attr = value`` of ``__init__``; an attribute
@@ -158,6 +157,17 @@ class ModuleFacts:
                 facts = ClassFacts(node)
                 self.class_list.append(facts)
                 self.classes.setdefault(node.name, facts)
+        # numpy mode for every block: `npx.set_np()` at the module's top level; for the blocks a function
+        # decorated `@use_np` defines (MXNet's own tests: the test function is decorated, its blocks inside it)
+        if any(_sets_np(stmt) for stmt in tree.body):
+            for facts in self.class_list:
+                facts.numpy_mode = True
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _uses_np(node):
+                inner = {id(c) for c in ast.walk(node) if isinstance(c, ast.ClassDef)}
+                for facts in self.class_list:
+                    if id(facts.node) in inner:
+                        facts.numpy_mode = True
 
     # -- classes -----------------------------------------------------------
     def is_hybrid(self, cls: ClassFacts, _seen=None) -> bool:
@@ -286,6 +296,21 @@ class ModuleFacts:
 
 
 _BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def _uses_np(node) -> bool:
+    """Decorated ``@use_np`` (``@mx.util.use_np``, ``@use_np_array``)."""
+    return any((d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", None)) in ("use_np", "use_np_array")
+               for d in node.decorator_list)
+
+
+def _sets_np(stmt) -> bool:
+    """``npx.set_np()`` (``mx.npx.set_np()``, ``set_np()``) as a statement."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) == "set_np"
 
 
 def _statements(body):

@@ -13,6 +13,7 @@ transformer-ts-forecasting, Structured-Self-Attentive-Sentence-Embedding, CycleG
 accel-brain-code, sphereface_mxnet_gluon, sagemaker-battlesnake-ai, LoOp (and mx-detection, open-aff: no finding).
 Eleventh (issue 34, linted after the tenth's fixes): gluon_mixnets, MXFusion, PointCNN.MX, RecoTour,
 CycleGAN-gluon-mxnet, DPED_Gluon (and nine more with no finding and no miss).
+Twelfth (issue 34, linted after the eleventh's HY017): MXNet 1.9.1's own unit tests, ``tests/python/``.
 CI cannot fetch GitHub, so nothing here lints them; these tests keep the file well formed and its
 header's numbers equal to what its rows say."""
 
@@ -48,6 +49,7 @@ TENTH = {"openalcnet": "YimianDai/open-alcnet", "openacm": "YimianDai/open-acm",
 ELEVENTH = {"mixnets": "justinshaohi/gluon_mixnets", "mxfusion": "amzn/MXFusion", "pointcnn": "chinakook/PointCNN.MX",
             "recotour": "jrzaurin/RecoTour", "cyclegan-leocvml": "leocvml/CycleGAN-gluon-mxnet",
             "dped": "pribadihcr/DPED_Gluon"}
+TWELFTH = {"mxnet-tests": "apache/mxnet"}
 EARLIER = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
 RULES = {f"HY{n:03d}" for n in range(1, 21)}
 
@@ -60,7 +62,7 @@ def _rows(path):
 def test_rows_are_well_formed():
     rows = _rows(GITHUB)
     assert rows
-    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH}
+    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH}
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r
         assert r["tree"] in repos
@@ -159,6 +161,12 @@ def test_eleventh_batch_header_counts_are_the_rows():
     assert f"with no\n# rule (`none`), {sum(r['code'] == 'none' for r in missed)}:" in GITHUB.read_text()
 
 
+def test_twelfth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Twelfth", TWELFTH)
+    # after its fixes: every true finding still found, 5 false left
+    assert f"{true + 5} findings, {true} true: the {true} true ones; the 5 false left" in header
+
+
 def _fresh_before(trees):
     earlier = [r for r in _rows(HELD_OUT) if r["tree"] in EARLIER and r["before"] == "found"]
     rows = earlier + [r for r in _rows(GITHUB) if r["before"] == "found" and r["tree"] in trees]
@@ -176,3 +184,4 @@ def test_fresh_before_over_all_batches():
     assert f"all ten batches: {_fresh_before({**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH})}" in text
     every = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH}
     assert f"all eleven batches: {_fresh_before(every)}" in text
+    assert f"all twelve batches: {_fresh_before({**every, **TWELFTH})}" in text

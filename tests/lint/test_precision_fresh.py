@@ -557,3 +557,39 @@ def test_appending_to_a_list_the_block_keeps_is_hy012(target):
     assert codes(HOURGLASS.replace("BODY", "pass"), target) == ["HY012"]
     # a list made afresh by each call is the call's own
     assert codes(HOURGLASS.replace("BODY", "self.out = []"), target) == []
+
+
+NUMPY_TEST = '''
+import mxnet as mx
+from mxnet import gluon
+from mxnet.test_utils import use_np
+
+
+@use_np
+def test_net_symbol_save_load():
+    class Case1(gluon.HybridBlock):
+        def hybrid_forward(self, F, x, y):
+            x = F.np.split(x, 1)
+            x = x[0]
+            return x[:, -1, :] + y[:, -1, :]
+    return Case1
+
+
+def test_classic():
+    class Classic(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x[:, -1]
+    return Classic
+'''
+
+
+def test_blocks_a_use_np_function_defines_run_in_numpy_mode():
+    # MXNet 1.9.1's tests/python/unittest/test_numpy_gluon.py: the test function is decorated, its blocks inside
+    # it take numpy symbols, which index like numpy arrays hybridized (the unit tests pass on MXNet); the list
+    # F.np.split gives is indexed as a list; a block of an undecorated function is classic
+    found = [(d.code, d.span.line) for d in check(NUMPY_TEST, "mxnet")]
+    assert found == [("HY009", NUMPY_TEST.splitlines().index("            return x[:, -1]") + 1)]
+    assert [d.code for d in check(NUMPY_TEST, "jax")] == []
+    # `npx.set_np()` at the top of a module: every block in numpy mode
+    set_np = NUMPY_TEST.replace("from mxnet.test_utils import use_np\n", "from mxnet import npx\nnpx.set_np()\n")
+    assert [d.code for d in check(set_np.replace("@use_np\n", ""), "mxnet")] == []
