@@ -3,7 +3,9 @@
 :class:`ModuleFacts` answers, for one parsed file:
 
 - which names the module imports, and as what (``nd`` -> ``mxnet.nd``,
-  ``np`` -> ``numpy``), from every ``import`` anywhere in the file;
+  ``np`` -> ``numpy``), from every ``import`` anywhere in the file, and through
+  ``from module import *`` of a module of the project the names that module
+  imports (:func:`star_imports`: its source read, never imported);
 - its module-level functions and its classes (with their methods), so a call
   ``helper(F, x)`` or ``self.helper(F, x)`` can be followed into the callee;
 - which classes are hybridized: a class defining ``hybrid_forward`` (that
@@ -40,6 +42,7 @@ imports (``nd.relu`` -> ``mxnet.nd.relu``, of the ``nd`` family).
 from __future__ import annotations
 
 import ast
+import os
 
 __all__ = ["ModuleFacts", "ClassFacts", "dotted_name", "module_of", "module_family"]
 
@@ -126,7 +129,7 @@ class ClassFacts:
 
 
 class ModuleFacts:
-    def __init__(self, tree: ast.Module):
+    def __init__(self, tree: ast.Module, path: str | None = None):
         self.tree = tree
         self.imports: dict[str, str] = {}
         self.functions: dict[str, ast.FunctionDef] = {}
@@ -152,6 +155,10 @@ class ModuleFacts:
             elif isinstance(node, ast.ImportFrom):
                 mod = ("." * node.level) + (node.module or "")
                 for a in node.names:
+                    if a.name == "*":
+                        for name, target in star_imports(path, node.module, node.level).items():
+                            self.imports.setdefault(name, target)
+                        continue
                     self.imports[a.asname or a.name] = f"{mod}.{a.name}" if mod else a.name
             elif isinstance(node, ast.ClassDef):
                 facts = ClassFacts(node)
@@ -296,6 +303,52 @@ class ModuleFacts:
 
 
 _BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+
+
+def star_imports(path, module, level) -> dict:
+    """What ``from module import *`` in the file ``path`` binds, of what the linter follows: the names that
+    module imports at its top level (``from mxnet import nd``, ``import numpy as np``), read from its source
+    (never imported).  The module is found beside the file (``from .utils import *``: the file's package,
+    ``level`` folders up) or, for an absolute name, under the file's folder or one of its parents (a project
+    run from its root: ``from tools.mx_utils import *`` in ``tools/yolo_layer.py``).  ``{}`` when it is not
+    found, cannot be read or parsed, or is not a module of the project."""
+    if not path or not module and not level:
+        return {}
+    here = os.path.dirname(os.path.abspath(path))
+    if not os.path.isfile(path):
+        return {}
+    parts = (module or "").split(".") if module else []
+    if level:
+        roots = [here]
+        for _ in range(level - 1):
+            roots = [os.path.dirname(roots[0])]
+    else:
+        roots, d = [], here
+        for _ in range(4):
+            roots.append(d)
+            d = os.path.dirname(d)
+    for root in roots:
+        base = os.path.join(root, *parts)
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if parts and os.path.isfile(candidate) and os.path.abspath(candidate) != os.path.abspath(path):
+                return _top_imports(candidate)
+    return {}
+
+
+def _top_imports(filename) -> dict:
+    try:
+        with open(filename, "rb") as fh:
+            tree = ast.parse(fh.read(), filename)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    names = ModuleFacts(tree).imports          # its own star imports are not followed (path None)
+    public = None
+    for stmt in tree.body:
+        if (isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets)
+                and isinstance(stmt.value, (ast.List, ast.Tuple))):
+            public = {e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return {k: v for k, v in names.items()
+            if not k.startswith("_") and not v.startswith(".") and (public is None or k in public)}
 
 
 def _uses_np(node) -> bool:

@@ -593,3 +593,27 @@ def test_blocks_a_use_np_function_defines_run_in_numpy_mode():
     # `npx.set_np()` at the top of a module: every block in numpy mode
     set_np = NUMPY_TEST.replace("from mxnet.test_utils import use_np\n", "from mxnet import npx\nnpx.set_np()\n")
     assert [d.code for d in check(set_np.replace("@use_np\n", ""), "mxnet")] == []
+
+
+def test_names_a_star_import_of_a_project_module_brings(tmp_path):
+    # yolov4-gluoncv's tools/yolo_layer.py and yolov3-mxnet's darknet.py: `nd` comes through
+    # `from tools.mx_utils import *` (`from mxnet import nd` there); the module is read, never imported
+    from ast_hybrid.common.source import read_file
+    from ast_hybrid.linter import check_source
+
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "mx_utils.py").write_text(
+        "from mxnet import nd\nimport numpy as np\n_private = 1\nraise SystemExit('never run')\n")
+    layer = tmp_path / "tools" / "yolo_layer.py"
+    layer.write_text("from mxnet.gluon import nn\nfrom tools.mx_utils import *\n\n"
+                     "class YoloLayer(nn.HybridBlock):\n    def hybrid_forward(self, F, x):\n"
+                     "        return nd.concat(x, x, dim=1)\n")
+    assert [d.code for d in check_source(read_file(layer), target="mxnet")] == ["HY007"]
+    # relative, with __all__ leaving nd out: not brought
+    (tmp_path / "tools" / "__init__.py").write_text("")
+    (tmp_path / "tools" / "mx_utils.py").write_text("from mxnet import nd\n__all__ = ['helper']\n")
+    layer.write_text(layer.read_text().replace("from tools.mx_utils import *", "from .mx_utils import *"))
+    assert [d.code for d in check_source(read_file(layer), target="mxnet")] == []
+    # a module not found (not of the project): nothing, no error
+    layer.write_text(layer.read_text().replace("from .mx_utils import *", "from elsewhere.utils import *"))
+    assert [d.code for d in check_source(read_file(layer), target="mxnet")] == []
