@@ -50,6 +50,9 @@ def _mobilenet_step():
     from ast_hybrid.gluon.model_zoo import vision
 
     net = vision.get_model("mobilenetv2_0.25", classes=4)
+    # weights of their own: drawn from the process's stream, they depended on the tests run before in the same
+    # worker, and one draw in three runs flipped enough ReLU6 masks to put the two tiers 4% of a leaf apart
+    nd.random.seed(0)
     net.initialize()
     rs = np.random.RandomState(0)
     x, y = nd.array(rs.standard_normal((8, 3, 32, 32))), nd.array(rs.randint(0, 4, 8))
