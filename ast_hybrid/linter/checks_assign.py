@@ -143,8 +143,9 @@ class AssignmentChecks:
             parent = self.u.parents.get(node)
             for field in ("body", "orelse", "finalbody"):
                 block = getattr(parent, field, None)
-                if isinstance(block, list) and any(s is node for s in block):
-                    for later in block[[id(s) for s in block].index(id(node)) + 1:]:
+                at = next((i for i, s in enumerate(block) if s is node), None) if isinstance(block, list) else None
+                if at is not None:
+                    for later in block[at + 1:]:
                         if isinstance(later, (gast.Assign, gast.AugAssign, gast.AnnAssign)) and any(
                                 gast.dump(t) == want for t in getattr(later, "targets", None) or [later.target]):
                             return True

@@ -19,6 +19,7 @@ from __future__ import annotations
 import gast
 
 from . import fixes
+from .kinds import constant_int
 from .module import dotted_name
 from .tags import Tag, is_op, tensorish
 
@@ -133,7 +134,4 @@ class BroadcastChecks:
             axis = keywords.get("axis", node.args[0] if node.args else None)
         else:
             return None
-        if type(axis) is gast.UnaryOp and type(axis.op) is gast.USub and type(axis.operand) is gast.Constant \
-                and type(axis.operand.value) is int:
-            return -axis.operand.value
-        return axis.value if type(axis) is gast.Constant and type(axis.value) is int else None
+        return None if axis is None else constant_int(axis)

@@ -55,7 +55,7 @@ class _Session:
     def __init__(self, src, tree, target):
         self.src = src
         self.target = target
-        self.facts = ModuleFacts(tree, getattr(src, "path", None))
+        self.facts = ModuleFacts(tree, src.path)
         self.units: dict = {}        # key -> Unit
         self.pinned: dict = {}       # key -> entry tags (never widened by call sites)
         self.errors: list[Diagnostic] = []

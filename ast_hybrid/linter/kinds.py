@@ -43,7 +43,7 @@ from .tags import (EMPTY, LIST_METHODS, META_ATTRS, MULTI_OUTPUT, SPARSE_PARTS, 
                    tensorish, DICT_KIND, HOST_ARRAY_KIND, INT_KIND, ITEM_UNPACKED_KIND, SEQUENCE_KIND, TENSOR_KIND,
                    TENSOR_OR_TUPLE_KIND)
 
-__all__ = ["Unit"]
+__all__ = ["Unit", "constant_int"]
 
 _BINDINGS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.alias)
 
@@ -326,7 +326,7 @@ class Unit(CallKinds):
     def _subscript_kind(self, node) -> frozenset:
         vk = self.kind(node.value)
         out = set()
-        index = _constant_int(node.slice)
+        index = constant_int(node.slice)
         if (Tag.SEQUENCE_OF_TENSORS in vk and not structures_of(vk) and type(node.slice) is not gast.Slice
                 and self._unpacked(node)):
             return ITEM_UNPACKED_KIND      # `a, b = xs[i]`: the list holds tuples (a forward never unpacks a Symbol)
@@ -577,10 +577,10 @@ _UNCHANGED = frozenset({"unchanged"})
 _NO_CYCLE = 1 << 30     # no value in progress read (``Unit._memoized``)
 
 
-def _constant_int(node):
+def constant_int(node):
     """The int of ``3`` or ``-1``, else None."""
     if type(node) is gast.UnaryOp and type(node.op) is gast.USub:
-        v = _constant_int(node.operand)
+        v = constant_int(node.operand)
         return -v if v is not None else None
     if type(node) is gast.Constant and type(node.value) is int:
         return node.value
