@@ -14,6 +14,9 @@ accel-brain-code, sphereface_mxnet_gluon, sagemaker-battlesnake-ai, LoOp (and mx
 Eleventh (issue 34, linted after the tenth's fixes): gluon_mixnets, MXFusion, PointCNN.MX, RecoTour,
 CycleGAN-gluon-mxnet, DPED_Gluon (and nine more with no finding and no miss).
 Twelfth (issue 34, linted after the eleventh's HY017): MXNet 1.9.1's own unit tests, ``tests/python/``.
+Thirteenth (issue 34, linted after the twelfth's fixes): SiameseRPN-gluon-mxnet, Train_CRAFT_mxnet, Center_Loss_in_MXNet,
+beyond-part-models-gluon, progressive_gan_mxnet, DnCNN_mxnet, GaAN, STAR-GCN, coach, vdcnn-gluonnlp, XKT, CangJie, xrec
+(and eight more with no finding and no miss).
 CI cannot fetch GitHub, so nothing here lints them; these tests keep the file well formed and its
 header's numbers equal to what its rows say."""
 
@@ -50,6 +53,12 @@ ELEVENTH = {"mixnets": "justinshaohi/gluon_mixnets", "mxfusion": "amzn/MXFusion"
             "recotour": "jrzaurin/RecoTour", "cyclegan-leocvml": "leocvml/CycleGAN-gluon-mxnet",
             "dped": "pribadihcr/DPED_Gluon"}
 TWELFTH = {"mxnet-tests": "apache/mxnet"}
+THIRTEENTH = {"siamrpn-leocvml": "leocvml/SiameseRPN-gluon-mxnet", "craft-senfan": "senFanGitHub/Train_CRAFT_mxnet",
+              "centerloss-wangx404": "wangx404/Center_Loss_in_MXNet", "pcb-rpp": "Tyhye/beyond-part-models-gluon",
+              "pgan-crazyleg": "crazyleg/progressive_gan_mxnet", "dncnn-zr111": "ZR111/DnCNN_mxnet",
+              "gaan-graph": "jennyzhang0215/GaAN", "stargcn-rec": "jennyzhang0215/STAR-GCN", "coach-rl": "IntelLabs/coach",
+              "vdcnn-text": "opringle/vdcnn-gluonnlp", "xkt-kt": "tswsxk/XKT", "cangjie-ctc": "tswsxk/CangJie",
+              "xrec-mf": "tswsxk/xrec"}
 EARLIER = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
 RULES = {f"HY{n:03d}" for n in range(1, 21)}
 
@@ -62,7 +71,7 @@ def _rows(path):
 def test_rows_are_well_formed():
     rows = _rows(GITHUB)
     assert rows
-    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH}
+    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH, **THIRTEENTH}
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r
         assert r["tree"] in repos
@@ -167,6 +176,11 @@ def test_twelfth_batch_header_counts_are_the_rows():
     assert f"{true + 5} findings, {true} true: the {true} true ones; the 5 false left" in header
 
 
+def test_thirteenth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Thirteenth", THIRTEENTH)
+    assert f"with no rule (`none`), {sum(r['code'] == 'none' for r in missed)}:" in header
+
+
 def _fresh_before(trees):
     earlier = [r for r in _rows(HELD_OUT) if r["tree"] in EARLIER and r["before"] == "found"]
     rows = earlier + [r for r in _rows(GITHUB) if r["before"] == "found" and r["tree"] in trees]
@@ -185,3 +199,4 @@ def test_fresh_before_over_all_batches():
     every = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH}
     assert f"all eleven batches: {_fresh_before(every)}" in text
     assert f"all twelve batches: {_fresh_before({**every, **TWELFTH})}" in text
+    assert f"all thirteen batches: {_fresh_before({**every, **TWELFTH, **THIRTEENTH})}" in text
