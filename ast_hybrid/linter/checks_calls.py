@@ -137,9 +137,11 @@ class CallChecks:
             self.add("HY007", call.node, "numpy", name=call.name)
             return True
         func, path = call.node.func, call.path
-        if call.fam in ("nd", "sym") and isinstance(func, gast.Attribute):
+        # `nd.relu(x)`, or `relu(x)` after `from mxnet.contrib.ndarray import BilinearResize2D`-style imports
+        if call.fam in ("nd", "sym") and (isinstance(func, gast.Attribute) or call.is_global_name):
             name = path.split(".", 2)[2] if path and path.count(".") >= 2 else call.name
-            fix = fixes.use_f_fix(self.u, self.src, func) if self.u.style == "F" else None
+            fix = (fixes.use_f_fix(self.u, self.src, func) if self.u.style == "F" and isinstance(func, gast.Attribute)
+                   else None)
             self.add("HY007", call.node, call.fam, fix=fix, name=name)
             return True
         return False

@@ -31,8 +31,10 @@ class FlowChecks:
             return
         if isinstance(test, gast.BoolOp):
             self._truth_done.add(test)
-            for v in test.values:
+            for i, v in enumerate(test.values):
                 self.check_truth(v)
+                if self._guard_at(test, i):
+                    break       # the operands after `isinstance(x, nd.NDArray) and` see NDArrays only
             return
         if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
             self._truth_done.add(test)
@@ -53,9 +55,22 @@ class FlowChecks:
         self._check_iteration(node.iter)
 
     def visit_BoolOp(self, node):
+        guard = next((i for i in range(len(node.values) - 1) if self._guard_at(node, i)), None)
         if node not in self._truth_done:
-            for v in node.values[:-1]:
+            for v in node.values[:-1 if guard is None else guard + 1]:
                 self.check_truth(v)
+        if guard is not None:
+            # `isinstance(x, nd.NDArray) and len(x.shape) != 2`, `F is sym or x.shape[0]`: the rest runs
+            # imperatively only, as the body of `if F is nd:` does
+            self._visit_all(node.values[:guard + 1])
+            self._guarded(node.values[guard + 1:], self._nd_region(node.values[guard], isinstance(node.op, gast.And)))
+            return False
+
+    def _guard_at(self, node, i) -> bool:
+        """Whether operand ``i`` of the ``and``/``or`` ``node`` makes the operands after it imperative-only:
+        an nd guard before ``and``, a Symbol guard before ``or``."""
+        return (not self.guard and i < len(node.values) - 1
+                and self.guard_of(node.values[i]) == ("nd" if isinstance(node.op, gast.And) else "sym"))
 
     def visit_UnaryOp(self, node):
         if isinstance(node.op, gast.Not) and node not in self._truth_done:

@@ -31,6 +31,8 @@ evidence of a list: ``x.shape`` and ``F.norm(x)`` beside ``x[0]`` make ``x`` a t
 What the function *declares* counts too: an annotation, or the parameter's type in the docstring
 (``target : NDArray or Symbol``; ``begin_state : list``; numpydoc's ``name : type`` lines, of the
 function, of the class's ``__call__``/``forward``, or the class's ``- **name**: ...`` inputs).
+A name that says list (``end_points_l``, ``feat_list``, ``states_seq``) is weak evidence of one, and
+makes a documented tensor type (``end_points_l : Symbol or NDArray``) the type of its items.
 Indexing with an int, iterating, ``len(x)``, truth tests and passing it to a child block say nothing
 either way.  :func:`refine` turns the evidence into tags: a tensor with evidence of a tensor and none
 of a list, or strong evidence of a tensor and only weak of a list; a sequence of tensors with evidence
@@ -56,6 +58,8 @@ _SHAPE_TEXT = re.compile(r"\bshape\s*(?:of|is|=|:)?\s*[\[(][^\])]*[\])]", re.I)
 _TENSOR_WORDS = re.compile(r"\b(nd\.)?(ndarray|symbol|tensor)\b", re.I)
 #: a documented Python scalar or numpy array (``glob_num_columns : int``; ``mask : numpy.ndarray``)
 _HOST_WORDS = re.compile(r"^\s*(int|float|bool|str|string|number|scalar|(np|numpy)\.(nd)?array|numpy array)\b", re.I)
+#: a name that says list (``end_points_l``, ``feat_list``, ``states_seq``): weak evidence of one
+_LIST_NAME = re.compile(r"[a-z0-9](_l|_list|_lst|_seq|_tuple)$", re.I)
 #: evidence strengths: none, weak, strong (see the module docstring); a flag of evidence is one of them
 NONE, WEAK, STRONG = 0, 1, 2
 _NO_EVIDENCE = (NONE, NONE)
@@ -99,6 +103,9 @@ def param_evidence(unit, name: str, helper_evidence) -> tuple[int, int]:
     if param is None:
         return _NO_EVIDENCE
     tensor, sequence = declared(unit, param)
+    listed = bool(_LIST_NAME.search(name))
+    if listed and tensor and not sequence:
+        tensor = NONE           # `support_l : Symbol or NDArray`: the name says a list, the type is its items'
     if tensor or sequence:     # what the code says of itself wins over what its uses suggest
         return tensor, sequence
     for use in unit.users.get(param, ()):
@@ -106,7 +113,7 @@ def param_evidence(unit, name: str, helper_evidence) -> tuple[int, int]:
         tensor, sequence = max(tensor, t), max(sequence, s)
         if tensor == sequence == STRONG:
             break
-    return tensor, sequence
+    return tensor, max(sequence, WEAK) if listed else sequence
 
 
 _NUMBER_USES = frozenset({"range", "int", "float"})

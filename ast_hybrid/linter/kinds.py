@@ -379,6 +379,17 @@ class Unit(CallKinds):
                 return False
         return True
 
+    def _sequence_start(self, d) -> bool:
+        """Whether ``d`` binds a new Python list or tuple (``[]``, ``tuple()``, a display, a comprehension)."""
+        parent = self.parents.get(d)
+        if type(parent) is not gast.Assign or parent.targets[0] is not d:
+            return False
+        v = parent.value
+        if isinstance(v, (gast.List, gast.Tuple, gast.ListComp)):
+            return True
+        return (type(v) is gast.Call and type(v.func) is gast.Name and v.func.id in ("list", "tuple")
+                and self.is_global(v.func))
+
     def def_kind(self, d) -> frozenset:
         memo = self._def_memo
         if d in memo:
@@ -421,10 +432,12 @@ class Unit(CallKinds):
             return self.kind(parent.value) if parent.value is not None else EMPTY
         if isinstance(parent, gast.AugAssign):
             prior = set()
+            started = False     # `outs = tuple()` / `outs = []` before `outs += out`: a Python sequence
             for p in self.defs_of(d):
                 prior |= self.def_kind(p)
+                started = started or self._sequence_start(p)
             vk = self.kind(parent.value)
-            if Tag.SEQUENCE_OF_TENSORS in prior or Tag.SEQUENCE_OF_TENSORS in vk or isinstance(
+            if Tag.SEQUENCE_OF_TENSORS in prior or Tag.SEQUENCE_OF_TENSORS in vk or started or isinstance(
                     parent.value, (gast.List, gast.Tuple, gast.ListComp)):
                 return SEQUENCE_KIND if holds_tensors(prior) or holds_tensors(vk) else EMPTY
             if tensorish(prior) or tensorish(vk):

@@ -70,7 +70,8 @@ def module_of(facts: ModuleFacts, dotted: str | None) -> str | None:
     if mod.startswith("."):
         mod = "mxnet." + mod.lstrip(".")
     full = f"{mod}.{rest}" if rest else mod
-    for old, new in (("mxnet.ndarray", "mxnet.nd"), ("mxnet.symbol", "mxnet.sym"),
+    for old, new in (("mxnet.contrib.ndarray", "mxnet.nd.contrib"), ("mxnet.contrib.symbol", "mxnet.sym.contrib"),
+                     ("mxnet.ndarray", "mxnet.nd"), ("mxnet.symbol", "mxnet.sym"),
                      ("mxnet.numpy_extension", "mxnet.npx"), ("mxnet.numpy", "mxnet.np")):
         if full == old or full.startswith(old + "."):
             full = new + full[len(old):]

@@ -617,3 +617,53 @@ def test_names_a_star_import_of_a_project_module_brings(tmp_path):
     # a module not found (not of the project): nothing, no error
     layer.write_text(layer.read_text().replace("from .mx_utils import *", "from elsewhere.utils import *"))
     assert [d.code for d in check_source(read_file(layer), target="mxnet")] == []
+
+
+# -- the thirteenth fresh batch (issue 34) --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("test", ["isinstance(x, nd.NDArray) and len(x.shape) != 2",
+                                  "isinstance(x, nd.NDArray) and x.shape[1] > 3"])
+def test_operands_after_an_nd_guard_in_and_see_ndarrays(test):
+    # coach's vector_embedder.py: `if isinstance(x, nd.NDArray) and len(x.shape) != 2 ...: raise ValueError`
+    body = f"if {test}:\n    raise ValueError('2-D input')\nreturn F.relu(x)"
+    assert codes(model(body), "mxnet") == []
+    # without the guard, or after `or` (where it does not hold), it is still reported
+    assert codes(model(body.replace("isinstance(x, nd.NDArray) and ", "")), "mxnet") == ["HY008"]
+    assert codes(model(body.replace(" and ", " or ")), "mxnet") == ["HY008"]
+    # `F is sym or ...`: the rest runs only where F is nd
+    assert codes(model("if F is mx.sym or x.shape[0] > 1:\n    x = x * 2\nreturn x",
+                       header="import mxnet as mx"), "mxnet") == []
+
+
+@pytest.mark.parametrize("start", ["tuple()", "()", "list()", "[]"])
+def test_a_python_sequence_accumulating_child_outputs_is_not_an_in_place_op(start):
+    # coach's general_network.py: `outputs = tuple()`, then `outputs += out` for each child's output tuple
+    body = f"outputs = {start}\nfor net in self.nets:\n    out = net(x)\n    outputs += out\nreturn outputs"
+    assert codes(model(body), "jax") == []
+    # a tensor accumulated in place is still HY001
+    assert codes(model("out = F.zeros_like(x)\nfor net in self.nets:\n    out += net(x)\nreturn out"),
+                 "jax") == ["HY001"]
+
+
+def test_a_parameter_named_as_a_list_and_indexed_is_a_list():
+    # STAR-GCN's aggregators.py: `end_points_l: Symbol or NDArray` (each element's type), always given a list
+    doc = '"""Aggregate.\n\nParameters\n----------\nsupport_l: Symbol or NDArray\n    element Shape (nnz,)\n"""\n'
+    body = doc + "out = []\nfor i in range(self.n):\n    out.append(F.expand_dims(support_l[i], axis=0))\nreturn out"
+    assert codes(model(body, params="x, support_l"), "mxnet") == []
+    # used as a tensor too (`.shape`, arithmetic): a tensor, and its integer index a finding
+    body = "y = F.norm(support_l)\nreturn y + support_l[0]"
+    assert codes(model(body, params="x, support_l"), "mxnet") == ["HY011"]
+    # a name that does not say list, documented a tensor, indexed: reported as before
+    assert codes(model(doc.replace("support_l", "support") + "return support[0]", params="x, support"),
+                 "mxnet") == ["HY011"]
+
+
+def test_an_nd_operator_imported_by_name_is_hy007():
+    # Train_CRAFT_mxnet's mxnet_CharDet.py: `from mxnet.contrib.ndarray import BilinearResize2D`, called on a Symbol
+    header = ("from mxnet.contrib.ndarray import BilinearResize2D\nfrom mxnet.ndarray import relu\n"
+              "from mxnet.contrib.symbol import BilinearResize2D as Sym2D")
+    body = "y = BilinearResize2D(x, height=4, width=4)\ny = relu(y)\nreturn Sym2D(y, height=2, width=2)"
+    found = check(model(body, header=header), "mxnet")
+    assert [d.code for d in found] == ["HY007"] * 3 and "contrib.BilinearResize2D" in found[0].message
+    # F's own operators, and an imported name that is not an operator: nothing
+    assert codes(model("return F.contrib.BilinearResize2D(x, height=4, width=4)", header=header), "mxnet") == []
