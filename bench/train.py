@@ -186,9 +186,11 @@ def hand_mlp_step(x, y, lr=0.01, momentum=0.9):
     return run, loss_fn, params
 
 
-def one_program_step(name, x, y, lr=0.01, momentum=0.9):
+def one_program_step(name, x, y, lr=0.01, momentum=0.9, channel_last=False):
     """``name``'s whole training step (forward in training mode, loss, backward, SGD with momentum as MXNet's
-    ``sgd``, running statistics) as one jitted function over ``functional(net)``."""
+    ``sgd``, running statistics) as one jitted function over ``functional(net)``; ``channel_last``: its forward
+    run through ``xla/channel_last.py`` for differentiation, as a recorded hybridized call's is (what
+    ``bench.train_ops --channel-last`` profiles)."""
     import jax
     import jax.numpy as jnp
 
@@ -196,6 +198,7 @@ def one_program_step(name, x, y, lr=0.01, momentum=0.9):
     from ast_hybrid import mxnet as mx
     from ast_hybrid.gluon import nn
     from ast_hybrid.gluon.model_zoo import vision
+    from ast_hybrid.xla import program as xla_program
 
     env = {"mx": mx, "nd": nd, "gluon": gluon, "nn": nn, "vision": vision}
     exec(NETS[name][0], env)
@@ -205,8 +208,12 @@ def one_program_step(name, x, y, lr=0.01, momentum=0.9):
     apply_fn, params = functional(net, nd.array(x))
     trained = {p.name for p in net.collect_params().values() if p.grad_req != "null"}
 
+    def forward(w, aux, xb):
+        return apply_fn({**aux, **w}, xb, training=True)
+
     def loss_fn(w, aux, xb, yb):
-        out, running = apply_fn({**aux, **w}, xb, training=True)
+        run = xla_program.differentiable(forward, w, aux, xb) if channel_last else forward
+        out, running = run(w, aux, xb)
         return xent(out, yb), running
 
     @jax.jit

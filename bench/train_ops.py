@@ -1,7 +1,7 @@
 """Where a training step's time goes, by kind of operator: XLA's program against MXNet 1.9.1's profiler.
 
-    python -m bench.train_ops [NAME] [--steps N] [--no-mxnet]      (NAME: a row of bench/train.py's NETS;
-                                                                    default issue 32's small CNN)
+    python -m bench.train_ops [NAME] [--steps N] [--no-mxnet] [--channel-last]
+                                        (NAME: a row of bench/train.py's NETS; default issue 32's small CNN)
 
 Ours: the network's whole step as one XLA program (``bench/train.py``'s ``one_program_step``: forward in training
 mode, loss, backward, SGD with momentum; within 1.05x of the hybridized Gluon step for the small CNN), profiled
@@ -11,6 +11,10 @@ forward, ``transpose(jvp(...))`` a backward) and, for the thunks XLA made that h
 (``transpose_copy_fusion``: a layout copy; ``reduce-window``: max pooling).  MXNet: the same step, hybridized
 with ``static_alloc=True, static_shape=True`` as users run it, under ``mx.profiler`` with bulk execution off
 (``MXNET_EXEC_BULK_EXEC_TRAIN=0``) so that each operator is timed alone; its operators mapped to the same kinds.
+
+``--channel-last``: the one program's forward run channel-last for differentiation, as a recorded hybridized call's
+is since session 53 (``xla/channel_last.py``, ``differentiable=True``); the kinds are rougher there (XLA's fusions
+of a backward convolution's transposes carry only the ``Convolution`` name and count as "BN+ReLU+bias backward").
 
 Prints milliseconds per step per kind, both sides, and each side's sum.  A profiler costs time of its own: compare
 kinds with each other, and the sums with ``python -m bench.train`` (the steps timed without a profiler).
@@ -118,14 +122,14 @@ def kind_of(thunk: str, op_names) -> str:
     return "other"
 
 
-def ours(name: str, steps: int) -> dict:
+def ours(name: str, steps: int, channel_last: bool = False) -> dict:
     """Milliseconds per step per kind of the one-program step, from a profile of ``steps`` steps."""
     import jax
 
     from bench.train import data, one_program_step
 
     x, y = data(name)
-    run = one_program_step(name, x, y)
+    run = one_program_step(name, x, y, channel_last=channel_last)
     for _ in range(3):
         jax.block_until_ready(run())
     comps, entry = _computations(run.compiled().as_text())
@@ -204,8 +208,9 @@ def main(argv=None) -> int:
     ap.add_argument("name", nargs="?", default=SMALL_CNN)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--no-mxnet", action="store_true")
+    ap.add_argument("--channel-last", action="store_true")
     args = ap.parse_args(argv)
-    o = ours(args.name, args.steps)
+    o = ours(args.name, args.steps, args.channel_last)
     m = None
     with harness.mxnet_oracle(not args.no_mxnet, harness.Report()) as mx:
         if mx is not None:

@@ -93,8 +93,10 @@ SETTINGS: tuple[Setting, ...] = (
     _switch("AST_HYBRID_PROGRAM_CACHE", True,
             "a hybridized block's compiled predict program kept on disk for the next process (needs the compile "
             "cache on)", "xla/program_cache.py"),
-    _switch("AST_HYBRID_CHANNEL_LAST", True,
-            "predict programs run their convolutions channel-last (NHWC) inside", "xla/program.py"),
+    Setting("AST_HYBRID_CHANNEL_LAST", True,
+            "hybridized blocks' predict and training programs run their convolutions channel-last (NHWC) inside "
+            "(predict: predict programs only)", {True: _ON, "predict": ("predict",), False: _OFF},
+            "xla/program.py"),
     Setting("AST_HYBRID_CONV_LOWERING", None,
             "force one lowering of every convolution where it applies (unset: the per-shape rule)",
             {"xla": ("xla",), "im2col": ("im2col",), "taps": ("taps",)}, "ops/conv_lowering.py"),

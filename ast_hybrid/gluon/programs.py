@@ -335,6 +335,8 @@ class Compiled:
                 out, writes, running = run_bound(block, params, ls, key, training, xx, needs if training else None)
                 return strip(out), (writes, running)
 
+            if xla_program.training_enabled():     # convolutions channel-last, forward and backward
+                forward = xla_program.differentiable(forward, diff)
             out, pullback, (writes, running) = jax.vjp(forward, diff, has_aux=True)
             return out, writes, running, pullback
 

@@ -25,10 +25,14 @@ weight as first operand, stored output-features-major (``weight_first``).  ``xla
 per program, and compiles, times and runs predict programs with this interpreter (``Program``,
 ``Executable``).
 
-Nested jitted calls and ``custom_jvp``/``custom_vjp`` functions are inlined (this is for predict programs:
-nothing differentiates the result).  ``kernel_perms`` tells which program inputs are used only as
-convolution kernels, so that a caller can store those parameters already transposed, once, instead of in
-every call (:func:`kernel_perms`).
+Nested jitted calls and ``custom_jvp``/``custom_vjp`` functions are inlined (a predict program: nothing
+differentiates the result).  A training program's forward is interpreted ``differentiable`` instead, and then
+differentiated (``gluon/programs.py``, so its backward runs channel-last too): there a function with a derivative
+rule of its own keeps it (an element-wise ``custom_jvp``, ``jax.nn.relu`` or MXNet's ReLU and clip, runs on the
+stored layout with its rule interpreted in that layout as well; max pooling's ``custom_vjp`` runs its NHWC form;
+any other takes its operands in the logical layout), and overlapping pooling windows are reduced whole.
+``kernel_perms`` tells which program inputs are used only as convolution kernels, so that a caller can store
+those parameters already transposed, once, instead of in every call (:func:`kernel_perms`).
 
 Before::
 
@@ -43,12 +47,14 @@ from __future__ import annotations
 
 import math
 
+from ast_hybrid.ops import max_pool
 from ast_hybrid.xla import channel_last_rules as rules
 from ast_hybrid.xla import conv_tuning, hoist
 
 __all__ = ["channel_last", "kernel_perms", "count_convolutions"]
 
 _INLINE = hoist.INLINE       # nested calls, run inline
+_CUSTOM = frozenset({"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"})    # a derivative rule of their own
 
 
 def count_convolutions(jaxpr, ungrouped=False):
@@ -122,24 +128,28 @@ def kernel_perms(closed, n_inputs=None, im2col=False, weight_first=0):
     return out
 
 
-def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2col=False, weight_first=0):
+def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2col=False, weight_first=0,
+                 differentiable=False):
     """Run ``closed`` (a ClosedJaxpr) on ``args`` channel-last; ``in_perms[i]``: the layout ``args[i]`` is
     stored in (default logical); the first ``n_static`` args are parameters (what only they determine is a
     weight: ``dot_general`` puts the other operand first); ``im2col``: every ungrouped XLA convolution
     computed as im2col + one GEMM instead (True), or those whose ``conv_tuning.signature`` it holds (a set);
     ``weight_first``: a GEMM of a weight with an activation whose other axes hold at most that many elements
     (an im2col convolution on a small feature map, a Dense layer at a small batch) takes the weight as its
-    first operand, stored output-features-major (``program.WEIGHT_FIRST``).  Returns the outputs, logical
-    (``stored_out``: as stored, each with its layout, for measuring a piece of a program)."""
+    first operand, stored output-features-major (``program.WEIGHT_FIRST``); ``differentiable``: the result
+    will be differentiated (a training program's forward), so derivative rules are kept (module doc).  Returns
+    the outputs, logical (``stored_out``: as stored, each with its layout, for measuring a piece of a program)."""
     in_perms = in_perms or {}
     vals = [rules.Val(a, in_perms.get(i), static=i < n_static) for i, a in enumerate(args)]
-    outs = _run(closed.jaxpr, [rules.Val(c, static=True) for c in closed.consts], vals, (im2col, weight_first))
+    opts = (im2col, weight_first, differentiable)
+    outs = _run(closed.jaxpr, [rules.Val(c, static=True) for c in closed.consts], vals, opts)
     if stored_out:
         return [(o.get(o.perm), o.perm) for o in outs]
     return [o.get(None) for o in outs]
 
 
 def _run(jaxpr, consts, args, opts):
+    from jax._src import source_info_util
     from jax.extend import core
 
     env = {}
@@ -153,7 +163,11 @@ def _run(jaxpr, consts, args, opts):
         env[v] = a
     for e in jaxpr.eqns:
         ins = [read(v) for v in e.invars]
-        outs = _apply(e, ins, opts)
+        # under the equation's name and traceback, as jax's own eval_jaxpr: the compiled program's metadata and
+        # a profile's names (``jvp(Convolution)``) are the program's as traced
+        name_stack = source_info_util.current_name_stack() + e.source_info.name_stack
+        with source_info_util.user_context(e.source_info.traceback, name_stack=name_stack):
+            outs = _apply(e, ins, opts)
         if e.primitive.name not in _INLINE:
             static = all(i.static for i in ins)
             for o in outs:
@@ -166,24 +180,86 @@ def _run(jaxpr, consts, args, opts):
 
 def _apply(e, ins, opts):
     name, params = e.primitive.name, e.params
-    im2col, weight_first = opts
+    im2col, weight_first, differentiable = opts
+    if differentiable and name in _CUSTOM:
+        out = _custom_jvp(e, ins, opts) if name == "custom_jvp_call" else _max_pool(e, ins)
+        return out if out is not None else rules.plain(e, [i.get(None) for i in ins])
     if name in _INLINE:
+        from jax._src import source_info_util
+
         sub = params[_INLINE[name]]
-        if hasattr(sub, "consts"):
-            return _run(sub.jaxpr, [rules.Val(c, static=True) for c in sub.consts], ins, opts)
-        return _run(sub, [], ins, opts)
+        with source_info_util.extend_name_stack(params.get("name") or ""):   # `Convolution`'s jit, say
+            if hasattr(sub, "consts"):
+                return _run(sub.jaxpr, [rules.Val(c, static=True) for c in sub.consts], ins, opts)
+            return _run(sub, [], ins, opts)
     if name == "conv_general_dilated" and _im2col(e, im2col):
         return rules.conv_im2col(e, ins, weight_first)
     if name == "dot_general":
         out = rules.dot(e, ins, weight_first)
         if out is not None:
             return out
-    rule = rules.rule(name)
+    rule = rules.rule(name, whole_windows=differentiable)
     if rule is not None:
         out = rule(e, ins)
         if out is not None:
             return out
     return rules.plain(e, [i.get(None) for i in ins])
+
+
+def _custom_jvp(e, ins, opts):
+    """An element-wise ``custom_jvp`` function (every operand and output of one shape, or a scalar; floats) on
+    the layout its first stored operand has, its primal and its derivative rule both interpreted in that layout
+    (the rule as jax traced it for these operands); None for any other."""
+    import jax
+    import jax.numpy as jnp
+
+    p = e.params
+    shapes = {tuple(v.aval.shape) for v in e.outvars}
+    perm = rules.target(ins)
+    if p["symbolic_zeros"] or perm is None or len(shapes) != 1:
+        return None
+    shape = shapes.pop()
+    if any(v.ndim and v.shape != shape for v in ins) or \
+            not all(jnp.issubdtype(v.aval.dtype, jnp.inexact) for v in (*e.invars, *e.outvars)):
+        return None
+    n_consts, call = p["num_consts"], p["call_jaxpr"]
+    perms = [perm if v.ndim else None for v in ins]
+    jvp_jaxpr, jvp_consts, out_zeros = p["jvp_jaxpr_fun"].call_wrapped(*[False] * (len(ins) - n_consts))
+
+    def run(jaxpr, consts, arrays, layouts):
+        outs = _run(jaxpr, [rules.Val(c, static=True) for c in consts],
+                    [rules.Val(a, q) for a, q in zip(arrays, layouts)], opts)
+        return [o.get(perm) for o in outs]
+
+    @jax.custom_jvp
+    def stored(*arrays):
+        return run(call.jaxpr, call.consts, arrays, perms)
+
+    @stored.defjvp
+    def _jvp(primals, tangents):
+        layouts = perms[n_consts:]
+        outs = run(jvp_jaxpr, jvp_consts, (*primals[n_consts:], *tangents[n_consts:]), (*layouts, *layouts))
+        values, nonzero = outs[:len(out_zeros)], iter(outs[len(out_zeros):])
+        return values, [jnp.zeros_like(v) if z else next(nonzero) for v, z in zip(values, out_zeros)]
+
+    return [rules.Val(o, perm) for o in stored(*[v.get(q) for v, q in zip(ins, perms)])]
+
+
+def _max_pool(e, ins):
+    """``ops.max_pool``'s 2-D max pooling (its ``custom_vjp``) of an NCHW value stored NHWC: its NHWC form on the
+    stored array; None for any other ``custom_vjp`` function or layout."""
+    bwd = getattr(e.params.get("bwd"), "f", None)
+    if e.primitive.name != "custom_vjp_call" or getattr(bwd, "__module__", None) != max_pool.__name__:
+        return None
+    (x,), inner = ins, e.params["call_jaxpr"].jaxpr.eqns
+    if len(inner) != 1 or inner[0].primitive.name != "reduce_window_max" or x.perm != (0, 2, 3, 1):
+        return None
+    w = inner[0].params
+    if tuple(w["window_dimensions"][:2]) != (1, 1):     # pooled over H and W of an NCHW value
+        return None
+    y = max_pool.max_pool_windows(x.arr, tuple(w["window_dimensions"][2:]), tuple(w["window_strides"][2:]),
+                                  tuple(tuple(q) for q in w["padding"][2:]), False)
+    return [rules.Val(y, x.perm)]
 
 
 def _im2col(e, im2col):

@@ -23,7 +23,7 @@ from jax import lax
 
 from ast_hybrid.ops import conv_lowering
 
-__all__ = ["Val", "plain", "rule", "conv", "conv_im2col", "conv_im2col_applies", "conv_m", "im2col_kernel_perm",
+__all__ = ["Val", "plain", "rule", "target", "conv", "conv_im2col", "conv_im2col_applies", "conv_m", "im2col_kernel_perm",
            "dot"]
 
 _ELEMENTWISE = frozenset("""
@@ -155,7 +155,7 @@ def im2col_kernel_perm(rhs, first):
     return (rhs[0], *rhs[2:], rhs[1]) if first else (*rhs[2:], rhs[1], rhs[0])
 
 
-def _target(ins):
+def target(ins):
     """The layout an element-wise operation works in: its first stored (not broadcast) operand's."""
     for v in ins:
         if v.make is None and v.perm is not None and v.ndim > 0:
@@ -164,7 +164,7 @@ def _target(ins):
 
 
 def _elementwise(e, ins):
-    perm = _target(ins)
+    perm = target(ins)
     if perm is None:
         return None
     arrays = [v.get(perm) if v.ndim == len(perm) else v.get(None) for v in ins]
@@ -239,15 +239,19 @@ def _permuted(params, keys, perm):
     return {k: tuple(params[k][d] for d in perm) for k in keys if params.get(k) is not None}
 
 
-def _window(e, ins):
+def _window(e, ins, whole=False):
     x = ins[0]
     if not _stored(x) or any(v.ndim for v in ins[1:]):
         return None
     keys = ("window_dimensions", "window_strides", "padding", "base_dilation", "window_dilation")
     params = _permuted(e.params, keys, x.perm)
-    if e.primitive.name in _SEPARABLE:
+    if e.primitive.name in _SEPARABLE and not whole:
         return _separable(e, x, params)
     return _bind1(e, [x.arr] + [v.get(None) for v in ins[1:]], x.perm, **params)
+
+
+def _window_whole(e, ins):
+    return _window(e, ins, whole=True)
 
 
 _SEPARABLE = frozenset({"reduce_window_max", "reduce_window_min", "reduce_window_sum"})
@@ -293,7 +297,7 @@ def _slice(e, ins):
 
 
 def _concatenate(e, ins):
-    perm = _target(ins)
+    perm = target(ins)
     if perm is None:
         return None
     arrays = [v.get(perm) for v in ins]
@@ -323,7 +327,7 @@ def _selected(arrays):
 
 
 def _stack(e, ins):
-    perm = _target(ins)
+    perm = target(ins)
     if perm is None:
         return None
     axis = e.params["axis"]
@@ -433,14 +437,15 @@ _RULES = {"conv_general_dilated": conv, "broadcast_in_dim": _broadcast, "transpo
           "stack": _stack, "reshape": _reshape}      # dot_general: dot, which takes weight_first
 
 
-def rule(name):
+def rule(name, whole_windows=False):
     """The rule of primitive ``name`` (besides ``dot_general``, see :func:`dot`), or None: none applies, the
-    equation runs on its operands in the logical layout."""
+    equation runs on its operands in the logical layout.  ``whole_windows``: overlapping pooling windows are
+    reduced whole, not one axis at a time (a program to differentiate: its backward stays as traced)."""
     found = _RULES.get(name)
     if found is None and name in _ELEMENTWISE:
         found = _elementwise
     if found is None and name in _REDUCE:
         found = _reduce
     if found is None and name in _WINDOW:
-        found = _window
+        found = _window_whole if whole_windows else _window
     return found

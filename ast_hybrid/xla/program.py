@@ -40,14 +40,37 @@ from ast_hybrid.ops import conv_lowering
 from ast_hybrid.xla import conv_tuning, hoist, host_memory, tuning
 from ast_hybrid.xla.channel_last import channel_last, convolutions, count_convolutions, kernel_perms
 
-__all__ = ["Program", "Executable", "enabled", "weight_first"]
+__all__ = ["Program", "Executable", "enabled", "training_enabled", "differentiable", "weight_first"]
 
 ENV_SWITCH = "AST_HYBRID_CHANNEL_LAST"
 
 
 def enabled() -> bool:
     """Whether hybridized blocks' predict programs run channel-last (``AST_HYBRID_CHANNEL_LAST=0`` turns it off)."""
-    return settings.get(ENV_SWITCH)
+    return bool(settings.get(ENV_SWITCH))
+
+
+def training_enabled() -> bool:
+    """Whether the forward (and so the backward) of a recorded hybridized call runs channel-last
+    (``AST_HYBRID_CHANNEL_LAST=predict`` or ``0`` turn it off)."""
+    return settings.get(ENV_SWITCH) is True
+
+
+def differentiable(fn, *args):
+    """``fn(*args)`` (a recorded call's forward: its outputs a pytree) as a function of the same arguments that
+    runs channel-last (``channel_last(..., differentiable=True)``) where it convolves, to be differentiated;
+    ``fn`` itself where it does not (traced once here, the trace reused)."""
+    closed, shape = jax.make_jaxpr(fn, return_shape=True)(*args)
+    if not count_convolutions(closed.jaxpr):
+        return lambda *a: jax.tree_util.tree_unflatten(
+            jax.tree_util.tree_structure(shape), jax.core.eval_jaxpr(closed.jaxpr, closed.consts,
+                                                                     *jax.tree_util.tree_leaves(a)))
+    out_tree = jax.tree_util.tree_structure(shape)
+
+    def run(*a):
+        return jax.tree_util.tree_unflatten(out_tree, channel_last(closed, jax.tree_util.tree_leaves(a),
+                                                                   differentiable=True))
+    return run
 
 
 class Program:

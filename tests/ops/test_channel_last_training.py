@@ -1,0 +1,138 @@
+"""A recorded call's forward run channel-last and differentiated (``channel_last(..., differentiable=True)``,
+``gluon/programs.py``): the same outputs and gradients as the program as traced.
+
+Generated programs are differentiated both ways; a hybridized network made of every layer whose derivative
+is a rule of its own (ReLU and clip's ``custom_jvp``, max pooling's ``custom_vjp``, a user's
+``autograd.Function``) and of the usual ones (BatchNorm, Dropout, overlapping average pooling, LeakyReLU,
+concatenation, Dense) trains one step with ``AST_HYBRID_CHANNEL_LAST`` on and ``=predict`` (training
+programs as traced) to the same parameters; the rules' answers at their edge cases (ReLU at exactly 0, tied
+maxima in a pooling window) are the traced program's, bit for bit."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from ast_hybrid import autograd, gluon, nd
+from ast_hybrid import mxnet as mx
+from ast_hybrid.gluon import HybridBlock, nn
+from ast_hybrid.ops import elemwise, max_pool
+from ast_hybrid.xla import channel_last as CL
+from ast_hybrid.xla import program
+
+from test_channel_last import _program
+
+
+def _grads(fn, args, layout):
+    """Gradients of ``sum(fn(*args) * cotangent)`` with respect to every argument, ``fn`` as traced or
+    interpreted channel-last for differentiation."""
+    closed = jax.make_jaxpr(fn)(*args)
+
+    def run(*a):
+        return CL.channel_last(closed, a, differentiable=True)[0] if layout else fn(*a)
+
+    out = jax.eval_shape(run, *args)
+    cot = jnp.asarray(np.random.RandomState(3).randn(*out.shape).astype("f4"))
+    return jax.jit(jax.grad(lambda *a: jnp.sum(run(*a) * cot), argnums=tuple(range(len(args)))))(*args)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_generated_program_differentiates_to_the_same_gradients(seed):
+    fn, params, x = _program(seed)
+    args = [*params, x]
+    for got, want in zip(_grads(fn, args, True), _grads(fn, args, False)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-4,
+                                   atol=2e-5 * float(np.abs(want).max() + 1))
+
+
+def _conv(x, w):
+    return jax.lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (1, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+
+def test_relu_at_exactly_zero_and_nan_keep_mxnets_gradient():
+    # a zero kernel: every output of channel 0 is exactly 0, where MXNet's ReLU has gradient 0; a NaN bias
+    # (channel 3) passes NaN on (elemwise._mx_relu's rule), also when run on the stored layout
+    x = jnp.asarray(np.random.RandomState(0).randn(2, 3, 6, 6).astype("f4"))
+    w = jnp.zeros((4, 3, 3, 3), jnp.float32).at[1:].set(0.5)
+
+    def fn(x, w, b):
+        return elemwise.mx_relu(_conv(x, w) + b.reshape(1, -1, 1, 1)) * 2.0
+
+    args = [x, w, jnp.zeros((4,), jnp.float32).at[3].set(jnp.nan)]
+    got, want = _grads(fn, args, True), _grads(fn, args, False)
+    for g, v in zip(got, want):
+        np.testing.assert_array_equal(np.isnan(np.asarray(g)), np.isnan(np.asarray(v)))
+        np.testing.assert_allclose(np.nan_to_num(np.asarray(g)), np.nan_to_num(np.asarray(v)), rtol=1e-5, atol=1e-6)
+    assert float(got[2][0]) == 0.0 and np.isnan(float(got[2][3]))
+
+
+def test_tied_maxima_in_a_pooling_window_send_the_gradient_where_the_traced_program_does():
+    # a constant kernel over a constant image: every window of the pool is a tie, MXNet's rule (the first
+    # maximum in row-major order) decides, in the NHWC form as in the NCHW one
+    x = jnp.ones((2, 3, 8, 8), jnp.float32)
+    w = jnp.full((4, 3, 3, 3), 0.25, jnp.float32)
+
+    def fn(x, w):
+        return max_pool.max_pool_windows(_conv(x, w), (2, 2), (2, 2), ((0, 0), (0, 0)), True)
+
+    closed = jax.make_jaxpr(fn)(x, w)
+    assert "custom_vjp_call" in str(closed)
+    for got, want in zip(_grads(fn, [x, w], True), _grads(fn, [x, w], False)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+class _Double(autograd.Function):
+    """A user's Function: forward doubles, backward triples (a derivative only the rule knows)."""
+
+    def forward(self, x):
+        return x * 2
+
+    def backward(self, dy):
+        return dy * 3
+
+
+class _Net(HybridBlock):
+    """Conv-BN-ReLU, max pool, conv, clip, LeakyReLU beside a Function, overlapping average pool, Dropout, Dense."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.c1, self.bn, self.pool = nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.MaxPool2D(2)
+            self.c2, self.avg = nn.Conv2D(8, 3, padding=1), nn.AvgPool2D(3, 2, padding=1)
+            self.leaky, self.drop, self.out = nn.LeakyReLU(0.1), nn.Dropout(0.3), nn.Dense(5)
+
+    def hybrid_forward(self, F, x):
+        h = self.pool(F.relu(self.bn(self.c1(x))))
+        h = F.clip(self.c2(h), 0, 6)
+        h = F.concat(self.leaky(h), _Double()(h), dim=1)
+        return self.out(self.drop(self.avg(h)))
+
+
+def _trained(monkeypatch, layout):
+    monkeypatch.setenv(program.ENV_SWITCH, layout)
+    mx.random.seed(7)
+    net = _Net()
+    net.initialize()
+    x = nd.array(np.random.RandomState(1).randn(4, 3, 12, 12).astype("f4"))
+    y = nd.array(np.arange(4) % 5)
+    net.hybridize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    losses = []
+    for _ in range(3):
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(4)
+        losses.append(loss.asnumpy())
+    return losses, {k[len(net.prefix):]: p.data().asnumpy() for k, p in net.collect_params().items()}
+
+
+def test_a_network_trains_to_the_same_parameters_with_its_training_programs_channel_last(monkeypatch):
+    got_losses, got = _trained(monkeypatch, "1")
+    want_losses, want = _trained(monkeypatch, "predict")
+    np.testing.assert_allclose(np.stack(got_losses), np.stack(want_losses), rtol=1e-4, atol=1e-5)
+    assert got.keys() == want.keys()
+    for k in got:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-4, atol=1e-5, err_msg=k)
