@@ -9,6 +9,11 @@ ImageNet script compiled about 220 of them, 14 s, and then the whole tape at its
 where the whole tape at once takes the 9.2 s alone (``core.tiers``'s two tiers, on request: 2.5 s quick
 first).  The caches are the process's (as compiled programs are), shared by its threads under a lock, and
 cleared when they grow past a bound.
+
+The replayed forward is differentiated as :data:`REWRITE` gives it: as traced, until the XLA room
+(``ast_hybrid/xla``, imported with Gluon, ``nd`` or ``import mxnet``) installs its channel-last interpreter there
+(``xla/program.py``'s ``tape_forward``: a forward that convolves runs NHWC inside, and so its backward), as the
+programs of recorded hybridized calls run.
 """
 
 from __future__ import annotations
@@ -22,6 +27,16 @@ _TAPE_SEEN: dict = {}       # a tape's structure -> how many backward passes met
 _TAPE_PROGRAMS: dict = {}   # a tape's structure -> its compiled backward (from its second backward on)
 _TAPE_LOCK = threading.Lock()
 AT_ONCE = 32                # a tape of this many nodes or more is compiled at its first backward
+
+
+class _Rewrite:
+    """``forward(fn, primals)``: the function to differentiate in place of the tape's replayed forward ``fn``
+    (set once, by ``ast_hybrid.xla`` at its import; None: ``fn`` as traced)."""
+
+    forward = None
+
+
+REWRITE = _Rewrite()
 
 
 def compiled_tape(order, heads, leaf_pos, fixed, head_grads):
@@ -74,7 +89,8 @@ def _tape_program(specs, wiring, head_refs):
                 env.append(_call_spec(spec, c, [value(r, primals, fixed, env) for r in refs]))
             return [value(r, primals, fixed, env) for r in head_refs]
 
-        outs, pullback = jax.vjp(forward, primals)
+        rewrite = REWRITE.forward
+        outs, pullback = jax.vjp(forward if rewrite is None else rewrite(forward, primals), primals)
         return pullback(_cotangents(outs, head_grads))[0]
 
     return compiled(backward)

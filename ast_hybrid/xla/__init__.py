@@ -19,16 +19,27 @@ compiled programs from one process to the next.
 - ``program_memory``: JAX's in-memory program caches emptied every ``AST_HYBRID_PROGRAM_LIMIT`` compilations;
 - ``disk``: the atomic writes the caches share.
 
-Importing this package installs ``host_memory``'s hook (it changes nothing until jax creates its CPU client) and
-``program_memory``'s compilation counter.
+Importing this package installs ``host_memory``'s hook (it changes nothing until jax creates its CPU client),
+``program_memory``'s compilation counter, and the channel-last interpreter as the rewrite of recorded tapes'
+replayed forward (``core/tape_program.py``'s ``REWRITE``).
 
 May import: ``ast_hybrid.core``, the ops (``conv_lowering``: the lowerings it times), jax (``jax._src``: only in
 this room), numpy.  Never Gluon, MXNet's API rooms, the linter, the transpiler, the CLI or ``testing``: a
 block's own description reaches the program cache as an argument.
 """
 
+from ast_hybrid.core import tape_program as _tape_program
 from ast_hybrid.xla import host_memory as _host_memory
 from ast_hybrid.xla import program_memory as _program_memory
 
 _host_memory.install()
 _program_memory.install()
+
+
+def _tape_forward(fn, *args):
+    from ast_hybrid.xla import program    # jax, imported when a tape is first compiled, not with this package
+
+    return program.tape_forward(fn, *args)
+
+
+_tape_program.REWRITE.forward = _tape_forward     # recorded tapes' backward channel-last (core/tape_program.py)

@@ -40,7 +40,8 @@ from ast_hybrid.ops import conv_lowering
 from ast_hybrid.xla import conv_tuning, hoist, host_memory, tuning
 from ast_hybrid.xla.channel_last import channel_last, convolutions, count_convolutions, kernel_perms
 
-__all__ = ["Program", "Executable", "enabled", "training_enabled", "differentiable", "weight_first"]
+__all__ = ["Program", "Executable", "enabled", "training_enabled", "differentiable", "tape_forward",
+           "weight_first"]
 
 ENV_SWITCH = "AST_HYBRID_CHANNEL_LAST"
 
@@ -54,6 +55,12 @@ def training_enabled() -> bool:
     """Whether the forward (and so the backward) of a recorded hybridized call runs channel-last
     (``AST_HYBRID_CHANNEL_LAST=predict`` or ``0`` turn it off)."""
     return settings.get(ENV_SWITCH) is True
+
+
+def tape_forward(fn, *args):
+    """A recorded tape's replayed forward (``core/tape_program.py``) to differentiate: :func:`differentiable`
+    where training programs run channel-last, else ``fn``."""
+    return differentiable(fn, *args) if training_enabled() else fn
 
 
 def differentiable(fn, *args):

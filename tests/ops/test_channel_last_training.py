@@ -1,12 +1,13 @@
 """A recorded call's forward run channel-last and differentiated (``channel_last(..., differentiable=True)``,
-``gluon/programs.py``): the same outputs and gradients as the program as traced.
+``gluon/programs.py``; an op-by-op tape's replayed forward, ``core/tape_program.py``): the same outputs and
+gradients as the program as traced.
 
 Generated programs are differentiated both ways; a hybridized network made of every layer whose derivative
 is a rule of its own (ReLU and clip's ``custom_jvp``, max pooling's ``custom_vjp``, a user's
 ``autograd.Function``) and of the usual ones (BatchNorm, Dropout, overlapping average pooling, LeakyReLU,
-concatenation, Dense) trains one step with ``AST_HYBRID_CHANNEL_LAST`` on and ``=predict`` (training
-programs as traced) to the same parameters; the rules' answers at their edge cases (ReLU at exactly 0, tied
-maxima in a pooling window) are the traced program's, bit for bit."""
+concatenation, Dense) trains three steps, hybridized and op by op, with ``AST_HYBRID_CHANNEL_LAST`` on and
+``=predict`` (training programs as traced) to the same parameters; the rules' answers at their edge cases (ReLU
+at exactly 0, tied maxima in a pooling window) are the traced program's, bit for bit."""
 
 import jax
 import jax.numpy as jnp
@@ -95,8 +96,9 @@ class _Double(autograd.Function):
 class _Net(HybridBlock):
     """Conv-BN-ReLU, max pool, conv, clip, LeakyReLU beside a Function, overlapping average pool, Dropout, Dense."""
 
-    def __init__(self, **kw):
+    def __init__(self, function=True, **kw):
         super().__init__(**kw)
+        self.function = function
         with self.name_scope():
             self.c1, self.bn, self.pool = nn.Conv2D(8, 3, padding=1), nn.BatchNorm(), nn.MaxPool2D(2)
             self.c2, self.avg = nn.Conv2D(8, 3, padding=1), nn.AvgPool2D(3, 2, padding=1)
@@ -105,18 +107,19 @@ class _Net(HybridBlock):
     def hybrid_forward(self, F, x):
         h = self.pool(F.relu(self.bn(self.c1(x))))
         h = F.clip(self.c2(h), 0, 6)
-        h = F.concat(self.leaky(h), _Double()(h), dim=1)
+        h = F.concat(self.leaky(h), _Double()(h) if self.function else h * 2, dim=1)
         return self.out(self.drop(self.avg(h)))
 
 
-def _trained(monkeypatch, layout):
+def _trained(monkeypatch, layout, hybridize=True):
     monkeypatch.setenv(program.ENV_SWITCH, layout)
     mx.random.seed(7)
-    net = _Net()
+    net = _Net(function=hybridize)     # a tape holding a Function is not compiled: pulled back op by op
     net.initialize()
     x = nd.array(np.random.RandomState(1).randn(4, 3, 12, 12).astype("f4"))
     y = nd.array(np.arange(4) % 5)
-    net.hybridize()
+    if hybridize:
+        net.hybridize()
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
     losses = []
@@ -129,9 +132,18 @@ def _trained(monkeypatch, layout):
     return losses, {k[len(net.prefix):]: p.data().asnumpy() for k, p in net.collect_params().items()}
 
 
-def test_a_network_trains_to_the_same_parameters_with_its_training_programs_channel_last(monkeypatch):
-    got_losses, got = _trained(monkeypatch, "1")
-    want_losses, want = _trained(monkeypatch, "predict")
+@pytest.mark.parametrize("hybridize", [True, False], ids=["hybridized", "op-by-op-tape"])
+def test_a_network_trains_to_the_same_parameters_with_its_training_programs_channel_last(monkeypatch, hybridize):
+    # hybridized: the recorded call's program; op by op: the tape's compiled backward (core/tape_program.py,
+    # whose replayed forward the xla room rewrites), from the second backward on
+    from ast_hybrid.core import tape_program
+
+    rewrite, calls = tape_program.REWRITE.forward, []
+    assert rewrite is not None
+    monkeypatch.setattr(tape_program.REWRITE, "forward", lambda fn, *a: calls.append(1) or rewrite(fn, *a))
+    got_losses, got = _trained(monkeypatch, "1", hybridize)
+    assert calls or hybridize               # op by op, the tape's compiled backward was rewritten
+    want_losses, want = _trained(monkeypatch, "predict", hybridize)
     np.testing.assert_allclose(np.stack(got_losses), np.stack(want_losses), rtol=1e-4, atol=1e-5)
     assert got.keys() == want.keys()
     for k in got:
