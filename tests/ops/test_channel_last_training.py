@@ -148,3 +148,33 @@ def test_a_network_trains_to_the_same_parameters_with_its_training_programs_chan
     assert got.keys() == want.keys()
     for k in got:
         np.testing.assert_allclose(got[k], want[k], rtol=1e-4, atol=1e-5, err_msg=k)
+
+
+def test_functional_apply_runs_channel_last_with_the_same_values_and_gradients(monkeypatch):
+    # functional(net)'s apply_fn under the user's own jax.jit and jax.grad (an optax loop's shape)
+    from ast_hybrid import functional
+
+    mx.random.seed(3)
+    net = _Net(function=False)
+    net.initialize()
+    x = np.random.RandomState(2).randn(4, 3, 12, 12).astype("f4")
+    apply_fn, params = functional(net, nd.array(x))
+
+    def loss(p, xb, key):
+        out, aux = apply_fn(p, xb, training=True, key=key)
+        return jnp.sum(out ** 2), aux
+
+    results = {}
+    for layout in ("1", "predict"):
+        monkeypatch.setenv(program.ENV_SWITCH, layout)
+        step = jax.jit(jax.value_and_grad(loss, has_aux=True))     # traced anew: the setting is read when tracing
+        (value, aux), grads = step(params, jnp.asarray(x), jax.random.PRNGKey(0))
+        results[layout] = (value, aux, grads, jax.make_jaxpr(lambda p: apply_fn(p, jnp.asarray(x)))(params))
+    (v1, a1, g1, j1), (v0, a0, g0, j0) = results["1"], results["predict"]
+    np.testing.assert_allclose(float(v1), float(v0), rtol=1e-5)
+    for tree1, tree0 in ((a1, a0), (g1, g0)):
+        assert tree1.keys() == tree0.keys()
+        for k in tree1:
+            np.testing.assert_allclose(np.asarray(tree1[k]), np.asarray(tree0[k]), rtol=1e-4, atol=1e-5, err_msg=k)
+    # channel-last: the convolutions take NHWC operands (the as-traced program's take NCHW)
+    assert "lhs_spec=(0, 3, 1, 2)" in str(j1) and "lhs_spec=(0, 3, 1, 2)" not in str(j0)
