@@ -17,6 +17,9 @@ Twelfth (issue 34, linted after the eleventh's HY017): MXNet 1.9.1's own unit te
 Thirteenth (issue 34, linted after the twelfth's fixes): SiameseRPN-gluon-mxnet, Train_CRAFT_mxnet,
 Center_Loss_in_MXNet, beyond-part-models-gluon, progressive_gan_mxnet, DnCNN_mxnet, GaAN, STAR-GCN, coach,
 vdcnn-gluonnlp, XKT, CangJie, xrec (and eight more with no finding and no miss).
+Fourteenth (issue 34, linted after the thirteenth's fixes): gluon_PyramidBox, gluon_SSD, MXNet-Gluon-SyncBN,
+SFnet_gluoncv, gluon_GMLoss, nerf_gluon, MXNet-LEAF, mxnet-tensorflow-pytorch-paddle, mxnet-transducer, AAAI_2019_EXAM,
+EXAM_MXNet_Classifier, ILTransR (and twelve more with no finding and no miss).
 CI cannot fetch GitHub, so nothing here lints them; these tests keep the file well formed and its
 header's numbers equal to what its rows say."""
 
@@ -60,6 +63,13 @@ THIRTEENTH = {"siamrpn-leocvml": "leocvml/SiameseRPN-gluon-mxnet", "craft-senfan
               "coach-rl": "IntelLabs/coach",
               "vdcnn-text": "opringle/vdcnn-gluonnlp", "xkt-kt": "tswsxk/XKT", "cangjie-ctc": "tswsxk/CangJie",
               "xrec-mf": "tswsxk/xrec"}
+FOURTEENTH = {"pyramidbox-gl": "JJXiangJiaoJun/gluon_PyramidBox", "ssd-mowayao": "mowayao/gluon_SSD",
+              "syncbn-stacy": "StacyYang/MXNet-Gluon-SyncBN", "sfnet-aktcob": "Aktcob/SFnet_gluoncv",
+              "gmloss-yyj": "yuyijie1995/gluon_GMLoss", "nerf-gl": "Tubbz-alt/nerf_gluon",
+              "leaf-fl": "FelixWho/MXNet-LEAF",
+              "mxtfpt-h2014": "hadoop2014/mxnet-tensorflow-pytorch-paddle", "rnnt-mx": "HawkAaron/mxnet-transducer",
+              "exam-aaai19": "NonvolatileMemory/AAAI_2019_EXAM", "exam-jp": "jeremypoulain/EXAM_MXNet_Classifier",
+              "iltransr": "GuzhongChen/ILTransR"}
 EARLIER = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
 RULES = {f"HY{n:03d}" for n in range(1, 21)}
 
@@ -72,7 +82,7 @@ def _rows(path):
 def test_rows_are_well_formed():
     rows = _rows(GITHUB)
     assert rows
-    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH, **THIRTEENTH}
+    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH, **THIRTEENTH, **FOURTEENTH}
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r
         assert r["tree"] in repos
@@ -185,6 +195,12 @@ def test_thirteenth_batch_header_counts_are_the_rows():
     assert f"{true + 3 + 1} findings, {true + 3} true: the {true} true ones and 3 of the {len(missed)} misses" in header
 
 
+def test_fourteenth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Fourteenth", FOURTEENTH)
+    assert f"with no rule (`none`), {sum(r['code'] == 'none' for r in missed)}:" in header
+    assert sum(r["code"] == "HY017" for r in missed) == 17
+
+
 def _fresh_before(trees):
     earlier = [r for r in _rows(HELD_OUT) if r["tree"] in EARLIER and r["before"] == "found"]
     rows = earlier + [r for r in _rows(GITHUB) if r["before"] == "found" and r["tree"] in trees]
@@ -204,3 +220,4 @@ def test_fresh_before_over_all_batches():
     assert f"all eleven batches: {_fresh_before(every)}" in text
     assert f"all twelve batches: {_fresh_before({**every, **TWELFTH})}" in text
     assert f"all thirteen batches: {_fresh_before({**every, **TWELFTH, **THIRTEENTH})}" in text
+    assert f"all fourteen batches: {_fresh_before({**every, **TWELFTH, **THIRTEENTH, **FOURTEENTH})}" in text
