@@ -8,6 +8,7 @@
 - ``rule_pages``: a rule's page (Markdown) made from the catalogue;
 - ``render``: diagnostics as text, JSON, SARIF and GitHub annotations;
 - ``op_outputs``: how many outputs each MXNet operator declares (the linter's HY rules and Symbol graphs);
+  ``op_names``: every name MXNet puts under ``F`` (an operator not among them is a fork's: its outputs unknown);
 - ``fluent``: MXNet's NDArray methods that give tensors, by name: the fluent ops the front installs on
   ``NDArray`` (``ops/array_methods.py``) and the linter's tensor methods, one list that both read.
 

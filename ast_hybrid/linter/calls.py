@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gast
 
+from ast_hybrid.common.op_names import NAMES
 from ast_hybrid.common.op_outputs import OUTPUTS
 from ast_hybrid.common.walkers import children
 from .module import dotted_name, module_family, module_of
@@ -270,7 +271,9 @@ def _outputs(op: str, call, bound: int) -> frozenset:
     """
     entry = OUTPUTS.get(op)
     if entry is None:
-        return TENSOR_KIND
+        # an operator MXNet does not have (a fork's, a plugin's: `F.SumSquare`): its count is not known
+        unknown = op and op not in NAMES and not any(part.startswith("_") for part in op.split("."))
+        return TENSOR_OR_TUPLE_KIND if unknown else TENSOR_KIND
     if type(entry) is int:
         n = entry
     else:

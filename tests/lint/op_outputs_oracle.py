@@ -8,13 +8,18 @@ the count (a boolean or a choice such as ``topk``'s ``ret_typ``; an int such as 
 ``num_outputs`` that *is* the count) is varied, and every combination recorded.
 
 ``python tests/lint/op_outputs_oracle.py`` rewrites :mod:`ast_hybrid.common.op_outputs` from
-it; ``tests/lint/test_op_outputs.py`` checks the shipped table against the oracle.
+it; ``tests/lint/test_op_outputs.py`` checks the shipped table against the oracle.  :data:`NAMES_GENERATOR`
+lists every name MXNet puts under ``F`` (the public callables of ``mx.sym`` and ``mx.nd``, ``F`` being one or
+the other, and of their ``contrib``, ``linalg``, ``random``, ``image``, ``sparse``, ``np``, ``npx``,
+``np.random``, ``np.linalg`` and ``npx.random`` namespaces, as ``"contrib.box_encode"``); the same run rewrites
+:mod:`ast_hybrid.common.op_names` from it.
 """
 
 from __future__ import annotations
 
 import pprint
 import sys
+import textwrap
 from pathlib import Path
 
 GENERATOR = r'''
@@ -123,6 +128,36 @@ meta["table"] = table
 meta["checked"] = checked
 '''
 
+NAMES_GENERATOR = r'''
+names = set()
+SUBS = ("contrib", "linalg", "random", "image", "sparse", "np", "npx", "np.random", "np.linalg", "npx.random")
+for root in (mx.sym, mx.nd):
+    for sub in ("",) + SUBS:
+        mod = root
+        for part in filter(None, sub.split(".")):
+            mod = getattr(mod, part, None)
+        if mod is None:
+            continue
+        prefix = sub + "." if sub else ""
+        for attr in dir(mod):
+            if not attr.startswith("_") and callable(getattr(mod, attr, None)):
+                names.add(prefix + attr)
+meta["names"] = sorted(names)
+'''
+
+
+def names_from_oracle(oracle) -> frozenset:
+    """Every name under ``F``, as :mod:`ast_hybrid.common.op_names` holds them, listed by MXNet."""
+    return frozenset(oracle.run(NAMES_GENERATOR)["meta"]["names"])
+
+
+def write_names(names, path: Path) -> None:
+    """Rewrite ``NAMES`` in ``path``, keeping the module's docstring."""
+    text = path.read_text()
+    body = textwrap.fill(", ".join(repr(n) for n in sorted(names)), width=116, initial_indent="    ",
+                         subsequent_indent="    ", break_long_words=False, break_on_hyphens=False)
+    path.write_text(text[:text.index("NAMES = ")] + "NAMES = frozenset((\n" + body + ",\n))\n")
+
 
 def from_oracle(oracle) -> dict:
     """``{op: entry}`` as :mod:`ast_hybrid.common.op_outputs` holds it, computed by MXNet."""
@@ -149,7 +184,9 @@ if __name__ == "__main__":
     from ast_hybrid.testing.oracle import Oracle
 
     with Oracle() as mx:
-        found = from_oracle(mx)
-    target = Path(__file__).resolve().parents[2] / "ast_hybrid" / "common" / "op_outputs.py"
-    write(found, target)
-    print(f"{len(found)} operators with several outputs (or a count set by a parameter) -> {target}")
+        found, names = from_oracle(mx), names_from_oracle(mx)
+    common = Path(__file__).resolve().parents[2] / "ast_hybrid" / "common"
+    write(found, common / "op_outputs.py")
+    write_names(names, common / "op_names.py")
+    print(f"{len(found)} operators with several outputs (or a count set by a parameter), {len(names)} names under F "
+          f"-> {common}")

@@ -199,6 +199,8 @@ def test_fourteenth_batch_header_counts_are_the_rows():
     found, true, missed, header = _batch_header("Fourteenth", FOURTEENTH)
     assert f"with no rule (`none`), {sum(r['code'] == 'none' for r in missed)}:" in header
     assert sum(r["code"] == "HY017" for r in missed) == 17
+    # after its fixes: every true finding, the unknown operator's unpacking gone, 4 false left
+    assert f"{len(found) - 1} findings, {true} true: the {true} true ones; the 4" in header
 
 
 def _fresh_before(trees):
