@@ -16,6 +16,7 @@ CASES = {
     "reshape-silent": ("HY016", "return x.reshape(-1, 1)"),
     "reshape-three": ("HY016", "return x.reshape(1, -1, 3)"),
     "keepdims": ("HY017", "return x - x.max(axis=1, keepdims=True)"),
+    "keepdims-int": ("HY017", "return x - F.sum(F.square(x), axis=1, keepdims=1)"),    # gluon_GMLoss's spelling
     "ones-like": ("HY017", "return x / F.sum(F.ones_like(x))"),
     "named-mean": ("HY017", "m = x.mean()\nreturn (x - m) ** 2"),
     "compare": ("HY017", "return x > F.mean(x)"),
