@@ -13,8 +13,8 @@ with ``static_alloc=True, static_shape=True`` as users run it, under ``mx.profil
 (``MXNET_EXEC_BULK_EXEC_TRAIN=0``) so that each operator is timed alone; its operators mapped to the same kinds.
 
 ``--channel-last``: the one program's forward run channel-last for differentiation, as a recorded hybridized call's
-is since session 53 (``xla/channel_last.py``, ``differentiable=True``); the kinds are rougher there (XLA's fusions
-of a backward convolution's transposes carry only the ``Convolution`` name and count as "BN+ReLU+bias backward").
+is since session 53 (``xla/channel_last.py``, ``differentiable=True``; the interpreter's transposes, of kernels
+and their gradients, count as layout copies).
 
 Prints milliseconds per step per kind, both sides, and each side's sum.  A profiler costs time of its own: compare
 kinds with each other, and the sums with ``python -m bench.train`` (the steps timed without a profiler).
@@ -103,8 +103,9 @@ def kind_of(thunk: str, op_names) -> str:
     text = " ".join(op_names)
     backward = "transpose(jvp" in text
     side = "backward" if backward else "forward"
-    if thunk.startswith(("transpose_copy", "bitcast_copy", "copy")):
-        return "layout copies"
+    if thunk.startswith(("transpose_copy", "bitcast_copy", "copy")) or (
+            op_names and all(n.rsplit("/", 1)[-1] in ("transpose", "copy") for n in op_names)):
+        return "layout copies"      # XLA's, or a transpose the channel-last interpreter put in (a kernel's, say)
     if "conv_general_dilated" in text:
         return f"conv {side}"
     if "convolution" in op_names:
