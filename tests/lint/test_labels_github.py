@@ -20,6 +20,8 @@ vdcnn-gluonnlp, XKT, CangJie, xrec (and eight more with no finding and no miss).
 Fourteenth (issue 34, linted after the thirteenth's fixes): gluon_PyramidBox, gluon_SSD, MXNet-Gluon-SyncBN,
 SFnet_gluoncv, gluon_GMLoss, nerf_gluon, MXNet-LEAF, mxnet-tensorflow-pytorch-paddle, mxnet-transducer, AAAI_2019_EXAM,
 EXAM_MXNet_Classifier, ILTransR (and twelve more with no finding and no miss).
+Fifteenth (issue 34, linted after the fourteenth's fixes): CondConv.MXNet, DSOD-gluon-mxnet, deeplabv3plus-gluon-mxnet,
+MXNet-Unet, CIFAR10_mxnet, gluon-e2e-asr (and nine more with no finding and no miss).
 CI cannot fetch GitHub, so nothing here lints them; these tests keep the file well formed and its
 header's numbers equal to what its rows say."""
 
@@ -70,6 +72,9 @@ FOURTEENTH = {"pyramidbox-gl": "JJXiangJiaoJun/gluon_PyramidBox", "ssd-mowayao":
               "mxtfpt-h2014": "hadoop2014/mxnet-tensorflow-pytorch-paddle", "rnnt-mx": "HawkAaron/mxnet-transducer",
               "exam-aaai19": "NonvolatileMemory/AAAI_2019_EXAM", "exam-jp": "jeremypoulain/EXAM_MXNet_Classifier",
               "iltransr": "GuzhongChen/ILTransR"}
+FIFTEENTH = {"condconv": "hey-yahei/CondConv.MXNet", "dsod-leocvml": "leocvml/DSOD-gluon-mxnet",
+             "deeplabv3p-leocvml": "leocvml/deeplabv3plus-gluon-mxnet", "unet-zhouge": "zhougekaibenchi/MXNet-Unet",
+             "cifar10-yl": "yinglang/CIFAR10_mxnet", "e2easr-gl": "Hex-Lee/gluon-e2e-asr"}
 EARLIER = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
 RULES = {f"HY{n:03d}" for n in range(1, 21)}
 
@@ -82,7 +87,8 @@ def _rows(path):
 def test_rows_are_well_formed():
     rows = _rows(GITHUB)
     assert rows
-    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH, **THIRTEENTH, **FOURTEENTH}
+    repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH, **THIRTEENTH, **FOURTEENTH,
+             **FIFTEENTH}
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r
         assert r["tree"] in repos
@@ -203,6 +209,16 @@ def test_fourteenth_batch_header_counts_are_the_rows():
     assert f"{len(found) - 1} findings, {true} true: the {true} true ones; the 4" in header
 
 
+def test_fifteenth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Fifteenth", FIFTEENTH)
+    assert true == len(found)
+    # the last three batches, each linted after the one before's fixes
+    trees = {**THIRTEENTH, **FOURTEENTH, **FIFTEENTH}
+    last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
+    good = sum(r["label"] == "true" for r in last)
+    assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+
+
 def _fresh_before(trees):
     earlier = [r for r in _rows(HELD_OUT) if r["tree"] in EARLIER and r["before"] == "found"]
     rows = earlier + [r for r in _rows(GITHUB) if r["before"] == "found" and r["tree"] in trees]
@@ -223,3 +239,5 @@ def test_fresh_before_over_all_batches():
     assert f"all twelve batches: {_fresh_before({**every, **TWELFTH})}" in text
     assert f"all thirteen batches: {_fresh_before({**every, **TWELFTH, **THIRTEENTH})}" in text
     assert f"all fourteen batches: {_fresh_before({**every, **TWELFTH, **THIRTEENTH, **FOURTEENTH})}" in text
+    latest = {**every, **TWELFTH, **THIRTEENTH, **FOURTEENTH, **FIFTEENTH}
+    assert f"all fifteen batches: {_fresh_before(latest)}" in " ".join(ln.lstrip("# ") for ln in text.splitlines())
