@@ -165,12 +165,15 @@ class CallChecks:
     def check_positional_reshape(self, call) -> bool:
         """HY016 (target mxnet): ``x.reshape(a, b, ...)`` of a tensor, the shape as separate arguments."""
         func, args = call.node.func, call.node.args
-        if not (call.name == "reshape" and isinstance(func, gast.Attribute) and len(args) >= 2
-                and self._shape_rules() and not any(isinstance(a, gast.Starred) for a in args)
+        # the positional arguments before any `*rest` (`x.reshape(bs, k, *x.shape[-2:])`: two at least)
+        leading = next((i for i, a in enumerate(args) if isinstance(a, gast.Starred)), len(args))
+        # the receiver a tensor, or a child block's output (a tuple has no `reshape`)
+        if not (call.name == "reshape" and isinstance(func, gast.Attribute) and leading >= 2
+                and self._shape_rules()
                 and not isinstance(args[0], (gast.Tuple, gast.List)) and not holds_tensors(self.kind(args[0]))
-                and Tag.SEQUENCE_OF_TENSORS not in self.kind(args[0]) and self.certain(func.value)):
+                and Tag.SEQUENCE_OF_TENSORS not in self.kind(args[0]) and self._tensor(func.value)):
             return False
-        fix = fixes.shape_tuple_fix(self.src, args)
+        fix = fixes.shape_tuple_fix(self.src, args) if leading == len(args) else None
         self.add("HY016", call.node, fix=fix, n=len(args), args=fix.edits[0].content[1:-1] if fix else "...")
         return True
 

@@ -217,6 +217,8 @@ def test_fifteenth_batch_header_counts_are_the_rows():
     last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
     good = sum(r["label"] == "true" for r in last)
     assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+    # after its fixes: every true finding, and condconv's two positional reshapes
+    assert f"{true + 2} findings, {true + 2} true: the {true} true ones and 2 of the {len(missed)} misses" in header
 
 
 def _fresh_before(trees):

@@ -667,3 +667,18 @@ def test_an_nd_operator_imported_by_name_is_hy007():
     assert [d.code for d in found] == ["HY007"] * 3 and "contrib.BilinearResize2D" in found[0].message
     # F's own operators, and an imported name that is not an operator: nothing
     assert codes(model("return F.contrib.BilinearResize2D(x, height=4, width=4)", header=header), "mxnet") == []
+
+
+# -- the fifteenth fresh batch (issue 34) ---------------------------------------------------------------------------
+
+def test_positional_reshape_of_a_child_output_or_with_a_starred_tail_is_hy016():
+    # CondConv.MXNet's CondConv.py: `self.router(x).reshape(0, 0, 1, 1, 1)` (a child block's output: a tuple has no
+    # reshape) and `act.reshape(bs, k, oc, *act.shape[-2:])`; SiameseRPN's loop over child outputs too
+    header = "class Router(HybridBlock):\n    def hybrid_forward(self, F, x):\n        return x\n"
+    found = check(model("r = self.router(x).reshape(0, 0, 1, 1, 1)\na = y.reshape(2, 3, *y.shape[-2:])\n"
+                        "return r + a", header=header), "mxnet")
+    assert [d.code for d in found if d.code == "HY016"] == ["HY016", "HY016"]
+    assert found[0].fix is not None and all(d.fix is None for d in found[1:] if d.code == "HY016")
+    # one argument before the starred rest (`x.reshape(*shape)`, `x.reshape(n, *rest)`): not reported
+    assert [d.code for d in check(model("return x.reshape(*y.shape) + x.reshape(2, *(3,))"), "mxnet")
+            if d.code == "HY016"] == []
