@@ -30,7 +30,8 @@ differentiates the result).  A training program's forward is interpreted ``diffe
 differentiated (``gluon/programs.py``, so its backward runs channel-last too): there a function with a derivative
 rule of its own keeps it (an element-wise ``custom_jvp``, ``jax.nn.relu`` or MXNet's ReLU and clip, runs on the
 stored layout with its rule interpreted in that layout as well; max pooling's ``custom_vjp`` runs its NHWC form;
-any other takes its operands in the logical layout), and overlapping pooling windows are reduced whole.
+any other takes its operands in the logical layout), overlapping pooling windows are reduced whole, and a thin
+stem convolution (3 input channels, few filters) is computed as im2col + GEMM (:func:`_thin_stem`).
 ``kernel_perms`` tells which program inputs are used only as convolution kernels, so that a caller can store
 those parameters already transposed, once, instead of in every call (:func:`kernel_perms`).
 
@@ -192,7 +193,7 @@ def _apply(e, ins, opts):
             if hasattr(sub, "consts"):
                 return _run(sub.jaxpr, [rules.Val(c, static=True) for c in sub.consts], ins, opts)
             return _run(sub, [], ins, opts)
-    if name == "conv_general_dilated" and _im2col(e, im2col):
+    if name == "conv_general_dilated" and (_im2col(e, im2col) or (differentiable and _thin_stem(e))):
         return rules.conv_im2col(e, ins, weight_first)
     if name == "dot_general":
         out = rules.dot(e, ins, weight_first)
@@ -260,6 +261,22 @@ def _max_pool(e, ins):
     y = max_pool.max_pool_windows(x.arr, tuple(w["window_dimensions"][2:]), tuple(w["window_strides"][2:]),
                                   tuple(tuple(q) for q in w["padding"][2:]), False)
     return [rules.Val(y, x.perm)]
+
+
+def _thin_stem(e):
+    """Whether convolution ``e`` of a program to differentiate is a thin stem that im2col + GEMM computes faster,
+    forward and weight gradient, than XLA:CPU's convolution: at most 27 input cells per output (3 channels 3x3, 1
+    channel 5x5), at most 32 filters, at most 65,536 output positions (batch x spatial).  Measured at b64 NHWC
+    (bench/HISTORY.md, session 53): 3 -> 32 channels on 32x32, forward 5.4 -> 1.8 ms, weight gradient 5.4 ->
+    2.2 ms; training steps of the small CNN 59-65 -> 57-58 ms, CIFAR ResNet-20 222-225 -> 205-208 ms, LeNet
+    6.0-7.7 -> 5.8-6.5 ms; wider stems (64 filters at 64x64 or 224x224, 7x7 kernels) were slower so and are
+    left to XLA."""
+    if not rules.conv_im2col_applies(e):
+        return False
+    dn = e.params["dimension_numbers"]
+    xs, ws = e.invars[0].aval.shape, e.invars[1].aval.shape
+    cells = xs[dn.lhs_spec[1]] * math.prod(ws[d] for d in dn.rhs_spec[2:])
+    return cells <= 27 and ws[dn.rhs_spec[0]] <= 32 and rules.conv_m(e) <= 65536
 
 
 def _im2col(e, im2col):

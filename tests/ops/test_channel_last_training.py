@@ -7,7 +7,7 @@ is a rule of its own (ReLU and clip's ``custom_jvp``, max pooling's ``custom_vjp
 ``autograd.Function``) and of the usual ones (BatchNorm, Dropout, overlapping average pooling, LeakyReLU,
 concatenation, Dense) trains three steps, hybridized and op by op, with ``AST_HYBRID_CHANNEL_LAST`` on and
 ``=predict`` (training programs as traced) to the same parameters; the rules' answers at their edge cases (ReLU
-at exactly 0, tied maxima in a pooling window) are the traced program's, bit for bit."""
+at exactly 0, tied maxima in a pooling window) are the traced program's."""
 
 import jax
 import jax.numpy as jnp
@@ -79,8 +79,11 @@ def test_tied_maxima_in_a_pooling_window_send_the_gradient_where_the_traced_prog
 
     closed = jax.make_jaxpr(fn)(x, w)
     assert "custom_vjp_call" in str(closed)
+    # the forward values are exact (multiples of 0.25) whatever the convolution's order of sums, so the ties are
+    # the same ties; a tie sent elsewhere moves a whole cotangent (the 3-channel stem is computed as im2col when
+    # differentiated, whose sums of the random cotangent round in another order: 1e-7)
     for got, want in zip(_grads(fn, [x, w], True), _grads(fn, [x, w], False)):
-        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-5)
 
 
 class _Double(autograd.Function):
@@ -178,3 +181,19 @@ def test_functional_apply_runs_channel_last_with_the_same_values_and_gradients(m
             np.testing.assert_allclose(np.asarray(tree1[k]), np.asarray(tree0[k]), rtol=1e-4, atol=1e-5, err_msg=k)
     # channel-last: the convolutions take NHWC operands (the as-traced program's take NCHW)
     assert "lhs_spec=(0, 3, 1, 2)" in str(j1) and "lhs_spec=(0, 3, 1, 2)" not in str(j0)
+
+
+@pytest.mark.parametrize("shape, kernel, thin", [((64, 3, 32, 32), (32, 3, 3, 3), True),
+                                                 ((64, 1, 28, 28), (6, 1, 5, 5), True),
+                                                 ((16, 3, 64, 64), (64, 3, 3, 3), False),
+                                                 ((16, 3, 224, 224), (64, 3, 7, 7), False),
+                                                 ((64, 32, 16, 16), (64, 32, 3, 3), False)])
+def test_thin_stems_of_a_program_to_differentiate_are_computed_as_im2col(shape, kernel, thin):
+    # 3 -> 32 channels at b64 32x32: im2col 3x faster forward and weight gradient (bench/HISTORY.md, session 53)
+    x, w = jnp.zeros(shape, jnp.float32), jnp.zeros(kernel, jnp.float32)
+    pad = ((kernel[2] // 2,) * 2,) * 2
+    closed = jax.make_jaxpr(lambda x, w: jax.lax.conv_general_dilated(
+        x, w, (1, 1), pad, dimension_numbers=("NCHW", "OIHW", "NCHW")))(x, w)
+    assert CL._thin_stem(closed.jaxpr.eqns[0]) is thin
+    traced = jax.make_jaxpr(lambda x, w: CL.channel_last(closed, [x, w], differentiable=True))(x, w)
+    assert ("conv_general_dilated" not in str(traced)) is thin
