@@ -37,7 +37,7 @@ _program_memory.install()
 
 
 def _tape_forward(fn, *args):
-    from ast_hybrid.xla import program    # jax, imported when a tape is first compiled, not with this package
+    from ast_hybrid.xla import program    # with the lowerings and tuning: when a tape is first compiled
 
     return program.tape_forward(fn, *args)
 

@@ -64,19 +64,17 @@ def tape_forward(fn, *args):
 
 
 def differentiable(fn, *args):
-    """``fn(*args)`` (a recorded call's forward: its outputs a pytree) as a function of the same arguments that
-    runs channel-last (``channel_last(..., differentiable=True)``) where it convolves, to be differentiated;
-    ``fn`` itself where it does not (traced once here, the trace reused)."""
+    """``fn(*args)`` (a recorded call's forward: its outputs a pytree) as a function of the same arguments, to be
+    differentiated: ``fn`` is traced once, here (its Python side effects happen once), and the trace run
+    channel-last (``channel_last(..., differentiable=True)``) where it convolves, as it is where it does not."""
     closed, shape = jax.make_jaxpr(fn, return_shape=True)(*args)
-    if not count_convolutions(closed.jaxpr):
-        return lambda *a: jax.tree_util.tree_unflatten(
-            jax.tree_util.tree_structure(shape), jax.core.eval_jaxpr(closed.jaxpr, closed.consts,
-                                                                     *jax.tree_util.tree_leaves(a)))
-    out_tree = jax.tree_util.tree_structure(shape)
+    out_tree, convolves = jax.tree_util.tree_structure(shape), count_convolutions(closed.jaxpr) > 0
 
     def run(*a):
-        return jax.tree_util.tree_unflatten(out_tree, channel_last(closed, jax.tree_util.tree_leaves(a),
-                                                                   differentiable=True))
+        leaves = jax.tree_util.tree_leaves(a)
+        outs = (channel_last(closed, leaves, differentiable=True) if convolves
+                else jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *leaves))
+        return jax.tree_util.tree_unflatten(out_tree, outs)
     return run
 
 
