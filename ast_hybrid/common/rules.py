@@ -201,9 +201,11 @@ _RULES = [
     ),
     Rule(
         "HY007", "op-outside-f", "Operator called through `mx.nd`, `nd`, `mx.sym` or `numpy` instead of `F`",
-        what="Finds calls of `mx.nd.*`/`nd.*` and `mx.sym.*` functions in a forward (target mxnet), and of "
-             "numpy functions on tensors (both targets).  Imports are followed (`from mxnet import ndarray as "
-             "nd`).",
+        what="Finds calls of `mx.nd.*`/`nd.*` and `mx.sym.*` functions in a forward (target mxnet; `mx.sym` "
+             "ones not under `if F is mx.sym:`), of `mx.np.*`/`mx.npx.*` functions on tensors (target mxnet), "
+             "and of numpy functions on tensors (both targets), except those numpy hands to the tensor's own "
+             "method (`np.swapaxes(x, 0, 1)`, `np.sum(x, axis=1)`, `np.transpose(x, axes)`).  Imports are "
+             "followed (`from mxnet import ndarray as nd`).",
         why="`F` is `mx.nd` when the block runs imperatively and `mx.sym` when hybridized: a hard-wired "
             "namespace fails in the other mode (`Argument data must have NDArray type, but got "
             "<Symbol>`).  numpy cannot take Symbols or traced arrays.  ast-hybrid runs `mx.nd` and `mx.sym` "
@@ -218,6 +220,9 @@ _RULES = [
                           "call `F.{name}(...)`: `mx.nd` ops fail on Symbols once hybridized", ("mxnet",)),
             "sym": Message("operator `{name}` called through `mx.sym` instead of `F`",
                            "call `F.{name}(...)`: `mx.sym` ops fail on NDArrays when not hybridized", ("mxnet",)),
+            "mxnp": Message("operator `{name}` called through `mx.{ns}` instead of `F`",
+                            "call `F.{ns}.{name}(...)`: `mx.{ns}` ops take MXNet's numpy arrays, not the Symbols of a "
+                            "hybridized forward", ("mxnet",)),
             "numpy": Message("numpy function `{name}` applied to a tensor",
                              "use the `F` operator (`F.{name}` or its MXNet name)"),
         },

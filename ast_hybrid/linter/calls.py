@@ -71,21 +71,15 @@ class CallKinds:
                 return TENSOR_KIND       # `self.rnn(x)`: a Gluon layer given its data alone
             return TENSOR_OR_TUPLE_KIND
         if isinstance(func, gast.Attribute):
-            fam = module_family(self.global_path(func))
-            if fam in ("nd", "sym", "mxnp"):
-                name = func.attr
-                if name in ("waitall",):
-                    return EMPTY
-                if name in MULTI_OUTPUT:
-                    return TENSOR_OR_TUPLE_KIND
-                op = self.global_path(func).split(".", 2)[2]
-                out = self._custom_outputs(node) if op == "Custom" else _outputs(op, node, bound=0)
-                if fam == "nd" and out == TENSOR_KIND and not self._tensor_argument(node):
-                    return HOST_ARRAY_KIND    # `mx.nd.array(mask)`: made from host values alone
-                return out
+            path = self.global_path(func)
+            if module_family(path) in ("nd", "sym", "mxnp"):
+                return self._op_result(node, path)
             return EMPTY
         if isinstance(func, gast.Name) and self.is_global(func):
             name = func.id
+            path = self.global_path(func)
+            if module_family(path) in ("nd", "sym", "mxnp") and path.count(".") >= 2:
+                return self._op_result(node, path)      # `squeeze(x)` after `from mxnet.ndarray import squeeze`
             if name == "getattr" and node.args and is_op(self.kind(node.args[0])):
                 return frozenset((Tag.OP,))
             if name == "getattr" and len(node.args) == 2 and Tag.SELF in self.kind(node.args[0]):
@@ -103,6 +97,19 @@ class CallKinds:
             if name in _BUILTIN_SEQ and node.args:
                 return elements_of(self.kind(node.args[0])) and SEQUENCE_KIND
         return EMPTY
+
+    def _op_result(self, node, path) -> frozenset:
+        """What an ``mx.nd``/``mx.sym``/``mx.np`` operator ``path`` (``mxnet.nd.relu``) called as ``node`` gives."""
+        name = path.rsplit(".", 1)[1]
+        if name in ("waitall",):
+            return EMPTY
+        if name in MULTI_OUTPUT:
+            return TENSOR_OR_TUPLE_KIND
+        op = path.split(".", 2)[2]
+        out = self._custom_outputs(node) if op == "Custom" else _outputs(op, node, bound=0)
+        if module_family(path) == "nd" and out == TENSOR_KIND and not self._tensor_argument(node):
+            return HOST_ARRAY_KIND    # `mx.nd.array(mask)`: made from host values alone
+        return out
 
     def _custom_outputs(self, call) -> frozenset:
         """What ``F.Custom(..., op_type="name")`` gives: as many tensors as the ``CustomOpProp``

@@ -76,6 +76,7 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
         self._visitors: dict = {}  # node class -> the class's visit_* function or None (filled as met)
         self._truth_done: set = set()
         self.guard = 0  # > 0 inside an nd guard
+        self.sym_guard = 0  # > 0 where only Symbols reach (`if F is mx.sym:`)
         self.regions: list[Region] = []   # the imperative-only paths being walked, outermost first
         init = unit.cls.methods.get("__init__") if unit.cls is not None else None
         self._ties = constructor_ties(init)
@@ -176,6 +177,9 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
             if self.guard_of(stmt.test) == "sym":
                 self._guarded(rest, self._nd_region(stmt.test, holds=False))
                 return
+            if self.guard_of(stmt.test) == "nd":
+                self._symbols_only(rest)
+                return
             flag = self.flag_of(stmt.test)
             if flag is not None and flag.hybridizable_when_true:
                 self._imperative(rest, flag.region(stmt.test, holds=False))
@@ -212,6 +216,27 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
     def generic(self, node):
         for child in children(node):
             self.visit(child)
+
+    def _symbols_only(self, nodes, block=True):
+        """Walk ``nodes`` where only Symbols reach (``if F is mx.sym:``): ``mx.sym`` ops are right there."""
+        self.sym_guard += 1
+        try:
+            if block:
+                self._visit_block(nodes)
+            else:
+                for n in nodes:
+                    self.visit(n)
+        finally:
+            self.sym_guard -= 1
+
+    def sym_only(self, test, holds: bool) -> bool:
+        """Whether a branch (``holds``: the test's body) is reached by Symbols only: the body of a test that
+        holds only for Symbols (also one term of an ``and``), the ``else`` of one that holds only for NDArrays."""
+        if not holds:
+            return self.guard_of(test) == "nd"
+        if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
+            return any(self.guard_of(v) == "sym" for v in test.values)
+        return self.guard_of(test) == "sym"
 
     def _guarded(self, nodes, region: Region):
         """Walk ``nodes`` under an nd guard (HY004-HY011 silent; the rest into ``region``'s note)."""
@@ -288,6 +313,8 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
                 self._guarded(branch, self._nd_region(node.test, holds))
             elif flag is not None and flag.hybridizable_when_true != holds:
                 self._imperative(branch, flag.region(node.test, holds))
+            elif self.sym_only(node.test, holds):
+                self._symbols_only(branch)
             else:
                 self._visit_block(branch)
         return False
@@ -302,6 +329,8 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
                 self._guarded([branch], self._nd_region(node.test, holds))
             elif flag is not None and flag.hybridizable_when_true != holds:
                 self._imperative([branch], flag.region(node.test, holds))
+            elif self.sym_only(node.test, holds):
+                self._symbols_only([branch], block=False)
             else:
                 self.visit(branch)
         return False

@@ -47,6 +47,22 @@ ND_ONLY_INSTEAD = {
 }
 
 
+#: numpy functions that hand a non-ndarray argument to its own method of the same name, which MXNet's Symbols
+#: and NDArrays and ast-hybrid's arrays all have with these arguments: ``np.swapaxes(x, 0, 1)`` is
+#: ``x.swapaxes(0, 1)``, hybridized or not (each asked of MXNet 1.9.1 and of ``ast-hybrid run``, imperative and
+#: hybridized: ``tests/lint/test_precision_fresh.py``).  ``transpose`` only with its axes, ``squeeze`` only without.
+_NUMPY_DELEGATES = frozenset(("swapaxes", "clip", "sum", "max", "min", "prod", "argmax", "argmin", "repeat"))
+
+
+def _numpy_delegates(node, name) -> bool:
+    given = len(node.args) + len(node.keywords)
+    if name == "transpose":
+        return given >= 2
+    if name == "squeeze":
+        return given == 1
+    return name in _NUMPY_DELEGATES
+
+
 class CallChecks:
     """The call and attribute rules of :class:`~ast_hybrid.linter.checks.Checker`."""
 
@@ -132,11 +148,19 @@ class CallChecks:
         return False
 
     def check_op_outside_f(self, call) -> bool:
-        """HY007: a numpy function of a tensor, an ``mx.nd``/``mx.sym`` op instead of ``F``'s."""
-        if call.fam == "numpy" and call.arg_tensor:
+        """HY007: a numpy function of a tensor, an ``mx.nd``/``mx.sym`` op instead of ``F``'s (an ``mx.sym`` op
+        where only Symbols reach it, under ``if F is mx.sym:``, is not), an ``mx.np``/``mx.npx`` op of a
+        tensor."""
+        if call.fam == "numpy" and call.arg_tensor and not _numpy_delegates(call.node, call.name):
             self.add("HY007", call.node, "numpy", name=call.name)
             return True
         func, path = call.node.func, call.path
+        if call.fam == "sym" and self.sym_guard:
+            return False
+        if call.fam == "mxnp" and call.arg_tensor and path and path.count(".") >= 2:
+            ns, name = path.split(".", 2)[1:]
+            self.add("HY007", call.node, "mxnp", ns=ns, name=name)
+            return True
         # `nd.relu(x)`, or `relu(x)` after `from mxnet.contrib.ndarray import BilinearResize2D`-style imports
         if call.fam in ("nd", "sym") and (isinstance(func, gast.Attribute) or call.is_global_name):
             name = path.split(".", 2)[2] if path and path.count(".") >= 2 else call.name

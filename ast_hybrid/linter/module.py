@@ -160,7 +160,9 @@ class ModuleFacts:
                         for name, target in star_imports(path, node.module, node.level).items():
                             self.imports.setdefault(name, target)
                         continue
-                    self.imports[a.asname or a.name] = f"{mod}.{a.name}" if mod else a.name
+                    # `from .._mxnet import mxnet as _mx`: a package's own door to MXNet (turicreate's) is it
+                    self.imports[a.asname or a.name] = "mxnet" if a.name == "mxnet" else (
+                        f"{mod}.{a.name}" if mod else a.name)
             elif isinstance(node, ast.ClassDef):
                 facts = ClassFacts(node)
                 self.class_list.append(facts)

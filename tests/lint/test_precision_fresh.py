@@ -682,3 +682,92 @@ def test_positional_reshape_of_a_child_output_or_with_a_starred_tail_is_hy016():
     # one argument before the starred rest (`x.reshape(*shape)`, `x.reshape(n, *rest)`): not reported
     assert [d.code for d in check(model("return x.reshape(*y.shape) + x.reshape(2, *(3,))"), "mxnet")
             if d.code == "HY016"] == []
+
+
+# -- the sixteenth fresh batch (issue 34) ---------------------------------------------------------------------------
+
+_DELEGATES = {"swapaxes": "np.swapaxes(x, 0, 1)", "transpose": "np.transpose(x, (1, 0, 2))", "squeeze": "np.squeeze(x)",
+              "clip": "np.clip(x, 0.2, 0.6)", "sum": "np.sum(x, axis=1)", "max": "np.max(x, axis=1)", "min": "np.min(x, axis=1)", "prod": "np.prod(x, axis=1)",
+              "argmax": "np.argmax(x, axis=1)", "argmin": "np.argmin(x, axis=1)", "repeat": "np.repeat(x, 2, axis=0)"}
+_DELEGATE_SCRIPT = """
+import numpy as np
+import mxnet as mx
+from mxnet.gluon import HybridBlock
+
+class B(HybridBlock):
+    def __init__(self, f):
+        super().__init__()
+        self.f = f
+
+    def hybrid_forward(self, F, x):
+        return self.f(x) * 1
+
+x = mx.nd.array(np.arange(24, dtype='f4').reshape(2, 3, 4) / 24)
+same = {}
+for name, text in CASES.items():
+    outs = []
+    for hybridize in (False, True):
+        b = B(eval('lambda x: ' + text))
+        if hybridize:
+            b.hybridize()
+        outs.append(b(x).asnumpy().tolist())
+    same[name] = outs[0] == outs[1] == eval(text.replace('(x', '(x.asnumpy()', 1)).tolist()
+"""
+
+
+@pytest.mark.parametrize("target", ["jax", "mxnet"])
+def test_numpy_functions_that_call_the_tensors_own_method_are_not_hy007(target):
+    # COSI137_Information_Extraction's model.py: `np.swapaxes(embedded, 0, 1)` on the input, which NumPy hands to
+    # the Symbol's own `swapaxes`: it hybridizes (the oracle test below)
+    body = "\n".join(f"a{i} = {text}" for i, text in enumerate(_DELEGATES.values())) + "\nreturn a0"
+    assert codes(model(body, header="import numpy as np"), target) == []
+    # those NumPy computes itself (its ufuncs), or hands on with arguments MXNet's method lacks (`mean`'s
+    # `dtype=None`), or that MXNet's method takes otherwise (`transpose` without axes, `squeeze` with one): reported
+    body = "a = np.exp(x)\nb = np.transpose(x)\nc = np.squeeze(x, axis=1)\nreturn a + b + c + np.mean(x, axis=1)"
+    assert codes(model(body, header="import numpy as np"), target) == ["HY007"] * 4
+
+
+def test_numpy_functions_taken_as_the_tensors_method_hybridize_under_ast_hybrid(tmp_path):
+    import runpy
+
+    from ast_hybrid import mxnet as mx_ours
+
+    script = tmp_path / "delegates.py"        # a file: the transpiler reads the forward's source
+    script.write_text(_DELEGATE_SCRIPT.replace("import mxnet as mx", "").replace("from mxnet.gluon import HybridBlock", ""))
+    namespace = runpy.run_path(str(script), {"CASES": _DELEGATES, "mx": mx_ours,
+                                             "HybridBlock": mx_ours.gluon.HybridBlock})
+    assert namespace["same"] == dict.fromkeys(_DELEGATES, True)
+
+
+@pytest.mark.oracle
+def test_numpy_functions_taken_as_the_tensors_method_hybridize_under_mxnet(oracle):
+    got = oracle.run(f"CASES = {_DELEGATES!r}\n" + _DELEGATE_SCRIPT + "\nmeta['same'] = same")["meta"]["same"]
+    assert got == dict.fromkeys(_DELEGATES, True)
+
+
+@pytest.mark.parametrize("test", ["F == _mx.sym", "F is _mx.sym", "F == _mx.sym and self.batch_size == 0"])
+def test_mx_sym_where_only_symbols_reach_is_not_hy007(test):
+    # turicreate's style_transfer/_model.py: `if F == _mx.sym and self.batch_size == 0:  # for coreml`, then
+    # `_mx.sym.Embedding(...)`; its object_detector reaches MXNet through `from .._mxnet import mxnet as _mx`
+    body = f"if {test}:\n    y = _mx.sym.Embedding(y, input_dim=3, output_dim=3)\nelse:\n    y = F.relu(y)\nreturn x + y"
+    for header in ("import mxnet as _mx", "from .._mxnet import mxnet as _mx"):
+        assert codes(model(body, header=header), "mxnet") == []
+        # the nd-only else of a plain guard: `F.array` is right there; not under `and` (either may be false)
+        found = codes(model(body.replace("F.relu(y)", "F.array([1.0])"), header=header), "mxnet")
+        assert found == ([] if " and " not in test else ["HY013"])
+    # after `if F is nd: return ...`, only Symbols go on; without a guard, reported
+    assert codes(model("if F is nd:\n    return x\nreturn _mx.sym.relu(x)", header="import mxnet as _mx"),
+                 "mxnet") == []
+    assert codes(model("return _mx.sym.relu(x)", header="import mxnet as _mx"), "mxnet") == ["HY007"]
+
+
+def test_an_nd_operators_result_imported_by_name_is_a_tensor_and_mx_np_is_hy007():
+    # Gluon-classifiers' LSTM_model.py: `data = squeeze(data)` (from mxnet.ndarray), then `data = data.T`;
+    # einops 0.6.1's gluon.py: `mxnet.np.einsum(pattern, x, ...)` on the input
+    found = codes(model("data = squeeze(x)\ndata = data.T\nreturn data", header="from mxnet.ndarray import squeeze"),
+                  "mxnet")
+    assert found == ["HY007", "HY008"]
+    body = "return mxnet.np.einsum('ij,jk->ik', x, y) + mxnet.npx.relu(x) + mxnet.np.zeros((2, 2))"
+    found = check(model(body, header="import mxnet"), "mxnet")
+    assert [d.code for d in found] == ["HY007", "HY007"] and "`F.np.einsum(...)`" in found[0].help
+    assert codes(model(body, header="import mxnet"), "jax") == []
