@@ -73,6 +73,8 @@ def _op_names(comps, lines, depth=0) -> set:
         out |= set(re.findall(r'op_name="([^"]+)"', line))
         if " convolution(" in line and "op_name" not in line:
             out.add("convolution")
+        # oneDNN's convolutions (xla/onednn.py): custom calls named after the primitive
+        out |= {f"onednn_conv_{m}" for m in re.findall(r'custom_call_target="ah_onednn_conv_(\w+)"', line)}
         if depth < 4:
             for called in re.findall(r"calls=%([\w.\-]+)", line):
                 out |= _op_names(comps, comps.get(called, ()), depth + 1)
@@ -106,6 +108,8 @@ def kind_of(thunk: str, op_names) -> str:
     if thunk.startswith(("transpose_copy", "bitcast_copy", "copy")) or (
             op_names and all(n.rsplit("/", 1)[-1] in ("transpose", "copy") for n in op_names)):
         return "layout copies"      # XLA's, or a transpose the channel-last interpreter put in (a kernel's, say)
+    if "onednn_conv_" in text:
+        return "conv forward" if "onednn_conv_forward" in text and not backward else "conv backward"
     if "conv_general_dilated" in text:
         return f"conv {side}"
     if "convolution" in op_names:

@@ -97,6 +97,11 @@ SETTINGS: tuple[Setting, ...] = (
             "hybridized blocks' predict and training programs run their convolutions channel-last (NHWC) inside "
             "(predict: predict programs only)", {True: _ON, "predict": ("predict",), False: _OFF},
             "xla/program.py"),
+    Setting("AST_HYBRID_ONEDNN", "auto",
+            "training programs' 2-D float32 convolutions (forward and both gradients) through oneDNN, built at "
+            "first use against the onednn-devel-cpu-gomp package with the C++ compiler found: where both are "
+            "present (auto), an error where not (on), never (off: XLA's)",
+            {"auto": ("auto",), "on": _ON, "off": _OFF}, "xla/onednn.py"),
     Setting("AST_HYBRID_CONV_LOWERING", None,
             "force one lowering of every convolution where it applies (unset: the per-shape rule)",
             {"xla": ("xla",), "im2col": ("im2col",), "taps": ("taps",)}, "ops/conv_lowering.py"),
@@ -151,6 +156,7 @@ READ = {
     "XLA_FLAGS": "XLA's flags: part of the program cache's and the convolution timings' keys",
     "JAX_ENABLE_X64": "64-bit dtypes; `ast-hybrid run` turns them on unless set (MXNet's float64/int64 where asked)",
     "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "left to JAX when set (else the compile cache uses 0.02 s)",
+    "CXX": "the C++ compiler that builds the optional oneDNN kernels (default: c++, else g++)",
     "XDG_CACHE_HOME": "the cache folder's parent on Linux (default ~/.cache)",
     "LOCALAPPDATA": "the cache folder's parent on Windows",
     "APPDATA": "MXNet's data folder's parent on Windows",

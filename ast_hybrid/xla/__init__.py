@@ -12,6 +12,9 @@ compiled programs from one process to the next.
   slices between the next calls) and swapped in;
 - ``conv_tuning``: each convolution the lowering rule (``ast_hybrid/ops/conv_lowering.py``) leaves to XLA, timed
   once per shape and machine both ways, the faster kept on disk;
+- ``onednn``: oneDNN's convolutions (forward and both gradients) as JAX primitives lowered to XLA FFI calls,
+  put into training programs by ``channel_last``; optional: compiled at first use from ``onednn_conv.cc``
+  where the oneDNN package and a C++ compiler are, XLA's kernels otherwise;
 - ``hoist``: what a program computes from its parameters alone, run once per parameter update;
 - ``program_cache``: a hybridized block's compiled predict program kept on disk for the next process;
 - ``compile_cache``: JAX's persistent compilation cache, on for hybridized blocks;

@@ -50,7 +50,7 @@ import math
 
 from ast_hybrid.ops import max_pool
 from ast_hybrid.xla import channel_last_rules as rules
-from ast_hybrid.xla import conv_tuning, hoist
+from ast_hybrid.xla import conv_tuning, hoist, onednn
 
 __all__ = ["channel_last", "kernel_perms", "count_convolutions"]
 
@@ -130,7 +130,7 @@ def kernel_perms(closed, n_inputs=None, im2col=False, weight_first=0):
 
 
 def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2col=False, weight_first=0,
-                 differentiable=False):
+                 differentiable=False, native=False):
     """Run ``closed`` (a ClosedJaxpr) on ``args`` channel-last; ``in_perms[i]``: the layout ``args[i]`` is
     stored in (default logical); the first ``n_static`` args are parameters (what only they determine is a
     weight: ``dot_general`` puts the other operand first); ``im2col``: every ungrouped XLA convolution
@@ -138,11 +138,12 @@ def channel_last(closed, args, in_perms=None, n_static=0, stored_out=False, im2c
     ``weight_first``: a GEMM of a weight with an activation whose other axes hold at most that many elements
     (an im2col convolution on a small feature map, a Dense layer at a small batch) takes the weight as its
     first operand, stored output-features-major (``program.WEIGHT_FIRST``); ``differentiable``: the result
-    will be differentiated (a training program's forward), so derivative rules are kept (module doc).  Returns
+    will be differentiated (a training program's forward), so derivative rules are kept (module doc); ``native``:
+    2-D float32 convolutions that oneDNN computes go through it (``xla/onednn.py``; CPU only).  Returns
     the outputs, logical (``stored_out``: as stored, each with its layout, for measuring a piece of a program)."""
     in_perms = in_perms or {}
     vals = [rules.Val(a, in_perms.get(i), static=i < n_static) for i, a in enumerate(args)]
-    opts = (im2col, weight_first, differentiable)
+    opts = (im2col, weight_first, differentiable, native)
     outs = _run(closed.jaxpr, [rules.Val(c, static=True) for c in closed.consts], vals, opts)
     if stored_out:
         return [(o.get(o.perm), o.perm) for o in outs]
@@ -181,7 +182,7 @@ def _run(jaxpr, consts, args, opts):
 
 def _apply(e, ins, opts):
     name, params = e.primitive.name, e.params
-    im2col, weight_first, differentiable = opts
+    im2col, weight_first, differentiable, native = opts
     if differentiable and name in _CUSTOM:
         out = _custom_jvp(e, ins, opts) if name == "custom_jvp_call" else _max_pool(e, ins)
         return out if out is not None else rules.plain(e, [i.get(None) for i in ins])
@@ -193,6 +194,10 @@ def _apply(e, ins, opts):
             if hasattr(sub, "consts"):
                 return _run(sub.jaxpr, [rules.Val(c, static=True) for c in sub.consts], ins, opts)
             return _run(sub, [], ins, opts)
+    if name == "conv_general_dilated" and native:
+        out = _onednn(e, ins)
+        if out is not None:
+            return out
     if name == "conv_general_dilated" and (_im2col(e, im2col) or (differentiable and _thin_stem(e))):
         return rules.conv_im2col(e, ins, weight_first)
     if name == "dot_general":
@@ -261,6 +266,23 @@ def _max_pool(e, ins):
     y = max_pool.max_pool_windows(x.arr, tuple(w["window_dimensions"][2:]), tuple(w["window_strides"][2:]),
                                   tuple(tuple(q) for q in w["padding"][2:]), False)
     return [rules.Val(y, x.perm)]
+
+
+def _onednn(e, ins):
+    """Convolution ``e`` through oneDNN's primitives (channel-last operands, a channel-last output), or None where
+    oneDNN does not compute it (``onednn.geometry``, ``onednn.prepare``)."""
+    geo = onednn.geometry(e)
+    if geo is None:
+        return None
+    dn = e.params["dimension_numbers"]
+    lhs, rhs, out = dn.lhs_spec, dn.rhs_spec, dn.out_spec
+    x_perm, w_perm, out_perm = (lhs[0], *lhs[2:], lhs[1]), (*rhs[2:], rhs[1], rhs[0]), (out[0], *out[2:], out[1])
+    shape = lambda v, perm: tuple(v.aval.shape[d] for d in perm)     # noqa: E731
+    if not onednn.prepare(geo, shape(e.invars[0], x_perm), shape(e.invars[1], w_perm),
+                          shape(e.outvars[0], out_perm)):
+        return None
+    x, w = ins
+    return [rules.Val(onednn.conv(x.get(x_perm), w.get(w_perm), geo), out_perm)]
 
 
 def _thin_stem(e):

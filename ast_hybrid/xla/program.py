@@ -37,7 +37,7 @@ from jax import lax
 from ast_hybrid.core import settings
 from ast_hybrid.core.context import platform_of, tracing_for
 from ast_hybrid.ops import conv_lowering
-from ast_hybrid.xla import conv_tuning, hoist, host_memory, tuning
+from ast_hybrid.xla import conv_tuning, hoist, host_memory, onednn, tuning
 from ast_hybrid.xla.channel_last import channel_last, convolutions, count_convolutions, kernel_perms
 
 __all__ = ["Program", "Executable", "enabled", "training_enabled", "differentiable", "tape_forward",
@@ -66,13 +66,15 @@ def tape_forward(fn, *args):
 def differentiable(fn, *args):
     """``fn(*args)`` (a recorded call's forward: its outputs a pytree) as a function of the same arguments, to be
     differentiated: ``fn`` is traced once, here (its Python side effects happen once), and the trace run
-    channel-last (``channel_last(..., differentiable=True)``) where it convolves, as it is where it does not."""
+    channel-last (``channel_last(..., differentiable=True)``) where it convolves, as it is where it does not; on
+    CPU its convolutions go through oneDNN where it is built (``xla/onednn.py``, ``AST_HYBRID_ONEDNN``)."""
     closed, shape = jax.make_jaxpr(fn, return_shape=True)(*args)
     out_tree, convolves = jax.tree_util.tree_structure(shape), count_convolutions(closed.jaxpr) > 0
+    native = convolves and jax.default_backend() == "cpu" and onednn.enabled()
 
     def run(*a):
         leaves = jax.tree_util.tree_leaves(a)
-        outs = (channel_last(closed, leaves, differentiable=True) if convolves
+        outs = (channel_last(closed, leaves, differentiable=True, native=native) if convolves
                 else jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *leaves))
         return jax.tree_util.tree_unflatten(out_tree, outs)
     return run

@@ -162,6 +162,7 @@ def test_functional_apply_runs_channel_last_with_the_same_values_and_gradients(m
     net.initialize()
     x = np.random.RandomState(2).randn(4, 3, 12, 12).astype("f4")
     apply_fn, params = functional(net, nd.array(x))
+    monkeypatch.setenv("AST_HYBRID_ONEDNN", "off")       # XLA's convolutions, channel-last (tests/ops/test_onednn.py)
 
     def loss(p, xb, key):
         out, aux = apply_fn(p, xb, training=True, key=key)
@@ -181,6 +182,12 @@ def test_functional_apply_runs_channel_last_with_the_same_values_and_gradients(m
             np.testing.assert_allclose(np.asarray(tree1[k]), np.asarray(tree0[k]), rtol=1e-4, atol=1e-5, err_msg=k)
     # channel-last: the convolutions take NHWC operands (the as-traced program's take NCHW)
     assert "lhs_spec=(0, 3, 1, 2)" in str(j1) and "lhs_spec=(0, 3, 1, 2)" not in str(j0)
+    # with oneDNN, its convolutions (channel-last too), the same values
+    monkeypatch.setenv(program.ENV_SWITCH, "1")
+    monkeypatch.setenv("AST_HYBRID_ONEDNN", "on")
+    (value, _), _ = jax.jit(jax.value_and_grad(loss, has_aux=True))(params, jnp.asarray(x), jax.random.PRNGKey(0))
+    np.testing.assert_allclose(float(value), float(v0), rtol=1e-5)
+    assert "onednn_conv_forward" in str(jax.make_jaxpr(lambda p: apply_fn(p, jnp.asarray(x)))(params))
 
 
 @pytest.mark.parametrize("shape, kernel, thin", [((64, 3, 32, 32), (32, 3, 3, 3), True),
