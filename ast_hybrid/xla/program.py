@@ -67,10 +67,12 @@ def differentiable(fn, *args):
     """``fn(*args)`` (a recorded call's forward: its outputs a pytree) as a function of the same arguments, to be
     differentiated: ``fn`` is traced once, here (its Python side effects happen once), and the trace run
     channel-last (``channel_last(..., differentiable=True)``) where it convolves, as it is where it does not; on
-    CPU its convolutions go through oneDNN where it is built (``xla/onednn.py``, ``AST_HYBRID_ONEDNN``)."""
+    one CPU device its convolutions go through oneDNN where it is built (``xla/onednn.py``, ``AST_HYBRID_ONEDNN``)."""
     closed, shape = jax.make_jaxpr(fn, return_shape=True)(*args)
     out_tree, convolves = jax.tree_util.tree_structure(shape), count_convolutions(closed.jaxpr) > 0
-    native = convolves and jax.default_backend() == "cpu" and onednn.enabled()
+    # oneDNN's kernels on one CPU device: a custom call has no sharding rule (XLA would gather a batch split
+    # over several devices into each)
+    native = convolves and jax.default_backend() == "cpu" and jax.local_device_count() == 1 and onednn.enabled()
 
     def run(*a):
         leaves = jax.tree_util.tree_leaves(a)

@@ -72,6 +72,11 @@ def test_a_long_tape_compiles_at_its_first_backward_and_tiers_up(monkeypatch, co
     from ast_hybrid.core import tape_program, tiers
 
     monkeypatch.setenv("AST_HYBRID_TIERS", "two")
+    # the two tiers are two compilations of XLA's program; oneDNN's convolutions (xla/onednn.py) change the
+    # parameters the third step starts from, and on those the quick and the optimised program flip enough ReLU6
+    # masks to be 10% of a leaf apart with XLA's kernels alone too (measured, session 54): compared here on the
+    # trajectory of XLA's kernels
+    monkeypatch.setenv("AST_HYBRID_ONEDNN", "off")
     net, step = _mobilenet_step()
     tape_program._TAPE_PROGRAMS.clear()
     compiles.on = True

@@ -158,6 +158,10 @@ def test_a_training_program_calls_onednns_kernels_forward_and_backward(monkeypat
         assert target in text
     monkeypatch.setenv(onednn.ENV, "off")
     assert "ah_onednn" not in hlo()
+    # several devices (a batch split over them: a custom call has no sharding rule): XLA's convolutions
+    monkeypatch.setenv(onednn.ENV, "on")
+    monkeypatch.setattr(jax, "local_device_count", lambda *a: 8)
+    assert "ah_onednn" not in hlo()
 
 
 _FALLBACK = textwrap.dedent("""
