@@ -53,6 +53,9 @@ __all__ = ["Finding", "Checker"]
 _MISSING = object()
 #: builtin types ``isinstance`` tests a Python value against (never true of a tensor)
 _PYTHON_TYPES = frozenset({"list", "tuple", "dict", "set", "int", "float", "str", "bool"})
+#: attributes an NDArray has and an MXNet 1.9.1 Symbol has not (asked of the oracle): ``hasattr(x, 'shape')`` holds
+#: only imperatively (a Symbol has ``asnumpy``, which raises, and ``wait_to_read``)
+_NDARRAY_ONLY = frozenset({"shape", "context", "ctx", "dtype", "ndim", "size", "T", "grad"})
 
 
 @dataclass
@@ -274,6 +277,10 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
                     if fam == "nd":
                         return "nd" if positive else "sym"
                     return "sym" if positive else "nd"
+        if (self.target == "mxnet" and isinstance(test, gast.Call) and isinstance(test.func, gast.Name)
+                and test.func.id == "hasattr" and len(test.args) == 2 and isinstance(test.args[1], gast.Constant)
+                and test.args[1].value in _NDARRAY_ONLY and self.u.is_global(test.func)):
+            return "nd"       # `if hasattr(x, 'shape'):`: a Symbol has none (our traced arrays do: mxnet only)
         if (isinstance(test, gast.Call) and isinstance(test.func, gast.Name)
                 and test.func.id == "isinstance" and len(test.args) == 2):
             path = self.u.global_path(test.args[1]) or ""

@@ -334,12 +334,10 @@ class Unit(CallKinds):
             return item_of(vk, index)
         if index is not None and Tag.TENSORS in vk:
             return TENSOR_KIND       # an output of an operator (or a row of its one output)
-        if Tag.TENSOR in vk:
-            out.add(Tag.TENSOR)
-        if Tag.TENSOR_OR_TUPLE in vk:
-            out.add(Tag.TENSOR_OR_TUPLE)
-        if Tag.SEQUENCE_OF_TENSORS in vk:
-            out.add(Tag.SEQUENCE_OF_TENSORS if isinstance(node.slice, gast.Slice) else Tag.TENSOR)
+        out |= vk & {Tag.TENSOR, Tag.TENSOR_OR_TUPLE}
+        if Tag.SEQUENCE_OF_TENSORS in vk:   # a slice; an item of a literal (of rows: `m[i][j]`); else a tensor
+            item = elements_of(vk) if structures_of(vk) else {Tag.TENSOR}
+            out |= {Tag.SEQUENCE_OF_TENSORS} if isinstance(node.slice, gast.Slice) else item
         if Tag.DICT_OF_TENSORS in vk:
             out.add(Tag.TENSOR)
         if Tag.SELF_ATTRIBUTE in vk:

@@ -24,6 +24,8 @@ Fifteenth (issue 34, linted after the fourteenth's fixes): CondConv.MXNet, DSOD-
 MXNet-Unet, CIFAR10_mxnet, gluon-e2e-asr (and nine more with no finding and no miss).
 Sixteenth (issue 34, linted after the fifteenth's fixes): COSI137_Information_Extraction, Gluon-classifiers,
 gluon_model, turicreate 5.8, einops 0.6.1 (and five more with no finding and no miss).
+Seventeenth (issue 34, linted after the sixteenth's fixes): eighteen repositories, d-SNE to MPUtils (and eleven more
+with no finding and no miss).
 CI cannot fetch GitHub, so nothing here lints them; these tests keep the file well formed and its
 header's numbers equal to what its rows say."""
 
@@ -77,8 +79,18 @@ FOURTEENTH = {"pyramidbox-gl": "JJXiangJiaoJun/gluon_PyramidBox", "ssd-mowayao":
 FIFTEENTH = {"condconv": "hey-yahei/CondConv.MXNet", "dsod-leocvml": "leocvml/DSOD-gluon-mxnet",
              "deeplabv3p-leocvml": "leocvml/deeplabv3plus-gluon-mxnet", "unet-zhouge": "zhougekaibenchi/MXNet-Unet",
              "cifar10-yl": "yinglang/CIFAR10_mxnet", "e2easr-gl": "Hex-Lee/gluon-e2e-asr"}
-SIXTEENTH = {"cosi137-ie": "xwanyue0221/COSI137_Information_Extraction", "gluon-classifiers-drv": "drubiovallejo/Gluon-classifiers",
-             "dcn-kaihao": "KaihaoBai/gluon_model", "turicreate": "apple/turicreate", "einops-gl": "arogozhnikov/einops"}
+SIXTEENTH = {"cosi137-ie": "xwanyue0221/COSI137_Information_Extraction",
+             "gluon-classifiers-drv": "drubiovallejo/Gluon-classifiers", "dcn-kaihao": "KaihaoBai/gluon_model",
+             "turicreate": "apple/turicreate", "einops-gl": "arogozhnikov/einops"}
+SEVENTEENTH = {"dsne-gl": "ShownX/d-SNE", "e2far-gl": "ShownX/mxnet-E2FAR",
+               "rfn-gl": "TobiasSkovgaardJepsen/relational-fusion-networks", "gcn-tsj": "TobiasSkovgaardJepsen/gcn",
+               "adaptis-gl": "saic-vul/adaptis", "crazyara-gl": "QueensGambit/CrazyAra",
+               "cmpsenet-gl": "scut-aitcm/CompetitiveSENet", "gluonreid-sqlai": "xiaolai-sqlai/gluon-reid",
+               "psenet-saicoco": "saicoco/Gluon-PSENet", "rangeloss-lj30": "LeeJuly30/RangeLoss-For-Gluno",
+               "lgmloss-lj30": "LeeJuly30/L-GM-Loss-For-Gluon", "yolo-mashimaro": "MashiMaroLjc/YOLO",
+               "maskflownet": "microsoft/MaskFlownet", "flownext": "ldf921/flownext",
+               "clstpl": "whyguu/classification-template", "pix2pix-uf": "ufownl/pix2pix_gan",
+               "faceid-bl": "BobLiu20/FaceRecognition_MXNet", "mputils": "yinglang/MPUtils"}
 EARLIER = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
 RULES = {f"HY{n:03d}" for n in range(1, 21)}
 
@@ -92,7 +104,7 @@ def test_rows_are_well_formed():
     rows = _rows(GITHUB)
     assert rows
     repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH, **THIRTEENTH, **FOURTEENTH,
-             **FIFTEENTH, **SIXTEENTH}
+             **FIFTEENTH, **SIXTEENTH, **SEVENTEENTH}
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r
         assert r["tree"] in repos
@@ -236,6 +248,18 @@ def test_sixteenth_batch_header_counts_are_the_rows():
     assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
 
 
+def test_seventeenth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Seventeenth", SEVENTEENTH)
+    assert f"with no rule (`none`), {sum(r['code'] == 'none' for r in missed)}:" in header
+    assert sum(r["code"] == "HY017" for r in missed) == 20
+    # after its fixes: every true finding, 2 false left
+    assert f"{true + 2} findings, {true} true: the {true} true ones; the 2 false left" in header
+    trees = {**FIFTEENTH, **SIXTEENTH, **SEVENTEENTH}
+    last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
+    good = sum(r["label"] == "true" for r in last)
+    assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+
+
 def _fresh_before(trees):
     earlier = [r for r in _rows(HELD_OUT) if r["tree"] in EARLIER and r["before"] == "found"]
     rows = earlier + [r for r in _rows(GITHUB) if r["before"] == "found" and r["tree"] in trees]
@@ -260,3 +284,4 @@ def test_fresh_before_over_all_batches():
     joined = " ".join(ln.lstrip("# ") for ln in text.splitlines())
     assert f"all fifteen batches: {_fresh_before(latest)}" in joined
     assert f"all sixteen batches: {_fresh_before({**latest, **SIXTEENTH})}" in joined
+    assert f"all seventeen batches: {_fresh_before({**latest, **SIXTEENTH, **SEVENTEENTH})}" in joined

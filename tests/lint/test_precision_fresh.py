@@ -687,7 +687,8 @@ def test_positional_reshape_of_a_child_output_or_with_a_starred_tail_is_hy016():
 # -- the sixteenth fresh batch (issue 34) ---------------------------------------------------------------------------
 
 _DELEGATES = {"swapaxes": "np.swapaxes(x, 0, 1)", "transpose": "np.transpose(x, (1, 0, 2))", "squeeze": "np.squeeze(x)",
-              "clip": "np.clip(x, 0.2, 0.6)", "sum": "np.sum(x, axis=1)", "max": "np.max(x, axis=1)", "min": "np.min(x, axis=1)", "prod": "np.prod(x, axis=1)",
+              "clip": "np.clip(x, 0.2, 0.6)", "sum": "np.sum(x, axis=1)", "max": "np.max(x, axis=1)",
+              "min": "np.min(x, axis=1)", "prod": "np.prod(x, axis=1)",
               "argmax": "np.argmax(x, axis=1)", "argmin": "np.argmin(x, axis=1)", "repeat": "np.repeat(x, 2, axis=0)"}
 _DELEGATE_SCRIPT = """
 import numpy as np
@@ -733,7 +734,8 @@ def test_numpy_functions_taken_as_the_tensors_method_hybridize_under_ast_hybrid(
     from ast_hybrid import mxnet as mx_ours
 
     script = tmp_path / "delegates.py"        # a file: the transpiler reads the forward's source
-    script.write_text(_DELEGATE_SCRIPT.replace("import mxnet as mx", "").replace("from mxnet.gluon import HybridBlock", ""))
+    plain = _DELEGATE_SCRIPT.replace("import mxnet as mx", "").replace("from mxnet.gluon import HybridBlock", "")
+    script.write_text(plain)
     namespace = runpy.run_path(str(script), {"CASES": _DELEGATES, "mx": mx_ours,
                                              "HybridBlock": mx_ours.gluon.HybridBlock})
     assert namespace["same"] == dict.fromkeys(_DELEGATES, True)
@@ -749,7 +751,8 @@ def test_numpy_functions_taken_as_the_tensors_method_hybridize_under_mxnet(oracl
 def test_mx_sym_where_only_symbols_reach_is_not_hy007(test):
     # turicreate's style_transfer/_model.py: `if F == _mx.sym and self.batch_size == 0:  # for coreml`, then
     # `_mx.sym.Embedding(...)`; its object_detector reaches MXNet through `from .._mxnet import mxnet as _mx`
-    body = f"if {test}:\n    y = _mx.sym.Embedding(y, input_dim=3, output_dim=3)\nelse:\n    y = F.relu(y)\nreturn x + y"
+    body = (f"if {test}:\n    y = _mx.sym.Embedding(y, input_dim=3, output_dim=3)\nelse:\n    y = F.relu(y)\n"
+            "return x + y")
     for header in ("import mxnet as _mx", "from .._mxnet import mxnet as _mx"):
         assert codes(model(body, header=header), "mxnet") == []
         # the nd-only else of a plain guard: `F.array` is right there; not under `and` (either may be false)
@@ -771,3 +774,26 @@ def test_an_nd_operators_result_imported_by_name_is_a_tensor_and_mx_np_is_hy007(
     found = check(model(body, header="import mxnet"), "mxnet")
     assert [d.code for d in found] == ["HY007", "HY007"] and "`F.np.einsum(...)`" in found[0].help
     assert codes(model(body, header="import mxnet"), "jax") == []
+
+
+# -- the seventeenth fresh batch (issue 34) -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("attr, guards", [("shape", True), ("context", True), ("dtype", True), ("asnumpy", False)])
+def test_hasattr_of_an_attribute_symbols_lack_guards_an_imperative_only_branch(attr, guards):
+    # adaptis' resnet_fpn.py `_resize_as`: `if hasattr(y, 'shape'): h, w = y.shape[2:]` (MXNet 1.9.1's Symbol has
+    # no `shape`, `context`, `dtype`; it has `asnumpy`, which raises)
+    body = f"if hasattr(y, '{attr}'):\n    n = y.shape[0]\n    x = x * n\nreturn x + y"
+    assert codes(model(body), "mxnet") == ([] if guards else ["HY008"])
+    # our traced arrays have a shape: the branch runs hybridized under ast-hybrid, where what fails is still said
+    assert codes(model(body.replace("x = x * n", "x = x * float(y.sum())")), "jax") == ["HY004"]
+    # without the guard: reported
+    assert codes(model("n = y.shape[0]\nreturn x * n + y"), "mxnet") == ["HY008"]
+
+
+def test_an_item_of_a_literal_list_of_rows_is_a_row():
+    # MaskFlownet's augmentation.py: `matrix = [[a, b, c], [d, e, f], ...]` of Symbols, then `matrix[i][j]`
+    body = ("su = F.cos(x)\nm = [[su * 1, su * 2], [su * 3, su * 4]]\n"
+            "return F.concat(*[sum([m[i][j] for j in range(2)]) for i in range(2)], dim=1)")
+    assert codes(model(body), "mxnet") == codes(model(body), "jax") == []
+    # a list of tensors indexed twice is a tensor indexed: reported
+    assert codes(model("m = [x * 1, x * 2]\nreturn m[0][1]"), "mxnet") == ["HY011"]
