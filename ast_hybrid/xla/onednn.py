@@ -262,6 +262,7 @@ def _prims():
     lib = library()         # the handlers registered before anything lowers to them
     if isinstance(lib, _Missing):
         raise RuntimeError(f"oneDNN's convolutions are not available: {lib.reason}")
+
     def shapes(a, b, geo):
         return ((a.shape[0], *_out_hw(geo), b.shape[3]),                            # forward: x, w
                 (a.shape[0], *geo.in_hw, b.shape[2] * geo.groups),                  # data: dy, w
@@ -307,3 +308,7 @@ def _batch(prim, kind, args, dims, *, geo):
     a, b = (jnp.moveaxis(v, d, 0) if d is not None else jnp.broadcast_to(v, (size, *v.shape))
             for v, d in ((a, da), (b, db)))
     return lax.map(lambda ab: prim.bind(ab[0], ab[1], geo=geo), (a, b)), 0
+
+
+if __name__ == "__main__":      # `python -m ast_hybrid.xla.onednn`: the kernels built now, and which convolutions run
+    print(status())

@@ -30,6 +30,16 @@ def test_the_library_is_built_where_the_package_and_a_compiler_are():
     assert onednn.enabled()
 
 
+@pytest.mark.processes
+def test_the_module_run_as_a_command_says_which_convolutions_run():
+    done = subprocess.run([sys.executable, "-m", "ast_hybrid.xla.onednn"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("oneDNN 3."), done.stderr[-2000:]
+    off = subprocess.run([sys.executable, "-m", "ast_hybrid.xla.onednn"], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, onednn.ENV: "off"})
+    assert off.stdout.startswith("off (AST_HYBRID_ONEDNN=off)")
+
+
 def _geometries():
     rng = np.random.RandomState(5)
     out = []
@@ -127,8 +137,8 @@ def _train(hybridize, steps=3):
     for _ in range(steps):
         x, y = nd.array(rng.randn(4, 3, 12, 12)), nd.array(rng.randint(0, 4, 4))
         with autograd.record():
-            l = loss(net(x), y)
-        l.backward()
+            out = loss(net(x), y)
+        out.backward()
         trainer.step(4)
     return [p.data().asnumpy() for p in net.collect_params().values()]
 
