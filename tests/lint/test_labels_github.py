@@ -26,6 +26,8 @@ Sixteenth (issue 34, linted after the fifteenth's fixes): COSI137_Information_Ex
 gluon_model, turicreate 5.8, einops 0.6.1 (and five more with no finding and no miss).
 Seventeenth (issue 34, linted after the sixteenth's fixes): eighteen repositories, d-SNE to MPUtils (and eleven more
 with no finding and no miss).
+Eighteenth (issue 34, linted after the seventeenth's fixes): fmqa, learn_mxnet (and five more with no finding and no
+miss).
 CI cannot fetch GitHub, so nothing here lints them; these tests keep the file well formed and its
 header's numbers equal to what its rows say."""
 
@@ -91,6 +93,7 @@ SEVENTEENTH = {"dsne-gl": "ShownX/d-SNE", "e2far-gl": "ShownX/mxnet-E2FAR",
                "maskflownet": "microsoft/MaskFlownet", "flownext": "ldf921/flownext",
                "clstpl": "whyguu/classification-template", "pix2pix-uf": "ufownl/pix2pix_gan",
                "faceid-bl": "BobLiu20/FaceRecognition_MXNet", "mputils": "yinglang/MPUtils"}
+EIGHTEENTH = {"fmqa-gl": "tsudalab/fmqa", "matafight-learn": "Matafight/learn_mxnet"}
 EARLIER = ("gluoncv2", "sockeye", "gluonfr", "autogluon", "deeprenewal", "xfer", "cnstd")
 RULES = {f"HY{n:03d}" for n in range(1, 21)}
 
@@ -104,7 +107,7 @@ def test_rows_are_well_formed():
     rows = _rows(GITHUB)
     assert rows
     repos = {**FIFTH, **SIXTH, **SEVENTH, **EIGHTH, **NINTH, **TENTH, **ELEVENTH, **TWELFTH, **THIRTEENTH, **FOURTEENTH,
-             **FIFTEENTH, **SIXTEENTH, **SEVENTEENTH}
+             **FIFTEENTH, **SIXTEENTH, **SEVENTEENTH, **EIGHTEENTH}
     for r in rows:
         assert None not in r and all(v is not None for v in r.values()), r
         assert r["tree"] in repos
@@ -260,6 +263,15 @@ def test_seventeenth_batch_header_counts_are_the_rows():
     assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
 
 
+def test_eighteenth_batch_header_counts_are_the_rows():
+    found, true, missed, header = _batch_header("Eighteenth", EIGHTEENTH)
+    assert true == len(found) and all(r["code"] == "HY017" for r in missed)
+    trees = {**SIXTEENTH, **SEVENTEENTH, **EIGHTEENTH}
+    last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
+    good = sum(r["label"] == "true" for r in last)
+    assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+
+
 def _fresh_before(trees):
     earlier = [r for r in _rows(HELD_OUT) if r["tree"] in EARLIER and r["before"] == "found"]
     rows = earlier + [r for r in _rows(GITHUB) if r["before"] == "found" and r["tree"] in trees]
@@ -285,3 +297,4 @@ def test_fresh_before_over_all_batches():
     assert f"all fifteen batches: {_fresh_before(latest)}" in joined
     assert f"all sixteen batches: {_fresh_before({**latest, **SIXTEENTH})}" in joined
     assert f"all seventeen batches: {_fresh_before({**latest, **SIXTEENTH, **SEVENTEENTH})}" in joined
+    assert f"all eighteen batches: {_fresh_before({**latest, **SIXTEENTH, **SEVENTEENTH, **EIGHTEENTH})}" in joined
