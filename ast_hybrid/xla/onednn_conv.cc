@@ -3,8 +3,8 @@
 //
 // Arrays are as XLA holds them, row-major: activations N,H,W,C; kernels H,W,I,O (O = groups x O/groups, the
 // group the slower index, as XLA's feature_group_count); float32.  Each primitive is created once per shape and
-// options (a cache under a mutex) with its weights in the layout oneDNN prefers; the kernel is reordered into it
-// at each call (the weight gradient out of it), the activations stay NHWC.
+// options (a cache under a mutex, at most 1024 of them) with its weights in the layout oneDNN prefers; the kernel
+// is reordered into it at each call (the weight gradient out of it), the activations stay NHWC.
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -40,6 +40,8 @@ dnnl::engine& Engine() {
   static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   return eng;
 }
+
+constexpr size_t kMaxPrimitives = 1024;
 
 std::mutex& Mutex() {
   static std::mutex mu;
@@ -119,6 +121,9 @@ std::shared_ptr<Entry> Get(int64_t kind, const int64_t* x4, const int64_t* w4, c
     e->reorder = dnnl::reorder(pd);
   }
   std::lock_guard<std::mutex> lock(Mutex());
+  // bounded: code run on ever new shapes would keep a primitive (its generated code) for each; a call in flight
+  // keeps its own by its shared_ptr
+  if (Cache().size() >= kMaxPrimitives) Cache().clear();
   return Cache().emplace(key, e).first->second;
 }
 
@@ -211,6 +216,11 @@ extern "C" int ah_onednn_prepare(int64_t kind, const int64_t* x4, const int64_t*
     std::snprintf(buf, n, "%s", err.what());
     return 1;
   }
+}
+
+extern "C" int64_t ah_onednn_cached() {
+  std::lock_guard<std::mutex> lock(Mutex());
+  return int64_t(Cache().size());
 }
 
 extern "C" void ah_onednn_version(char* buf, int64_t n) {

@@ -5,6 +5,7 @@ uneven padding, groups, depthwise); put into training programs (the compiled pro
 training as XLA's kernels; and absent (no compiler, no package) or turned off, the same programs on XLA's own
 kernels, with ``AST_HYBRID_ONEDNN=on`` an error saying why."""
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -212,3 +213,13 @@ def test_without_a_compiler_or_the_package_training_runs_on_xlas_kernels(tmp_pat
                             env={**env, **extra, "XDG_CACHE_HOME": str(tmp_path / case), onednn.ENV: "on"})
         assert on.returncode != 0 and f"{onednn.ENV}=on, but oneDNN's convolutions are not available" in on.stderr
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_the_primitives_kept_are_bounded_on_ever_new_shapes():
+    # code run on ever new shapes (op by op, images of every size) keeps at most 1024 primitives, not one per shape
+    lib = onednn.library()
+    lib.dll.ah_onednn_cached.restype = ctypes.c_int64
+    geo = onednn.Geometry((4, 4), (1, 1), (1, 1), (1, 1), (0, 0), (0, 0), 1, threads=1)
+    for n in range(1, 1100):
+        assert onednn.prepare(geo._replace(in_hw=(n, 1)), (1, n, 1, 1), (1, 1, 1, 1), (1, n, 1, 1), ("forward",))
+    assert 0 < lib.dll.ah_onednn_cached() <= 1024
