@@ -124,8 +124,9 @@ def _load():
     import jax.ffi
 
     key = hashlib.sha256()
+    version = include / "oneapi" / "dnnl" / "dnnl_version.h"      # another oneDNN installed at the same place
     for part in (SOURCE.read_bytes(), jax.__version__.encode(), str(include).encode(), str(libdir).encode(),
-                 cxx.encode()):
+                 cxx.encode(), version.read_bytes() if version.exists() else b""):
         key.update(part)
     from ast_hybrid.xla.compile_cache import cache_root
 
