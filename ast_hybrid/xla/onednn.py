@@ -56,7 +56,7 @@ ONE_THREAD_MACS = 20_000_000
 class Geometry(NamedTuple):
     """One convolution's options and the shapes its gradients need: the input's and the kernel's spatial
     sizes, strides, dilation (1 = dense), padding before and after, feature groups; and the threads oneDNN runs
-    it with (0: one per core)."""
+    it with (0: OpenMP's own number, ``OMP_NUM_THREADS`` or one per core)."""
 
     in_hw: tuple
     kernel_hw: tuple
@@ -187,7 +187,7 @@ def _build(cxx, include, libdir, ffi_include, target):
 def geometry(e):
     """The :class:`Geometry` of a ``conv_general_dilated`` equation, or None where oneDNN's primitives do not
     apply: not 2-D, not float32 throughout, input dilation, batch groups, or negative padding.  Its threads: one
-    up to :data:`ONE_THREAD_MACS` multiply-adds, else one per core."""
+    up to :data:`ONE_THREAD_MACS` multiply-adds, else OpenMP's own number."""
     import jax.numpy as jnp
 
     p = e.params

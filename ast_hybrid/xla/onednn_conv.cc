@@ -53,12 +53,16 @@ std::map<std::vector<int64_t>, std::shared_ptr<Entry>>& Cache() {
   return cache;
 }
 
-// The OpenMP threads a primitive is made and run with (0: every core), on the calling thread (XLA's) only; the
-// caller's own setting is back when it goes.
+// The OpenMP threads a primitive is made and run with (0: OpenMP's own setting, OMP_NUM_THREADS or every core), on
+// the calling thread (XLA's) only; the caller's own setting is back when it goes.
 class Threads {
  public:
-  explicit Threads(int64_t n) : before_(omp_get_max_threads()) { omp_set_num_threads(n > 0 ? int(n) : omp_get_num_procs()); }
-  ~Threads() { omp_set_num_threads(before_); }
+  explicit Threads(int64_t n) : before_(n > 0 ? omp_get_max_threads() : 0) {
+    if (n > 0) omp_set_num_threads(int(n));
+  }
+  ~Threads() {
+    if (before_ > 0) omp_set_num_threads(before_);
+  }
 
  private:
   int before_;
