@@ -177,10 +177,11 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
             if not (rest and isinstance(stmt, gast.If) and not stmt.orelse
                     and isinstance(stmt.body[-1], (gast.Raise, gast.Return))):
                 continue
-            if self.guard_of(stmt.test) == "sym":
+            g = self.guard_of(stmt.test)
+            if g == "sym":
                 self._guarded(rest, self._nd_region(stmt.test, holds=False))
                 return
-            if self.guard_of(stmt.test) == "nd":
+            if g == "nd":
                 self._symbols_only(rest)
                 return
             flag = self.flag_of(stmt.test)
@@ -232,14 +233,14 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
         finally:
             self.sym_guard -= 1
 
-    def sym_only(self, test, holds: bool) -> bool:
-        """Whether a branch (``holds``: the test's body) is reached by Symbols only: the body of a test that
-        holds only for Symbols (also one term of an ``and``), the ``else`` of one that holds only for NDArrays."""
-        if not holds:
-            return self.guard_of(test) == "nd"
-        if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And):
-            return any(self.guard_of(v) == "sym" for v in test.values)
-        return self.guard_of(test) == "sym"
+    def sym_only(self, test, guard, holds: bool) -> bool:
+        """Whether a branch (``holds``: the test's body) is reached by Symbols only (``guard``: the test's
+        ``guard_of``): the body of a test that holds only for Symbols (also one term of an ``and``), the ``else``
+        of one that holds only for NDArrays."""
+        if guard is not None:
+            return guard == ("sym" if holds else "nd")
+        return holds and isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And) and any(
+            self.guard_of(v) == "sym" for v in test.values)
 
     def _guarded(self, nodes, region: Region):
         """Walk ``nodes`` under an nd guard (HY004-HY011 silent; the rest into ``region``'s note)."""
@@ -320,7 +321,7 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
                 self._guarded(branch, self._nd_region(node.test, holds))
             elif flag is not None and flag.hybridizable_when_true != holds:
                 self._imperative(branch, flag.region(node.test, holds))
-            elif self.sym_only(node.test, holds):
+            elif self.sym_only(node.test, g, holds):
                 self._symbols_only(branch)
             else:
                 self._visit_block(branch)
@@ -336,7 +337,7 @@ class Checker(FlowChecks, AssignmentChecks, CallChecks, BroadcastChecks):
                 self._guarded([branch], self._nd_region(node.test, holds))
             elif flag is not None and flag.hybridizable_when_true != holds:
                 self._imperative([branch], flag.region(node.test, holds))
-            elif self.sym_only(node.test, holds):
+            elif self.sym_only(node.test, g, holds):
                 self._symbols_only([branch], block=False)
             else:
                 self.visit(branch)

@@ -110,7 +110,7 @@ class BroadcastChecks:
         if None in keywords:                        # **kwargs: unknown
             return None
         keep = keywords.get("keepdims")
-        if type(keep) is gast.Constant and keep.value in (True, 1) and keep.value is not False:   # `keepdims=1` too
+        if type(keep) is gast.Constant and keep.value in (True, 1):   # `keepdims=1` too
             return data
         axis = keywords.get("axis", args[0] if args else None)
         if axis is None or (type(axis) is gast.Constant and axis.value is None and "exclude" not in keywords):

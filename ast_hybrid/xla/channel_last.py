@@ -274,9 +274,7 @@ def _onednn(e, ins):
     geo = onednn.geometry(e)
     if geo is None:
         return None
-    dn = e.params["dimension_numbers"]
-    lhs, rhs, out = dn.lhs_spec, dn.rhs_spec, dn.out_spec
-    x_perm, w_perm, out_perm = (lhs[0], *lhs[2:], lhs[1]), (*rhs[2:], rhs[1], rhs[0]), (out[0], *out[2:], out[1])
+    x_perm, w_perm, out_perm = rules.conv_perms(e)
     shape = lambda v, perm: tuple(v.aval.shape[d] for d in perm)     # noqa: E731
     if not onednn.prepare(geo, shape(e.invars[0], x_perm), shape(e.invars[1], w_perm),
                           shape(e.outvars[0], out_perm)):

@@ -23,8 +23,8 @@ from jax import lax
 
 from ast_hybrid.ops import conv_lowering
 
-__all__ = ["Val", "plain", "rule", "target", "conv", "conv_im2col", "conv_im2col_applies", "conv_m", "im2col_kernel_perm",
-           "dot"]
+__all__ = ["Val", "plain", "rule", "target", "conv", "conv_perms", "conv_im2col", "conv_im2col_applies", "conv_m",
+           "im2col_kernel_perm", "dot"]
 
 _ELEMENTWISE = frozenset("""
 add sub mul div max min neg exp exp2 log tanh logistic sqrt rsqrt cbrt abs pow integer_pow select_n
@@ -96,17 +96,20 @@ def _bind1(e, arrays, perm, **override):
     return [Val(plain(e, arrays, **override)[0].arr, perm)]
 
 
-def conv(e, ins):
-    x, w = ins
+def conv_perms(e):
+    """The channel-last layouts of convolution ``e``'s input ``N, *S, C``, kernel ``*S, I, O`` and output
+    ``N, *S, C`` (each a permutation of the logical axes; spec = (batch/out-feature, feature/in-feature, *spatial))."""
     dn = e.params["dimension_numbers"]
     lhs, rhs, out = dn.lhs_spec, dn.rhs_spec, dn.out_spec
-    r = len(lhs)
-    x_perm = (lhs[0], *lhs[2:], lhs[1])
-    w_perm = (*rhs[2:], rhs[1], rhs[0])
-    # stored: lhs N,*S,C; rhs *S,I,O; out N,*S,C  (spec = (batch/out-feature, feature/in-feature, *spatial))
+    return (lhs[0], *lhs[2:], lhs[1]), (*rhs[2:], rhs[1], rhs[0]), (out[0], *out[2:], out[1])
+
+
+def conv(e, ins):
+    x, w = ins
+    x_perm, w_perm, out_perm = conv_perms(e)
+    r = len(x_perm)
     new = lax.ConvDimensionNumbers((0, r - 1, *range(1, r - 1)), (r - 1, r - 2, *range(r - 2)),
                                    (0, r - 1, *range(1, r - 1)))
-    out_perm = (out[0], *out[2:], out[1])
     return _bind1(e, [x.get(x_perm), w.get(w_perm)], out_perm, dimension_numbers=new)
 
 

@@ -233,9 +233,7 @@ def test_fifteenth_batch_header_counts_are_the_rows():
     assert true == len(found)
     # the last three batches, each linted after the one before's fixes
     trees = {**THIRTEENTH, **FOURTEENTH, **FIFTEENTH}
-    last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
-    good = sum(r["label"] == "true" for r in last)
-    assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+    assert _last_three(trees) in header
     # after its fixes: every true finding, and condconv's two positional reshapes
     assert f"{true + 2} findings, {true + 2} true: the {true} true ones and 2 of the {len(missed)} misses" in header
 
@@ -246,9 +244,7 @@ def test_sixteenth_batch_header_counts_are_the_rows():
     # after its fixes: every true finding, no false one, and three misses (two `.T`, `mx.np.einsum`)
     assert f"{true + 3} findings, {true + 3} true: the {true} true ones and 3 of the {len(missed)} misses" in header
     trees = {**FOURTEENTH, **FIFTEENTH, **SIXTEENTH}
-    last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
-    good = sum(r["label"] == "true" for r in last)
-    assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+    assert _last_three(trees) in header
 
 
 def test_seventeenth_batch_header_counts_are_the_rows():
@@ -258,18 +254,21 @@ def test_seventeenth_batch_header_counts_are_the_rows():
     # after its fixes: every true finding, 2 false left
     assert f"{true + 2} findings, {true} true: the {true} true ones; the 2 false left" in header
     trees = {**FIFTEENTH, **SIXTEENTH, **SEVENTEENTH}
-    last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
-    good = sum(r["label"] == "true" for r in last)
-    assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+    assert _last_three(trees) in header
 
 
 def test_eighteenth_batch_header_counts_are_the_rows():
     found, true, missed, header = _batch_header("Eighteenth", EIGHTEENTH)
     assert true == len(found) and all(r["code"] == "HY017" for r in missed)
     trees = {**SIXTEENTH, **SEVENTEENTH, **EIGHTEENTH}
+    assert _last_three(trees) in header
+
+
+def _last_three(trees):
+    """``(good of found, percent)`` over the last three batches' found rows, as their headers state it."""
     last = [r for r in _rows(GITHUB) if r["tree"] in trees and r["before"] == "found"]
     good = sum(r["label"] == "true" for r in last)
-    assert f"({good} of {len(last)}, {100 * good / len(last):.1f}%)" in header
+    return f"({good} of {len(last)}, {100 * good / len(last):.1f}%)"
 
 
 def _fresh_before(trees):
